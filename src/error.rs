@@ -1,0 +1,126 @@
+//! The one error type of the crate. Every problem a user can cause is a variant
+//! here, with enough context (file, line, query, document) to fix the input.
+
+use std::path::PathBuf;
+
+/// Where a problem was found: a file and a 1-based line number, or an in-memory source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file (or a description such as `<stdin>` or `<dict>`).
+    pub source: String,
+    /// 1-based line number, 0 when not applicable.
+    pub line: u64,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}", self.source, self.line)
+        } else {
+            write!(f, "{}", self.source)
+        }
+    }
+}
+
+/// Everything that can go wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file could not be opened or read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A line (or value) of the input does not follow the format.
+    #[error("{location}: {message}")]
+    Format {
+        /// File and line.
+        location: Location,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// The same document occurs twice for one query.
+    #[error("{location}: document '{doc}' appears twice for query '{query}'{first}")]
+    DuplicateEntry {
+        /// File and line of the second occurrence.
+        location: Location,
+        /// The query id.
+        query: String,
+        /// The document id.
+        doc: String,
+        /// ", first at line N" or empty.
+        first: String,
+    },
+
+    /// The input as a whole cannot be evaluated (empty file, no common query, ...).
+    #[error("{0}")]
+    Input(String),
+
+    /// A judged query has no results and `complete` (`-c`) was not given.
+    #[error(
+        "query '{query}' is judged in the qrels but has no results in the run; pass -c \
+         (complete=True) to score it as an empty ranking, or remove it from the qrels"
+    )]
+    MissingQuery {
+        /// The query id.
+        query: String,
+    },
+
+    /// A measure name or its parameters could not be understood.
+    #[error("{0}")]
+    Measure(String),
+
+    /// An option has an invalid value.
+    #[error("{0}")]
+    Option(String),
+
+    /// Evaluation was interrupted (for example by Ctrl-C in Python).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// `Result` with the crate's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub(crate) fn format(source: &str, line: u64, message: impl Into<String>) -> Self {
+        Error::Format {
+            location: Location {
+                source: source.to_string(),
+                line,
+            },
+            message: message.into(),
+        }
+    }
+}
+
+/// Shows bytes (an id from the input) readably: valid UTF-8 as is, other bytes escaped.
+pub(crate) fn show(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control() {
+                out.extend(c.escape_default());
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    if out.len() > 200 {
+        let mut cut = 200;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("...");
+    }
+    out
+}

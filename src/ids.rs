@@ -1,0 +1,102 @@
+//! Byte-string ids stored back to back in one buffer, with a hash index.
+//!
+//! Doc ids and query ids are opaque bytes (trec_eval compares them with `strcmp`),
+//! so `7`, `07` and `007` are different ids and no UTF-8 is required.
+
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
+
+use crate::error::{Error, Result};
+
+/// The hasher used for every id table.
+pub(crate) fn hash_id(id: &[u8]) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(id)
+}
+
+/// A list of ids in one buffer: id `i` is `bytes[ends[i-1]..ends[i]]`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Ids {
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+}
+
+impl Ids {
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.bytes[start..self.ends[i] as usize]
+    }
+
+    /// Append an id; fails only if one query's ids exceed 4 GiB together.
+    #[inline]
+    pub(crate) fn push(&mut self, id: &[u8]) -> Result<()> {
+        self.bytes.extend_from_slice(id);
+        let end = u32::try_from(self.bytes.len()).map_err(|_| {
+            Error::Input("the document ids of one query exceed 4 GiB together".into())
+        })?;
+        self.ends.push(end);
+        Ok(())
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        (0..self.len()).map(move |i| self.get(i))
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + 4 * self.ends.capacity()
+    }
+}
+
+/// A hash index over an [`Ids`] list: finds the position of an id.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IdIndex {
+    table: HashTable<u32>,
+}
+
+impl IdIndex {
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        IdIndex {
+            table: HashTable::with_capacity(n),
+        }
+    }
+
+    /// Position of `id` in `ids`, if present.
+    #[inline]
+    pub(crate) fn find(&self, ids: &Ids, id: &[u8]) -> Option<usize> {
+        self.table
+            .find(hash_id(id), |&i| ids.get(i as usize) == id)
+            .map(|&i| i as usize)
+    }
+
+    /// Index the id at position `pos` of `ids`; returns the earlier position if the id
+    /// was already present (and leaves the index unchanged).
+    #[inline]
+    pub(crate) fn insert(&mut self, ids: &Ids, pos: usize) -> Option<usize> {
+        let id = ids.get(pos);
+        let h = hash_id(id);
+        match self.table.entry(
+            h,
+            |&i| ids.get(i as usize) == id,
+            |&i| hash_id(ids.get(i as usize)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(o) => Some(*o.get() as usize),
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert(pos as u32);
+                None
+            }
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.table.clear();
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.table.capacity() * 5
+    }
+}

@@ -1,0 +1,54 @@
+//! # irmetrics
+//!
+//! Fast, exact evaluation of ranked retrieval: the numbers of NIST's trec_eval 10 to the
+//! last digit (same tie-breaking, same definitions, full double precision), computed in
+//! parallel, plus the measures trec_eval lacks. This crate is the engine; the Python
+//! package `irmetrics` wraps it (enable the `python` feature), and it works as a plain
+//! Rust library without Python.
+//!
+//! ```
+//! use irmetrics::{evaluate, Options, Qrels, Run};
+//!
+//! let qrels = Qrels::from_bytes(b"q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq2 0 d9 1\n", "qrels")?;
+//! let run = Run::from_bytes(
+//!     b"q1 Q0 d3 1 2.5 bm25\nq1 Q0 d1 2 2.1 bm25\nq2 Q0 d7 1 1.0 bm25\nq2 Q0 d9 2 0.5 bm25\n",
+//!     "run",
+//! )?;
+//! let res = evaluate(&qrels, &run, &["P.1", "map", "ndcg_cut.10"], Options::default())?;
+//! assert_eq!(res.summary_by_name("P_1"), Some(0.5));
+//! // per-query values and trec_eval's text output
+//! assert_eq!(res.query_ids().len(), 2);
+//! let text = String::from_utf8(res.to_trec(false, true)).unwrap();
+//! assert!(text.starts_with("map                   \tall\t0.7500\n"));
+//! # Ok::<(), irmetrics::Error>(())
+//! ```
+//!
+//! Numeric conventions follow trec_eval: documents are ranked by score descending, ties
+//! broken by document id descending (byte order); the rank column of a run is ignored;
+//! a label >= the relevance level (default 1) is relevant, 0 is judged non-relevant, a
+//! negative label is "pooled but unjudged"; `all` values are sums in query order
+//! divided once by the number of queries.
+
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod error;
+pub mod evaluate;
+mod ids;
+pub mod measure;
+pub mod metrics;
+pub mod parallel;
+pub mod qrels;
+pub mod results;
+pub mod run;
+pub mod trec;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use error::{Error, Result};
+pub use evaluate::{evaluate, Evaluator, Options};
+pub use measure::{parse_measure, Family, Measure, MeasureSet};
+pub use qrels::{Qrels, QrelsBuilder, QrelsQuery};
+pub use results::{Column, Results};
+pub use run::{Run, RunBuilder, RunQuery};

@@ -1,0 +1,213 @@
+//! Average-precision family: AP (map, gm_map), AP at cut-offs (map_cut), bpref,
+//! infAP, interpolated precision at recall levels and its average (11pt_avg).
+
+use super::{QueryCtx, NONPOOL, UNJUDGED};
+
+/// Sum of precision at each relevant retrieved document / number of relevant.
+pub(super) fn average_precision(c: &QueryCtx) -> f64 {
+    let mut rel_so_far = 0u64;
+    let mut sum = 0.0;
+    for i in 0..c.num_ret() {
+        if c.is_rel(i) {
+            rel_so_far += 1;
+            sum += rel_so_far as f64 / (i as f64 + 1.0);
+        }
+    }
+    if c.num_rel > 0 {
+        sum / c.num_rel as f64
+    } else {
+        0.0
+    }
+}
+
+/// AP over the top k, still divided by all relevant documents (trec_eval's map_cut).
+pub(super) fn average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    let mut rel_so_far = 0u64;
+    let mut sum = 0.0;
+    let mut next = 0;
+    let n = c.num_ret();
+    for i in 0..n {
+        while next < cutoffs.len() && i as u64 == cutoffs[next] {
+            out[next] = sum;
+            next += 1;
+        }
+        if next == cutoffs.len() {
+            break;
+        }
+        if c.is_rel(i) {
+            rel_so_far += 1;
+            sum += rel_so_far as f64 / (i as f64 + 1.0);
+        }
+    }
+    for o in out.iter_mut().skip(next) {
+        *o = sum;
+    }
+    for o in out.iter_mut() {
+        *o = if c.num_rel > 0 {
+            *o / c.num_rel as f64
+        } else {
+            0.0
+        };
+    }
+}
+
+/// Binary preference (Buckley and Voorhees 2004), trec_eval's variant.
+pub(super) fn bpref(c: &QueryCtx) -> f64 {
+    let num_nonrel: u64 = c
+        .levels
+        .iter()
+        .filter(|(l, _)| *l < c.rel_level)
+        .map(|(_, n)| n)
+        .sum();
+    let mut nonrel_so_far = 0u64;
+    let mut sum = 0.0;
+    for &r in c.rels {
+        if r == NONPOOL || r == UNJUDGED {
+            continue;
+        }
+        if r >= 0 && r < c.rel_level {
+            nonrel_so_far += 1;
+        } else if nonrel_so_far > 0 {
+            sum += 1.0 - nonrel_so_far.min(c.num_rel) as f64 / num_nonrel.min(c.num_rel) as f64;
+        } else {
+            sum += 1.0;
+        }
+    }
+    if c.num_rel > 0 {
+        sum / c.num_rel as f64
+    } else {
+        sum
+    }
+}
+
+const INFAP_EPSILON: f64 = 0.00001;
+
+/// Inferred AP (Yilmaz and Aslam, CIKM 2006), as computed by trec_eval.
+pub(super) fn inf_ap(c: &QueryCtx) -> f64 {
+    let mut nonrel_so_far = 0i64;
+    let mut rel_so_far = 0i64;
+    let mut pool_unjudged_so_far = 0i64;
+    let mut inf_ap = 0.0;
+    for (j, &r) in c.rels.iter().enumerate() {
+        if r == NONPOOL {
+            continue;
+        }
+        if r == UNJUDGED {
+            pool_unjudged_so_far += 1;
+            continue;
+        }
+        if r >= 0 && r < c.rel_level {
+            nonrel_so_far += 1;
+        } else {
+            rel_so_far += 1;
+            if j == 0 {
+                inf_ap += 1.0;
+            } else {
+                let fj = j as f64;
+                inf_ap += 1.0 / (fj + 1.0)
+                    + (fj / (fj + 1.0))
+                        * ((rel_so_far - 1 + nonrel_so_far + pool_unjudged_so_far) as f64 / fj)
+                        * (((rel_so_far - 1) as f64 + INFAP_EPSILON)
+                            / ((rel_so_far - 1 + nonrel_so_far) as f64 + 2.0 * INFAP_EPSILON));
+            }
+        }
+    }
+    if c.num_rel > 0 {
+        inf_ap / c.num_rel as f64
+    } else {
+        inf_ap
+    }
+}
+
+/// Visit interpolated precision at each recall fraction (recall cut-offs are
+/// `round(p * R)` documents, trec_eval 10). `visit(index, value)` is called for every
+/// fraction, in descending index order.
+fn interpolated(c: &QueryCtx, fractions: &[f64], mut visit: impl FnMut(usize, f64)) {
+    // An empty ranking (a judged query missing from the run, with -c): trec_eval prints
+    // 0 for it, except under -J, where its 0/0 gives NaN.
+    if c.num_ret() == 0 && !c.judged_only {
+        for i in (0..fractions.len()).rev() {
+            visit(i, 0.0);
+        }
+        return;
+    }
+    let cutoffs: Vec<i64> = fractions
+        .iter()
+        .map(|&p| (p * c.num_rel as f64).round() as i64)
+        .collect();
+    let num_rel_ret = c.num_rel_ret as i64;
+    let mut cur: isize = cutoffs.len() as isize - 1;
+    while cur >= 0 && cutoffs[cur as usize] > num_rel_ret {
+        cur -= 1;
+    }
+    let mut int_precis = num_rel_ret as f64 / c.num_ret() as f64;
+    let mut rel_so_far = num_rel_ret;
+    let mut i = c.num_ret();
+    while i > 0 && rel_so_far > 0 {
+        let precis = rel_so_far as f64 / i as f64;
+        if int_precis < precis {
+            int_precis = precis;
+        }
+        if c.rels[i - 1] >= c.rel_level {
+            while cur >= 0 && rel_so_far == cutoffs[cur as usize] {
+                visit(cur as usize, int_precis);
+                cur -= 1;
+            }
+            rel_so_far -= 1;
+        }
+        i -= 1;
+    }
+    while cur >= 0 {
+        visit(cur as usize, int_precis);
+        cur -= 1;
+    }
+}
+
+/// Interpolated precision at recall fractions (iprec_at_recall).
+pub(super) fn interpolated_precision(c: &QueryCtx, fractions: &[f64], out: &mut [f64]) {
+    out.fill(0.0);
+    interpolated(c, fractions, |i, v| out[i] = v);
+}
+
+/// Average interpolated precision over recall fractions (11pt_avg).
+pub(super) fn eleven_point(c: &QueryCtx, fractions: &[f64]) -> f64 {
+    let mut sorted: Vec<f64> = fractions.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mut sum = 0.0;
+    interpolated(c, &sorted, |_, v| sum += v);
+    sum / fractions.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::metrics::test_util::eval;
+
+    #[test]
+    fn ap_worked_example() {
+        // Relevant at ranks 1, 3, 5 of 3 relevant: AP = (1 + 2/3 + 3/5) / 3.
+        let ap = eval("map", &[1, 0, 1, 0, 1], &[1, 1, 1, 0, 0])[0];
+        assert!((ap - (1.0 + 2.0 / 3.0 + 0.6) / 3.0).abs() < 1e-15);
+        assert!((ap - 0.756).abs() < 1e-3);
+        // map_cut at 3: (1 + 2/3) / 3
+        let c = eval("map_cut.3", &[1, 0, 1, 0, 1], &[1, 1, 1, 0, 0])[0];
+        assert!((c - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-15);
+        // a relevant document never retrieved lowers AP
+        let ap = eval("map", &[1], &[1, 1])[0];
+        assert_eq!(ap, 0.5);
+    }
+
+    #[test]
+    fn bpref_counts_judged_nonrelevant_above() {
+        // ranks: rel, nonrel, rel; R = 2, N = 1: (1 + (1 - 1/1)) / 2 = 0.5
+        assert_eq!(eval("bpref", &[1, 0, 1], &[1, 1, 0])[0], 0.5);
+        // unjudged documents are ignored
+        assert_eq!(eval("bpref", &[1, -1, -2, 1], &[1, 1, 0])[0], 1.0);
+    }
+
+    #[test]
+    fn interpolated_precision_takes_max_to_the_right() {
+        // rel at 1 and 3 of 2 relevant: recall .5 at rank 1 (P=1), 1.0 at rank 3 (P=2/3)
+        let v = eval("iprec_at_recall.0,.5,1", &[1, 0, 1], &[1, 1])[..].to_vec();
+        assert_eq!(v, [1.0, 1.0, 2.0 / 3.0]);
+    }
+}

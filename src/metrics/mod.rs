@@ -1,0 +1,169 @@
+//! Per-query measure kernels. Each family is a pure function of one query's ranked
+//! relevance vector plus its judgment counts ([`QueryCtx`]); one file per family group.
+//!
+//! The relevance vector uses trec_eval's encoding: a judged document has its label
+//! (>= 0), [`NONPOOL`] (-1) marks a retrieved document absent from the qrels and
+//! [`UNJUDGED`] (-2) one whose qrels label is negative ("pooled but not judged").
+//! Loops follow trec_eval's order of floating-point operations so that values agree
+//! to the last bit.
+
+mod ap;
+mod counts;
+mod gain;
+mod precision;
+
+use crate::measure::{Family, Measure};
+
+/// A retrieved document that is not in the qrels.
+pub const NONPOOL: i64 = -1;
+/// A retrieved document with a negative qrels label (in the pool but not judged).
+pub const UNJUDGED: i64 = -2;
+
+/// Everything a kernel may look at for one query.
+#[derive(Clone, Copy, Debug)]
+pub struct QueryCtx<'a> {
+    /// Relevance of each ranked document, best first (after `-M` and `-J`).
+    pub rels: &'a [i64],
+    /// Distinct non-negative labels in the query's judgments with counts, ascending.
+    pub levels: &'a [(i64, u64)],
+    /// A document is relevant when its label is at least this.
+    pub rel_level: i64,
+    /// Judged documents with label >= `rel_level`.
+    pub num_rel: u64,
+    /// Retrieved judged documents with label >= `rel_level`.
+    pub num_rel_ret: u64,
+    /// Number of documents in the collection (`-N`), for utility and fall-out.
+    pub num_docs: i64,
+    /// `-J`: only judged documents were ranked.
+    pub judged_only: bool,
+}
+
+impl<'a> QueryCtx<'a> {
+    /// Build the context; counts are derived from `rels` and `levels`.
+    pub fn new(
+        rels: &'a [i64],
+        levels: &'a [(i64, u64)],
+        rel_level: i64,
+        num_docs: i64,
+        judged_only: bool,
+    ) -> Self {
+        let num_rel = levels
+            .iter()
+            .filter(|(l, _)| *l >= rel_level)
+            .map(|(_, c)| c)
+            .sum();
+        let num_rel_ret = rels.iter().filter(|&&r| r >= 0 && r >= rel_level).count() as u64;
+        QueryCtx {
+            rels,
+            levels,
+            rel_level,
+            num_rel,
+            num_rel_ret,
+            num_docs,
+            judged_only,
+        }
+    }
+
+    /// Number of ranked documents.
+    #[inline]
+    pub fn num_ret(&self) -> usize {
+        self.rels.len()
+    }
+
+    /// Whether the document at rank `i` (0-based) counts as relevant.
+    #[inline]
+    pub fn is_rel(&self, i: usize) -> bool {
+        self.rels[i] >= self.rel_level
+    }
+}
+
+/// Compute one measure for one query into `out` (`m.width()` values).
+pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
+    use Family::*;
+    match m.family {
+        RunId | NumQ | Relstring => out.fill(0.0),
+        NumRet | NumRel | NumRelRet | NumNonrelJudgedRet => counts::count(m.family, c, out),
+        Map | GmMap => out[0] = ap::average_precision(c),
+        MapCut => ap::average_precision_cut(c, m.cutoffs(), out),
+        Bpref | GmBpref => out[0] = ap::bpref(c),
+        InfAP => out[0] = ap::inf_ap(c),
+        IprecAtRecall => ap::interpolated_precision(c, m.fractions(), out),
+        Pt11Avg => out[0] = ap::eleven_point(c, m.numbers()),
+        P => precision::precision_at(c, m.cutoffs(), out),
+        Recall => precision::recall_at(c, m.cutoffs(), out),
+        RelativeP => precision::relative_precision_at(c, m.cutoffs(), out),
+        Success => precision::success_at(c, m.cutoffs(), out),
+        Rprec => out[0] = precision::r_precision(c),
+        RprecMult => precision::r_precision_mult(c, m.fractions(), out),
+        RecipRank => out[0] = precision::reciprocal_rank(c, usize::MAX),
+        RecipRankCut => {
+            for (o, &k) in out.iter_mut().zip(m.cutoffs()) {
+                *o = precision::reciprocal_rank(c, k as usize);
+            }
+        }
+        SetP | SetRelativeP | SetRecall | SetMap | SetF | Utility => {
+            out[0] = precision::set_measure(m.family, c, m.numbers())
+        }
+        Unj => counts::unjudged_at(c, m.cutoffs(), out),
+        BinG => out[0] = gain::bin_g(c),
+        G => out[0] = gain::g(c, m.pairs()),
+        Ndcg => out[0] = gain::ndcg(c, m.pairs()),
+        NdcgRel => out[0] = gain::ndcg_rel(c, m.pairs()),
+        Rndcg => out[0] = gain::r_ndcg(c, m.pairs()),
+        NdcgCut => gain::ndcg_cut(c, m.cutoffs(), out),
+        Rbp => out[0] = gain::rbp(c, m.pairs()),
+        RbpResid => out[0] = gain::rbp_resid(c, m.pairs()),
+    }
+}
+
+/// trec_eval's relstring: one character per top-`len` document.
+pub fn relstring(c: &QueryCtx, len: usize) -> String {
+    c.rels
+        .iter()
+        .take(len)
+        .map(|&r| match r {
+            r if r > 9 => '>',
+            r if r >= 0 => (b'0' + r as u8) as char,
+            NONPOOL => '-',
+            UNJUDGED => '.',
+            _ => '<',
+        })
+        .collect()
+}
+
+/// Number of relevant documents in the top `k` (or in the whole list if shorter).
+#[inline]
+pub(crate) fn rel_in_top(c: &QueryCtx, k: usize) -> u64 {
+    c.rels.iter().take(k).filter(|&&r| r >= c.rel_level).count() as u64
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::*;
+    use crate::measure::MeasureSet;
+
+    /// Levels counted from a list of judged labels.
+    pub fn levels(labels: &[i64]) -> Vec<(i64, u64)> {
+        let mut v: Vec<i64> = labels.iter().copied().filter(|&l| l >= 0).collect();
+        v.sort_unstable();
+        let mut out: Vec<(i64, u64)> = Vec::new();
+        for l in v {
+            match out.last_mut() {
+                Some((x, c)) if *x == l => *c += 1,
+                _ => out.push((l, 1)),
+            }
+        }
+        out
+    }
+
+    /// Value(s) of a measure by name for a ranked relevance list and judged labels.
+    pub fn eval(name: &str, rels: &[i64], judged: &[i64]) -> Vec<f64> {
+        let set = MeasureSet::parse(&[name]).unwrap();
+        let m = &set.measures()[0];
+        let lv = levels(judged);
+        let c = QueryCtx::new(rels, &lv, m.rel_level.unwrap_or(1), 0, false);
+        let mut out = vec![0.0; m.width()];
+        compute(m, &c, &mut out);
+        out
+    }
+}

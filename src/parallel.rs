@@ -1,0 +1,76 @@
+//! Thin wrappers that use rayon when the `parallel` feature is on and plain loops
+//! otherwise. Results never depend on the number of threads.
+
+/// Inputs smaller than this many items are processed on the calling thread.
+pub(crate) const SEQUENTIAL_BELOW: usize = 16;
+
+/// `items.map(f).collect()`, in order.
+pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        if items.len() >= SEQUENTIAL_BELOW {
+            use rayon::prelude::*;
+            return items.par_iter().map(f).collect();
+        }
+    }
+    items.iter().map(f).collect()
+}
+
+/// `items.map(f)` with per-thread scratch state created by `init`, in order.
+pub(crate) fn map_with<T: Sync, S, R: Send>(
+    items: &[T],
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, &T) -> R + Sync + Send,
+) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        if items.len() >= SEQUENTIAL_BELOW {
+            use rayon::prelude::*;
+            return items.par_iter().map_init(&init, |s, t| f(s, t)).collect();
+        }
+    }
+    let mut s = init();
+    items.iter().map(|t| f(&mut s, t)).collect()
+}
+
+/// The result of `f` for the first item (in order) for which it returns `Some`.
+pub(crate) fn find_first<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Option<R> + Sync + Send,
+) -> Option<R> {
+    #[cfg(feature = "parallel")]
+    {
+        if items.len() >= SEQUENTIAL_BELOW {
+            use rayon::prelude::*;
+            return items.par_iter().find_map_first(f);
+        }
+    }
+    items.iter().find_map(f)
+}
+
+/// Run `f` with at most `n_threads` threads (0 = rayon's default: all cores, or the
+/// `IRMETRICS_NUM_THREADS` / `RAYON_NUM_THREADS` environment variables).
+pub fn with_threads<R: Send>(n_threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(feature = "parallel")]
+    {
+        let n = if n_threads == 0 {
+            std::env::var("IRMETRICS_NUM_THREADS")
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(0)
+        } else {
+            n_threads
+        };
+        if n > 0 && n != rayon::current_num_threads() {
+            if let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+                return pool.install(f);
+            }
+        }
+        f()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = n_threads;
+        f()
+    }
+}

@@ -1,0 +1,605 @@
+//! The only place that knows Python: the `irmetrics._core` module, its classes, and
+//! the conversions. Heavy work runs with the GIL released; Ctrl-C stops it promptly;
+//! a panic becomes an `irmetrics.Error`, never a crash.
+
+mod convert;
+mod errors;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use crate::error::Result as CoreResult;
+use crate::evaluate::{Evaluator, Options};
+use crate::measure::{Family, MeasureSet};
+use crate::qrels::Qrels;
+use crate::results::Results;
+use crate::run::Run;
+use convert::id_to_py;
+
+/// Run `f` without the GIL on a worker thread, checking for Ctrl-C meanwhile. Errors
+/// map to the exception hierarchy; a panic becomes `irmetrics.Error`.
+fn heavy<R: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&AtomicBool) -> CoreResult<R> + Send,
+) -> PyResult<R> {
+    let cancel = AtomicBool::new(false);
+    let outcome = std::thread::scope(|s| {
+        let handle = s.spawn(|| f(&cancel));
+        loop {
+            let finished = py.detach(|| {
+                let deadline = std::time::Instant::now() + Duration::from_millis(100);
+                while !handle.is_finished() && std::time::Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                handle.is_finished()
+            });
+            if finished {
+                break Ok(py.detach(|| handle.join()));
+            }
+            if let Err(e) = py.check_signals() {
+                cancel.store(true, Ordering::Relaxed);
+                let _ = py.detach(|| handle.join());
+                break Err(e);
+            }
+        }
+    })?;
+    match outcome {
+        Ok(r) => r.map_err(|e| errors::to_py(py, e)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown".into());
+            Err(errors::internal(
+                py,
+                format!("internal error (please report it): {msg}"),
+            ))
+        }
+    }
+}
+
+/// Relevance judgments: for each query, document ids with integer labels.
+#[pyclass(frozen, name = "Qrels", module = "irmetrics")]
+pub struct PyQrels {
+    inner: Arc<Qrels>,
+}
+
+#[pymethods]
+impl PyQrels {
+    /// Read a TREC qrels file (`qid iter docno rel`); gzip is detected, "-" is stdin.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let q = heavy(py, |_| Qrels::from_file(&path))?;
+        Ok(PyQrels { inner: Arc::new(q) })
+    }
+
+    /// Parse TREC qrels text.
+    #[staticmethod]
+    #[pyo3(signature = (text, source = "<string>"))]
+    fn from_string(text: &Bound<'_, PyAny>, source: &str) -> PyResult<Self> {
+        let py = text.py();
+        let data = text_bytes(text)?;
+        let q = Qrels::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))?;
+        Ok(PyQrels { inner: Arc::new(q) })
+    }
+
+    /// Build from `{query_id: {doc_id: label}}`.
+    #[staticmethod]
+    fn from_dict(d: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let d = d.cast::<PyDict>().map_err(|_| {
+            errors::format_err(
+                d.py(),
+                "Qrels.from_dict expects a dict {query_id: {doc_id: label}}".into(),
+            )
+        })?;
+        Ok(PyQrels {
+            inner: Arc::new(convert::qrels_from_dict(d)?),
+        })
+    }
+
+    /// Build from three equally long columns: query ids, doc ids, labels.
+    #[staticmethod]
+    fn from_columns(
+        query_ids: &Bound<'_, PyAny>,
+        doc_ids: &Bound<'_, PyAny>,
+        labels: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        Ok(PyQrels {
+            inner: Arc::new(convert::qrels_from_columns(query_ids, doc_ids, labels)?),
+        })
+    }
+
+    /// `{query_id: {doc_id: label}}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for q in self.inner.queries() {
+            let inner = PyDict::new(py);
+            for (doc, label) in q.iter() {
+                inner.set_item(id_to_py(py, doc)?, label)?;
+            }
+            out.set_item(id_to_py(py, q.id())?, inner)?;
+        }
+        Ok(out)
+    }
+
+    /// Write TREC qrels text to a file.
+    fn to_file(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let q = self.inner.clone();
+        heavy(py, move |_| {
+            let mut buf = Vec::new();
+            let _ = crate::trec::write_qrels(&q, &mut buf);
+            crate::cli::write_atomically(&path, &buf)
+        })
+    }
+
+    /// Query ids, in byte order.
+    fn query_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let ids: PyResult<Vec<_>> = self
+            .inner
+            .queries()
+            .iter()
+            .map(|q| id_to_py(py, q.id()))
+            .collect();
+        PyList::new(py, ids?)
+    }
+
+    /// Number of judgments.
+    #[getter]
+    fn num_judgments(&self) -> usize {
+        self.inner.num_judgments()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __contains__(&self, qid: &Bound<'_, PyAny>) -> bool {
+        match convert::id_bytes(qid, &|| "query id".into()) {
+            Ok(b) => self.inner.query(&b).is_some(),
+            Err(_) => false,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Qrels(queries={}, judgments={})",
+            self.inner.len(),
+            self.inner.num_judgments()
+        )
+    }
+}
+
+/// A run: for each query, document ids with scores (ranked at evaluation time, score
+/// descending with ties broken by document id descending, as trec_eval does).
+#[pyclass(frozen, name = "Run", module = "irmetrics")]
+pub struct PyRun {
+    inner: Arc<Run>,
+}
+
+#[pymethods]
+impl PyRun {
+    /// Read a TREC run file (`qid iter docno rank score tag`); gzip is detected, "-" is stdin.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let r = heavy(py, |_| Run::from_file(&path))?;
+        Ok(PyRun { inner: Arc::new(r) })
+    }
+
+    /// Parse TREC run text.
+    #[staticmethod]
+    #[pyo3(signature = (text, source = "<string>"))]
+    fn from_string(text: &Bound<'_, PyAny>, source: &str) -> PyResult<Self> {
+        let py = text.py();
+        let data = text_bytes(text)?;
+        let r = Run::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))?;
+        Ok(PyRun { inner: Arc::new(r) })
+    }
+
+    /// Build from `{query_id: {doc_id: score}}`; `name` becomes the runid.
+    #[staticmethod]
+    #[pyo3(signature = (d, name = None))]
+    fn from_dict(d: &Bound<'_, PyAny>, name: Option<&str>) -> PyResult<Self> {
+        let d = d.cast::<PyDict>().map_err(|_| {
+            errors::format_err(
+                d.py(),
+                "Run.from_dict expects a dict {query_id: {doc_id: score}}".into(),
+            )
+        })?;
+        Ok(PyRun {
+            inner: Arc::new(convert::run_from_dict(d, name)?),
+        })
+    }
+
+    /// Build from three equally long columns: query ids, doc ids, scores.
+    #[staticmethod]
+    #[pyo3(signature = (query_ids, doc_ids, scores, name = None))]
+    fn from_columns(
+        query_ids: &Bound<'_, PyAny>,
+        doc_ids: &Bound<'_, PyAny>,
+        scores: &Bound<'_, PyAny>,
+        name: Option<&str>,
+    ) -> PyResult<Self> {
+        Ok(PyRun {
+            inner: Arc::new(convert::run_from_columns(query_ids, doc_ids, scores, name)?),
+        })
+    }
+
+    /// `{query_id: {doc_id: score}}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for q in self.inner.queries() {
+            let inner = PyDict::new(py);
+            for (doc, score) in q.iter() {
+                inner.set_item(id_to_py(py, doc)?, score)?;
+            }
+            out.set_item(id_to_py(py, q.id())?, inner)?;
+        }
+        Ok(out)
+    }
+
+    /// Write TREC run text to a file (ranked, ranks from 1).
+    fn to_file(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let r = self.inner.clone();
+        heavy(py, move |_| {
+            let mut buf = Vec::new();
+            let _ = crate::trec::write_run(&r, &mut buf);
+            crate::cli::write_atomically(&path, &buf)
+        })
+    }
+
+    /// Query ids, in byte order.
+    fn query_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let ids: PyResult<Vec<_>> = self
+            .inner
+            .queries()
+            .iter()
+            .map(|q| id_to_py(py, q.id()))
+            .collect();
+        PyList::new(py, ids?)
+    }
+
+    /// The run tag (trec_eval's runid: the tag of the file's last line).
+    #[getter]
+    fn runid<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        id_to_py(py, self.inner.runid())
+    }
+
+    /// Number of (query, document) results.
+    #[getter]
+    fn num_results(&self) -> usize {
+        self.inner.num_results()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __contains__(&self, qid: &Bound<'_, PyAny>) -> bool {
+        match convert::id_bytes(qid, &|| "query id".into()) {
+            Ok(b) => self.inner.query(&b).is_some(),
+            Err(_) => false,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Run(name={:?}, queries={}, results={})",
+            String::from_utf8_lossy(self.inner.runid()),
+            self.inner.len(),
+            self.inner.num_results()
+        )
+    }
+}
+
+fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = text.extract::<Vec<u8>>() {
+        if !text.is_instance_of::<PyString>() {
+            return Ok(b);
+        }
+    }
+    Ok(convert::id_bytes(text, &|| "text".into())?.into_owned())
+}
+
+fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(s) = measures.cast::<PyString>() {
+        return Ok(vec![s.to_str()?.to_string()]);
+    }
+    let mut out = Vec::new();
+    for m in measures.try_iter().map_err(|_| {
+        errors::input_err(
+            measures.py(),
+            "measures must be a str or a list of str".into(),
+        )
+    })? {
+        let m = m?;
+        let s = m.cast::<PyString>().map_err(|_| {
+            errors::input_err(
+                m.py(),
+                format!("measure names must be str, got {}", m.get_type()),
+            )
+        })?;
+        out.push(s.to_str()?.to_string());
+    }
+    Ok(out)
+}
+
+/// Evaluates runs against fixed judgments and measures (prepared once).
+#[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
+pub struct PyEvaluator {
+    inner: Arc<Evaluator>,
+}
+
+#[pymethods]
+impl PyEvaluator {
+    #[new]
+    #[pyo3(signature = (qrels, measures, *, complete = false, relevance_level = 1, max_docs = None,
+                        judged_only = false, num_docs_in_collection = 0, n_threads = 0))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        qrels: &PyQrels,
+        measures: &Bound<'_, PyAny>,
+        complete: bool,
+        relevance_level: i64,
+        max_docs: Option<i64>,
+        judged_only: bool,
+        num_docs_in_collection: i64,
+        n_threads: usize,
+    ) -> PyResult<Self> {
+        let names = measure_names(measures)?;
+        let set = MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))?;
+        let max_docs = match max_docs {
+            Some(m) if m <= 0 => {
+                return Err(errors::input_err(
+                    py,
+                    format!("max_docs must be a positive number of documents, got {m}"),
+                ))
+            }
+            m => m.map(|m| m as u64),
+        };
+        let options = Options {
+            relevance_level,
+            max_docs,
+            judged_only,
+            complete,
+            num_docs_in_collection,
+            n_threads,
+        };
+        let ev =
+            Evaluator::new(qrels.inner.clone(), set, options).map_err(|e| errors::to_py(py, e))?;
+        Ok(PyEvaluator {
+            inner: Arc::new(ev),
+        })
+    }
+
+    /// Evaluate a run: `{measure: value}`, or with `per_query=True`
+    /// `{measure: {query_id: value}}`. `keys="canonical"` names every value
+    /// canonically (`P_5`) instead of as requested (`P@5`).
+    #[pyo3(signature = (run, *, per_query = false, keys = "requested"))]
+    fn evaluate<'py>(
+        &self,
+        py: Python<'py>,
+        run: &PyRun,
+        per_query: bool,
+        keys: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let canonical = match keys {
+            "requested" => false,
+            "canonical" => true,
+            other => {
+                return Err(errors::input_err(
+                    py,
+                    format!("keys must be 'requested' or 'canonical', got '{other}'"),
+                ))
+            }
+        };
+        let ev = self.inner.clone();
+        let r = run.inner.clone();
+        let res = heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?;
+        results_to_py(py, &res, per_query, canonical)
+    }
+
+    /// trec_eval's text output for a run.
+    #[pyo3(signature = (run, *, per_query = false, summary = true))]
+    fn trec_text(
+        &self,
+        py: Python<'_>,
+        run: &PyRun,
+        per_query: bool,
+        summary: bool,
+    ) -> PyResult<String> {
+        let ev = self.inner.clone();
+        let r = run.inner.clone();
+        let res = heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?;
+        Ok(String::from_utf8_lossy(&res.to_trec(per_query, summary)).into_owned())
+    }
+
+    /// The canonical names of the values computed, in trec_eval's order.
+    fn columns(&self) -> Vec<String> {
+        self.inner
+            .measures()
+            .measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Evaluator(queries={}, columns={:?})",
+            self.inner.qrels().len(),
+            self.columns()
+        )
+    }
+}
+
+/// The keys of a result dict: each request naming one value keeps its spelling,
+/// a request naming several values (`P.5,10`, `all_trec`) gives canonical names.
+fn keyed_columns(res: &Results) -> Vec<(String, usize)> {
+    let cols = res.columns();
+    let mut offsets = Vec::new();
+    let mut at = 0;
+    for m in res.measures().measures() {
+        offsets.push(at);
+        at += m.width();
+    }
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for (name, picks) in res.measures().requests() {
+        let idx: Vec<usize> = picks.iter().map(|&(m, c)| offsets[m] + c).collect();
+        if idx.len() == 1 {
+            out.push((name.clone(), idx[0]));
+        } else {
+            out.extend(idx.iter().map(|&i| (cols[i].name.clone(), i)));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|(k, _)| seen.insert(k.clone()));
+    out
+}
+
+fn results_to_py<'py>(
+    py: Python<'py>,
+    res: &Results,
+    per_query: bool,
+    canonical: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let cols = res.columns();
+    let ids: Vec<Bound<'py, PyAny>> = res
+        .query_ids()
+        .iter()
+        .map(|id| id_to_py(py, id))
+        .collect::<PyResult<_>>()?;
+    let keyed = if canonical {
+        cols.iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), i))
+            .collect()
+    } else {
+        keyed_columns(res)
+    };
+    for (key, c) in keyed {
+        let col = &cols[c];
+        if per_query {
+            if !Results::is_per_query(col) {
+                continue;
+            }
+            let d = PyDict::new(py);
+            for (q, id) in ids.iter().enumerate() {
+                if col.family == Family::Relstring {
+                    d.set_item(id, res.relstring(q).unwrap_or(""))?;
+                } else if col.family.is_integer() {
+                    d.set_item(id, res.value(q, c) as i64)?;
+                } else {
+                    d.set_item(id, res.value(q, c))?;
+                }
+            }
+            out.set_item(key, d)?;
+        } else {
+            match col.family {
+                Family::Relstring => continue,
+                Family::RunId => out.set_item(key, id_to_py(py, res.runid())?)?,
+                f if f.is_integer() => out.set_item(key, res.summary(c) as i64)?,
+                _ => out.set_item(key, res.summary(c))?,
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Run the `irmetrics` command line with these arguments; returns the exit status.
+#[pyfunction]
+fn cli_main(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
+    let r = heavy(py, move |_| {
+        let mut out = Vec::new();
+        let r = crate::cli::run(&argv, &mut out);
+        Ok((r, out))
+    })?;
+    let (result, out) = r;
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    let _ = lock.write_all(&out);
+    let _ = lock.flush();
+    match result {
+        Ok(()) => Ok(0),
+        Err(e) => {
+            let code = if matches!(e, crate::Error::Option(_)) {
+                2
+            } else {
+                1
+            };
+            eprintln!("irmetrics: {e}");
+            Ok(code)
+        }
+    }
+}
+
+/// Parse `irmetrics`/trec_eval command-line flags into a dict (`measures`, `options`,
+/// `per_query`, `summary`, `qrels`, `runs`).
+#[pyfunction]
+fn parse_cli_args<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    let a = crate::cli::parse_args(&argv).map_err(|e| errors::to_py(py, e))?;
+    let d = PyDict::new(py);
+    d.set_item("measures", a.measures)?;
+    d.set_item("per_query", a.per_query)?;
+    d.set_item("summary", a.summary)?;
+    d.set_item("qrels", a.qrels)?;
+    d.set_item("runs", a.runs)?;
+    let o = PyDict::new(py);
+    o.set_item("complete", a.options.complete)?;
+    o.set_item("relevance_level", a.options.relevance_level)?;
+    o.set_item("max_docs", a.options.max_docs)?;
+    o.set_item("judged_only", a.options.judged_only)?;
+    o.set_item("num_docs_in_collection", a.options.num_docs_in_collection)?;
+    o.set_item("n_threads", a.options.n_threads)?;
+    d.set_item("options", o)?;
+    Ok(d)
+}
+
+/// Every measure family: (name, parameters, definition).
+#[pyfunction]
+fn measures() -> Vec<(String, String, String)> {
+    Family::ALL
+        .iter()
+        .map(|f| {
+            let params = match f.param_kind() {
+                crate::measure::ParamKind::None => String::new(),
+                _ => f
+                    .defaults()
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            };
+            (f.name().to_string(), params, f.doc().to_string())
+        })
+        .collect()
+}
+
+/// The canonical names a measure request expands to (`"nDCG@10"` -> `["ndcg_cut_10"]`).
+#[pyfunction]
+fn canonical_names(py: Python<'_>, measure: &str) -> PyResult<Vec<String>> {
+    let ms = crate::measure::parse_measure(measure).map_err(|e| errors::to_py(py, e))?;
+    Ok(ms.iter().flat_map(|m| m.column_names()).collect())
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyQrels>()?;
+    m.add_class::<PyRun>()?;
+    m.add_class::<PyEvaluator>()?;
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(measures, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_cli_args, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,233 @@
+//! A run: for each query, the retrieved documents with their scores.
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{show, Error, Location, Result};
+use crate::ids::{IdIndex, Ids};
+
+/// The results of one query, in input order (they are ranked at evaluation time).
+#[derive(Clone, Debug, Default)]
+pub struct RunQuery {
+    pub(crate) qid: Box<[u8]>,
+    pub(crate) docs: Ids,
+    pub(crate) scores: Vec<f64>,
+}
+
+impl RunQuery {
+    /// The query id.
+    pub fn id(&self) -> &[u8] {
+        &self.qid
+    }
+
+    /// Number of retrieved documents.
+    pub fn len(&self) -> usize {
+        self.scores.len()
+    }
+
+    /// True when nothing was retrieved.
+    pub fn is_empty(&self) -> bool {
+        self.scores.is_empty()
+    }
+
+    /// (document, score) pairs in input order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], f64)> + '_ {
+        self.docs.iter().zip(self.scores.iter().copied())
+    }
+
+    /// Positions of the documents in trec_eval order: score descending, ties broken by
+    /// document id descending (byte order). Skips the sort when already in order.
+    pub fn ranking(&self, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(0..self.scores.len() as u32);
+        let cmp = |a: &u32, b: &u32| {
+            let (a, b) = (*a as usize, *b as usize);
+            self.scores[b]
+                .partial_cmp(&self.scores[a])
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| self.docs.get(b).cmp(self.docs.get(a)))
+        };
+        if out
+            .windows(2)
+            .all(|w| cmp(&w[0], &w[1]) != std::cmp::Ordering::Greater)
+        {
+            return;
+        }
+        out.sort_unstable_by(cmp);
+    }
+
+    pub(crate) fn append(&mut self, mut other: RunQuery) -> Result<()> {
+        if self.scores.is_empty() {
+            self.docs = other.docs;
+            self.scores = other.scores;
+            return Ok(());
+        }
+        for d in other.docs.iter() {
+            self.docs.push(d)?;
+        }
+        self.scores.append(&mut other.scores);
+        Ok(())
+    }
+
+    /// The first document that occurs twice, if any.
+    pub(crate) fn find_duplicate(&self, scratch: &mut IdIndex) -> Option<usize> {
+        scratch.clear();
+        (0..self.docs.len()).find(|&i| scratch.insert(&self.docs, i).is_some())
+    }
+}
+
+/// A ranked-retrieval run, ordered by query id (byte order).
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    pub(crate) queries: Vec<RunQuery>,
+    pub(crate) index: FxHashMap<Box<[u8]>, u32>,
+    pub(crate) runid: Vec<u8>,
+}
+
+impl Run {
+    /// Start building a run in memory.
+    pub fn builder() -> RunBuilder {
+        RunBuilder::default()
+    }
+
+    /// Read a TREC run file (`qid iter docno rank score tag`); `.gz` is detected by
+    /// content, `-` is stdin.
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Run> {
+        crate::trec::read_run(path.as_ref())
+    }
+
+    /// Parse TREC run text; `source` names it in error messages.
+    pub fn from_bytes(data: &[u8], source: &str) -> Result<Run> {
+        crate::trec::parse_run(data, source)
+    }
+
+    /// Number of queries.
+    pub fn len(&self) -> usize {
+        self.queries.len()
+    }
+
+    /// True when there is no query.
+    pub fn is_empty(&self) -> bool {
+        self.queries.is_empty()
+    }
+
+    /// Total number of (query, document) lines.
+    pub fn num_results(&self) -> usize {
+        self.queries.iter().map(|q| q.len()).sum()
+    }
+
+    /// The queries in byte order of their ids.
+    pub fn queries(&self) -> &[RunQuery] {
+        &self.queries
+    }
+
+    /// One query's results.
+    pub fn query(&self, qid: &[u8]) -> Option<&RunQuery> {
+        self.index.get(qid).map(|&i| &self.queries[i as usize])
+    }
+
+    /// The run tag: the tag of the last line of a run file (trec_eval's `runid`).
+    pub fn runid(&self) -> &[u8] {
+        &self.runid
+    }
+
+    /// Set the run tag.
+    pub fn set_runid(&mut self, tag: &[u8]) {
+        self.runid = tag.to_vec();
+    }
+
+    pub(crate) fn from_queries(queries: Vec<RunQuery>, runid: Vec<u8>) -> Result<Run> {
+        let mut queries = queries;
+        queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
+        // Duplicate documents are an error (trec_eval: "duplicate docs").
+        let dup = crate::parallel::find_first(&queries, |q| {
+            let mut scratch = IdIndex::with_capacity(q.len());
+            q.find_duplicate(&mut scratch)
+                .map(|i| (show(&q.qid), show(q.docs.get(i))))
+        });
+        if let Some((query, doc)) = dup {
+            return Err(Error::DuplicateEntry {
+                location: Location {
+                    source: String::new(),
+                    line: 0,
+                },
+                query,
+                doc,
+                first: String::new(),
+            });
+        }
+        let mut index = FxHashMap::default();
+        index.reserve(queries.len());
+        for (i, q) in queries.iter().enumerate() {
+            index.insert(q.qid.clone(), i as u32);
+        }
+        Ok(Run {
+            queries,
+            index,
+            runid,
+        })
+    }
+
+    /// Approximate heap memory in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.queries
+            .iter()
+            .map(|q| q.docs.heap_bytes() + 8 * q.scores.capacity())
+            .sum()
+    }
+}
+
+/// Builds a [`Run`] one result at a time.
+#[derive(Default)]
+pub struct RunBuilder {
+    queries: Vec<RunQuery>,
+    index: FxHashMap<Box<[u8]>, u32>,
+    last: Option<usize>,
+    runid: Vec<u8>,
+}
+
+impl RunBuilder {
+    /// Add one result. Scores must not be NaN.
+    pub fn add(&mut self, qid: &[u8], doc: &[u8], score: f64) -> Result<()> {
+        if score.is_nan() {
+            return Err(Error::Input(format!(
+                "score of document '{}' for query '{}' is NaN; NaN has no place in a ranking",
+                show(doc),
+                show(qid)
+            )));
+        }
+        let i = match self.last {
+            Some(i) if &*self.queries[i].qid == qid => i,
+            _ => {
+                let i = match self.index.get(qid) {
+                    Some(&i) => i as usize,
+                    None => {
+                        let i = self.queries.len();
+                        self.queries.push(RunQuery {
+                            qid: qid.into(),
+                            ..Default::default()
+                        });
+                        self.index.insert(qid.into(), i as u32);
+                        i
+                    }
+                };
+                self.last = Some(i);
+                i
+            }
+        };
+        let q = &mut self.queries[i];
+        q.docs.push(doc)?;
+        q.scores.push(score);
+        Ok(())
+    }
+
+    /// Set the run tag.
+    pub fn runid(&mut self, tag: &[u8]) -> &mut Self {
+        self.runid = tag.to_vec();
+        self
+    }
+
+    /// Finish; fails if a document occurs twice for one query.
+    pub fn build(self) -> Result<Run> {
+        Run::from_queries(self.queries, self.runid)
+    }
+}

@@ -1,0 +1,631 @@
+//! TREC file formats: readers for qrels and runs with trec_eval's parsing rules, and
+//! writers. Huge runs are read in blocks and parsed in parallel; nothing is kept per
+//! line except the document id bytes and the score.
+//!
+//! Rules (see the conformance README, "trec_eval semantics"): files are bytes; fields
+//! are separated by ASCII whitespace (space, `\t`, `\n`, `\v`, `\f`, `\r`); ids are
+//! opaque byte strings. Where trec_eval silently reinterprets input (`abc` or `2.5x` as
+//! a score, `1.7` as a label, NaN) irmetrics refuses with a clear error instead.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{show, Error, Location, Result};
+use crate::qrels::{Qrels, QrelsBuilder};
+use crate::run::{Run, RunQuery};
+
+/// Bytes read per block when streaming a run.
+const BLOCK: usize = 32 << 20;
+
+#[inline]
+pub(crate) fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+/// Split `line` into fields; fills `out` and returns the total number of fields.
+#[inline]
+fn split_fields<'a>(line: &'a [u8], out: &mut [&'a [u8]]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    let len = line.len();
+    while i < len {
+        while i < len && is_ws(line[i]) {
+            i += 1;
+        }
+        if i >= len {
+            break;
+        }
+        let start = i;
+        while i < len && !is_ws(line[i]) {
+            i += 1;
+        }
+        if n < out.len() {
+            out[n] = &line[start..i];
+        }
+        n += 1;
+    }
+    n
+}
+
+/// Open a file for reading, transparently decompressing gzip (detected by its magic
+/// bytes, not its name). `-` is standard input.
+pub fn open_input(path: &Path) -> Result<Box<dyn Read + Send>> {
+    let io_err = |e: std::io::Error| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let raw: Box<dyn Read + Send> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        let meta = std::fs::metadata(path).map_err(io_err)?;
+        if meta.is_dir() {
+            return Err(Error::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::other("it is a directory, not a file"),
+            });
+        }
+        Box::new(std::fs::File::open(path).map_err(io_err)?)
+    };
+    let mut br = BufReader::with_capacity(1 << 20, raw);
+    let head = br.fill_buf().map_err(io_err)?;
+    if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+        Ok(Box::new(GzReader {
+            inner: flate2::bufread::MultiGzDecoder::new(br),
+        }))
+    } else {
+        Ok(Box::new(br))
+    }
+}
+
+/// Wraps the gzip decoder so that its errors say the data is corrupt.
+struct GzReader<R: BufRead> {
+    inner: flate2::bufread::MultiGzDecoder<R>,
+}
+
+impl<R: BufRead> Read for GzReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("corrupt or truncated gzip data ({e})"),
+            )
+        })
+    }
+}
+
+/// Read a whole file (gzip and `-` handled as in [`open_input`]).
+pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+    let mut r = open_input(path)?;
+    let mut data = Vec::new();
+    r.read_to_end(&mut data).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    Ok(data)
+}
+
+fn line_of(data: &[u8], offset: usize) -> u64 {
+    1 + memchr::memchr_iter(b'\n', &data[..offset.min(data.len())]).count() as u64
+}
+
+fn check_nul(data: &[u8], source: &str, lines_before: u64) -> Result<()> {
+    if let Some(p) = memchr::memchr(0, data) {
+        return Err(Error::format(
+            source,
+            lines_before + line_of(data, p),
+            "contains a NUL byte; TREC files are text (is this a binary or corrupt file?)",
+        ));
+    }
+    Ok(())
+}
+
+/// Strict integer label: optional sign and digits only.
+fn parse_label(field: &[u8]) -> std::result::Result<i64, String> {
+    let s = std::str::from_utf8(field).unwrap_or("");
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "relevance label '{}' is not a whole number (trec_eval would silently truncate it)",
+            show(field)
+        ));
+    }
+    s.parse::<i64>().map_err(|_| {
+        format!(
+            "relevance label '{}' is too large (labels must fit in 64 bits)",
+            show(field)
+        )
+    })
+}
+
+/// Strict score: a complete decimal number (`1`, `-0.5`, `.5`, `+5e-1`, `inf`); NaN,
+/// hex floats and trailing characters are refused.
+#[inline]
+fn parse_score(field: &[u8]) -> std::result::Result<f64, String> {
+    match fast_float2::parse::<f64, _>(field) {
+        Ok(v) if !v.is_nan() => Ok(v),
+        Ok(_) => Err(format!(
+            "score '{}' is NaN; a ranking needs comparable scores",
+            show(field)
+        )),
+        Err(_) => Err(format!(
+            "score '{}' is not a number (trec_eval would silently read only its numeric prefix, or 0)",
+            show(field)
+        )),
+    }
+}
+
+// ------------------------------------------------------------------------------------
+// qrels
+
+/// Parse TREC qrels (`qid iter docno rel`).
+pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
+    check_nul(data, source, 0)?;
+    let mut b = QrelsBuilder::default();
+    let mut pos = 0;
+    let mut line_no = 0u64;
+    let mut prev_comment = false;
+    let mut judgments = 0usize;
+    let mut fields: [&[u8]; 5] = [&[]; 5];
+    while pos < data.len() {
+        let end = memchr::memchr(b'\n', &data[pos..]).map_or(data.len(), |i| pos + i);
+        let line = &data[pos..end];
+        line_no += 1;
+        let next = end + 1;
+        pos = next;
+        if line.first() == Some(&b'#') {
+            if prev_comment {
+                return Err(Error::format(
+                    source,
+                    line_no,
+                    "a second comment line in a row; trec_eval skips only one '#' line at a \
+                     time in qrels and rejects this file; merge or remove the comments",
+                ));
+            }
+            if next >= data.len() || data[next..].iter().all(|&c| is_ws(c)) {
+                return Err(Error::format(
+                    source,
+                    line_no,
+                    "the qrels end with a comment line, which trec_eval cannot read (it \
+                     crashes); remove the trailing comment",
+                ));
+            }
+            prev_comment = true;
+            continue;
+        }
+        prev_comment = false;
+        let n = split_fields(line, &mut fields);
+        if n == 0 {
+            return Err(Error::format(
+                source,
+                line_no,
+                "blank line; qrels lines are 'qid iter docno rel' and blank lines are not \
+                 allowed (trec_eval rejects them)",
+            ));
+        }
+        if n != 4 {
+            let hint = if fields[0].first() == Some(&b'#') {
+                "; a comment must start with '#' in the first column"
+            } else {
+                ""
+            };
+            return Err(Error::format(
+                source,
+                line_no,
+                format!(
+                    "expected 4 fields 'qid iter docno rel', found {n}{hint}{}",
+                    if n == 6 {
+                        " (is this a run file given as qrels?)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+        let label = parse_label(fields[3]).map_err(|m| Error::format(source, line_no, m))?;
+        if let Err(e) = b.add(fields[0], fields[2], label) {
+            return Err(match e {
+                Error::DuplicateEntry { query, doc, .. } => {
+                    let first = find_line(data, |f| f[0] == fields[0] && f[2] == fields[2], 4);
+                    Error::DuplicateEntry {
+                        location: Location {
+                            source: source.to_string(),
+                            line: line_no,
+                        },
+                        query,
+                        doc,
+                        first: first.map_or(String::new(), |l| format!(" (first at line {l})")),
+                    }
+                }
+                other => other,
+            });
+        }
+        judgments += 1;
+    }
+    if judgments == 0 {
+        return Err(Error::Input(format!(
+            "{source}: no judgments (the qrels file is empty or has only comments)"
+        )));
+    }
+    Ok(b.build())
+}
+
+/// 1-based number of the first line whose fields satisfy `pred` (error paths only).
+fn find_line(data: &[u8], pred: impl Fn(&[&[u8]]) -> bool, min_fields: usize) -> Option<u64> {
+    let mut fields: [&[u8]; 6] = [&[]; 6];
+    for (i, line) in data.split(|&c| c == b'\n').enumerate() {
+        let n = split_fields(line, &mut fields);
+        if n >= min_fields && pred(&fields[..n.min(6)]) {
+            return Some(i as u64 + 1);
+        }
+    }
+    None
+}
+
+// ------------------------------------------------------------------------------------
+// runs
+
+/// What one chunk of a run file parses into.
+struct Chunk {
+    /// Consecutive lines of one query form one segment.
+    segments: Vec<RunQuery>,
+    /// Tag of the chunk's last result line.
+    last_tag: Option<Vec<u8>>,
+    /// First problem: byte offset within the block and message.
+    error: Option<(usize, String)>,
+}
+
+fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
+    let mut out = Chunk {
+        segments: Vec::new(),
+        last_tag: None,
+        error: None,
+    };
+    let mut fields: [&[u8]; 6] = [&[]; 6];
+    let mut cur: Option<RunQuery> = None;
+    let mut last_tag: &[u8] = &[];
+    let mut pos = start;
+    while pos < end {
+        let nl = memchr::memchr(b'\n', &block[pos..end]).map_or(end, |i| pos + i);
+        let line = &block[pos..nl];
+        let line_start = pos;
+        pos = nl + 1;
+        let n = split_fields(line, &mut fields);
+        if n == 0 || fields[0][0] == b'#' {
+            continue; // blank line or comment
+        }
+        if n < 6 {
+            out.error = Some((
+                line_start,
+                format!(
+                    "expected 6 fields 'qid iter docno rank score tag', found {n}{}",
+                    if n == 4 {
+                        " (is this a qrels file given as a run?)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+            break;
+        }
+        let score = match parse_score(fields[4]) {
+            Ok(s) => s,
+            Err(m) => {
+                out.error = Some((line_start, m));
+                break;
+            }
+        };
+        let qid = fields[0];
+        match &mut cur {
+            Some(q) if &*q.qid == qid => {}
+            _ => {
+                if let Some(q) = cur.take() {
+                    out.segments.push(q);
+                }
+                cur = Some(RunQuery {
+                    qid: qid.into(),
+                    ..Default::default()
+                });
+            }
+        }
+        if let Some(q) = &mut cur {
+            if let Err(e) = q.docs.push(fields[2]) {
+                out.error = Some((line_start, e.to_string()));
+                break;
+            }
+            q.scores.push(score);
+        }
+        last_tag = fields[5];
+    }
+    if let Some(q) = cur {
+        out.segments.push(q);
+    }
+    if !last_tag.is_empty() {
+        out.last_tag = Some(last_tag.to_vec());
+    }
+    out
+}
+
+/// Chunk boundaries of `block` at line starts, about `n` chunks.
+fn chunk_bounds(block: &[u8], n: usize) -> Vec<(usize, usize)> {
+    let n = n.max(1);
+    let target = block.len() / n + 1;
+    let mut bounds = Vec::with_capacity(n);
+    let mut start = 0;
+    while start < block.len() {
+        let mut end = (start + target).min(block.len());
+        if end < block.len() {
+            end = memchr::memchr(b'\n', &block[end..]).map_or(block.len(), |i| end + i + 1);
+        }
+        bounds.push((start, end));
+        start = end;
+    }
+    bounds
+}
+
+fn threads() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
+/// Groups segments into queries.
+#[derive(Default)]
+struct Merger {
+    queries: Vec<RunQuery>,
+    index: FxHashMap<Box<[u8]>, usize>,
+    results: usize,
+}
+
+impl Merger {
+    fn add(&mut self, seg: RunQuery) -> Result<()> {
+        self.results += seg.len();
+        match self.index.get(&seg.qid) {
+            Some(&i) => self.queries[i].append(seg),
+            None => {
+                self.index.insert(seg.qid.clone(), self.queries.len());
+                self.queries.push(seg);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Parse a run from a reader, block by block (each block parsed in parallel).
+pub fn parse_run_reader(mut r: impl Read, source: &str) -> Result<Run> {
+    let mut merger = Merger::default();
+    let mut runid: Vec<u8> = Vec::new();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut lines_before = 0u64;
+    let mut block_size = BLOCK;
+    let mut eof = false;
+    while !eof {
+        // Fill the buffer up to the block size.
+        while buf.len() < block_size {
+            let old = buf.len();
+            buf.resize(block_size, 0);
+            let got = r.read(&mut buf[old..]).map_err(|e| Error::Io {
+                path: source.into(),
+                source: e,
+            });
+            match got {
+                Ok(0) => {
+                    buf.truncate(old);
+                    eof = true;
+                    break;
+                }
+                Ok(k) => buf.truncate(old + k),
+                Err(e) => {
+                    buf.truncate(old);
+                    if let Error::Io { source: ref io, .. } = e {
+                        if io.kind() == std::io::ErrorKind::Interrupted {
+                            continue;
+                        }
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let cut = if eof {
+            buf.len()
+        } else {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(i) => i + 1,
+                None => {
+                    // One line longer than the block: read more.
+                    block_size *= 2;
+                    continue;
+                }
+            }
+        };
+        let block = &buf[..cut];
+        check_nul(block, source, lines_before)?;
+        let bounds = chunk_bounds(block, threads() * 4);
+        let chunks = crate::parallel::map(&bounds, |&(s, e)| parse_run_chunk(block, s, e));
+        for ch in chunks {
+            if let Some((off, msg)) = ch.error {
+                return Err(Error::format(
+                    source,
+                    lines_before + line_of(block, off),
+                    msg,
+                ));
+            }
+            for seg in ch.segments {
+                merger.add(seg)?;
+            }
+            if let Some(t) = ch.last_tag {
+                runid = t;
+            }
+        }
+        lines_before += memchr::memchr_iter(b'\n', block).count() as u64;
+        buf.drain(..cut);
+    }
+    if merger.results == 0 {
+        return Err(Error::Input(format!(
+            "{source}: no results (the run file is empty or has only comments and blank lines)"
+        )));
+    }
+    Run::from_queries(merger.queries, runid)
+}
+
+/// Parse a run held in memory.
+pub fn parse_run(data: &[u8], source: &str) -> Result<Run> {
+    parse_run_reader(data, source).map_err(|e| locate_run_duplicate(e, data, source))
+}
+
+/// Parse a run file (streamed; gzip and `-` handled).
+pub fn read_run(path: &Path) -> Result<Run> {
+    let source = path.display().to_string();
+    let r = open_input(path)?;
+    parse_run_reader(r, &source).map_err(|e| match e {
+        Error::DuplicateEntry { .. } if path.as_os_str() != "-" => match read_input(path) {
+            Ok(data) => locate_run_duplicate(e, &data, &source),
+            Err(_) => e,
+        },
+        e => e,
+    })
+}
+
+/// Give a run's duplicate-document error its file and line numbers.
+fn locate_run_duplicate(e: Error, data: &[u8], source: &str) -> Error {
+    match e {
+        Error::DuplicateEntry { query, doc, .. } => {
+            let mut fields: [&[u8]; 6] = [&[]; 6];
+            let mut seen = Vec::new();
+            for (i, line) in data.split(|&c| c == b'\n').enumerate() {
+                let n = split_fields(line, &mut fields);
+                if n >= 6 && show(fields[0]) == query && show(fields[2]) == doc {
+                    seen.push(i as u64 + 1);
+                    if seen.len() == 2 {
+                        break;
+                    }
+                }
+            }
+            let (line, first) = match seen.as_slice() {
+                [a, b] => (*b, format!(" (first at line {a})")),
+                _ => (0, String::new()),
+            };
+            Error::DuplicateEntry {
+                location: Location {
+                    source: source.to_string(),
+                    line,
+                },
+                query,
+                doc,
+                first,
+            }
+        }
+        other => other,
+    }
+}
+
+// ------------------------------------------------------------------------------------
+// writers
+
+/// Write a run in TREC format, ranked in trec_eval order, ranks from 1.
+pub fn write_run(run: &Run, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    let tag: &[u8] = if run.runid().is_empty() {
+        b"irmetrics"
+    } else {
+        run.runid()
+    };
+    let mut order = Vec::new();
+    for q in run.queries() {
+        q.ranking(&mut order);
+        for (rank, &i) in order.iter().enumerate() {
+            w.write_all(&q.qid)?;
+            w.write_all(b" Q0 ")?;
+            w.write_all(q.docs.get(i as usize))?;
+            writeln!(w, " {} {:?} ", rank + 1, q.scores[i as usize])?;
+            w.write_all(tag)?;
+            w.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+/// Write qrels in TREC format.
+pub fn write_qrels(qrels: &Qrels, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    for q in qrels.queries() {
+        for (doc, label) in q.iter() {
+            w.write_all(&q.qid)?;
+            w.write_all(b" 0 ")?;
+            w.write_all(doc)?;
+            writeln!(w, " {label}")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_split_on_c_isspace_only() {
+        let mut f: [&[u8]; 6] = [&[]; 6];
+        let line = "a\x0bb\x0cc\td \u{a0}e".as_bytes();
+        let n = split_fields(line, &mut f);
+        assert_eq!(n, 5);
+        assert_eq!(f[4], "\u{a0}e".as_bytes());
+    }
+
+    #[test]
+    fn scores_are_strict() {
+        assert_eq!(parse_score(b"+.5").unwrap(), 0.5);
+        assert_eq!(parse_score(b"5e-1").unwrap(), 0.5);
+        assert_eq!(parse_score(b"-inf").unwrap(), f64::NEG_INFINITY);
+        assert!(parse_score(b"abc").is_err());
+        assert!(parse_score(b"2.5x").is_err());
+        assert!(parse_score(b"1,5").is_err());
+        assert!(parse_score(b"0x1p2").is_err());
+        assert!(parse_score(b"nan").is_err());
+    }
+
+    #[test]
+    fn labels_are_strict() {
+        assert_eq!(parse_label(b"+1").unwrap(), 1);
+        assert_eq!(parse_label(b"-2").unwrap(), -2);
+        assert!(parse_label(b"1.7").is_err());
+        assert!(parse_label(b"2abc").is_err());
+        assert!(parse_label(b"99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn runid_is_last_tag_and_comments_skip() {
+        let run = parse_run(b"# c\nq1 0 d1 1 0.5 a\n\n  # x\nq1 0 d2 2 0.4 b\r\n", "r").unwrap();
+        assert_eq!(run.runid(), b"b");
+        assert_eq!(run.num_results(), 2);
+    }
+
+    #[test]
+    fn run_duplicate_names_lines() {
+        let e = parse_run(
+            b"q1 0 d1 1 0.5 a\nq1 0 d2 1 0.5 a\nq1 0 d1 1 0.3 a\n",
+            "r.txt",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("r.txt:3") && e.contains("first at line 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn chunk_bounds_cover_everything() {
+        let data = b"a\nbb\nccc\ndddd\n";
+        for n in 1..6 {
+            let b = chunk_bounds(data, n);
+            assert_eq!(b.first().unwrap().0, 0);
+            assert_eq!(b.last().unwrap().1, data.len());
+            assert!(b.windows(2).all(|w| w[0].1 == w[1].0));
+        }
+    }
+}
