@@ -13,7 +13,8 @@ definitions, full double precision), computed in parallel by a Rust engine.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Sequence, Union
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
 
 from ._core import (
     Error,
@@ -73,7 +74,7 @@ def _as_run(run: RunLike) -> Run:
 def evaluate(
     qrels: QrelsLike,
     run: RunLike,
-    measures: Union[str, Sequence[str]],
+    measures: str | Sequence[str],
     *,
     per_query: bool = False,
     **options: Any,

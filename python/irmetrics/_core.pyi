@@ -1,7 +1,8 @@
 """Type stubs for the compiled extension ``irmetrics._core``."""
 
 import os
-from typing import Any, Iterable, Sequence, Union
+from collections.abc import Iterable, Sequence
+from typing import Any, Union
 
 __version__: str
 
@@ -18,7 +19,7 @@ class Qrels:
     @staticmethod
     def from_file(path: _Path) -> Qrels: ...
     @staticmethod
-    def from_string(text: Union[str, bytes], source: str = "<string>") -> Qrels: ...
+    def from_string(text: str | bytes, source: str = "<string>") -> Qrels: ...
     @staticmethod
     def from_dict(d: dict[str, dict[str, int]]) -> Qrels: ...
     @staticmethod
@@ -37,15 +38,15 @@ class Run:
     @staticmethod
     def from_file(path: _Path) -> Run: ...
     @staticmethod
-    def from_string(text: Union[str, bytes], source: str = "<string>") -> Run: ...
+    def from_string(text: str | bytes, source: str = "<string>") -> Run: ...
     @staticmethod
-    def from_dict(d: dict[str, dict[str, float]], name: Union[str, None] = None) -> Run: ...
+    def from_dict(d: dict[str, dict[str, float]], name: str | None = None) -> Run: ...
     @staticmethod
     def from_columns(
         query_ids: Iterable[str],
         doc_ids: Iterable[str],
         scores: Iterable[float],
-        name: Union[str, None] = None,
+        name: str | None = None,
     ) -> Run: ...
     def to_dict(self) -> dict[str, dict[str, float]]: ...
     def to_file(self, path: _Path) -> None: ...
@@ -61,11 +62,11 @@ class Evaluator:
     def __init__(
         self,
         qrels: Qrels,
-        measures: Union[str, Sequence[str]],
+        measures: str | Sequence[str],
         *,
         complete: bool = False,
         relevance_level: int = 1,
-        max_docs: Union[int, None] = None,
+        max_docs: int | None = None,
         judged_only: bool = False,
         num_docs_in_collection: int = 0,
         n_threads: int = 0,

@@ -9,7 +9,8 @@ form the conformance checker's ``--python`` target takes::
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import _core
 
