@@ -35,6 +35,8 @@ other options:
   --format FMT       trec (default), json, csv or table
   --output FILE      write to FILE (atomically: a temporary file, then renamed)
   --threads N        worker threads [default: all cores, or IRMETRICS_NUM_THREADS]
+  --stream           evaluate query by query without loading the run (bounded
+                     memory; the run must be grouped by query)
   -h, --help         show this help
   -v, --version      show the version
 ";
@@ -71,6 +73,8 @@ pub struct Args {
     pub qrels: PathBuf,
     /// The run files.
     pub runs: Vec<PathBuf>,
+    /// `--stream`.
+    pub stream: bool,
     /// `-h`.
     pub help: bool,
     /// `-v`.
@@ -98,6 +102,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args> {
         output: None,
         qrels: PathBuf::new(),
         runs: Vec::new(),
+        stream: false,
         help: false,
         version: false,
     };
@@ -125,6 +130,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args> {
             };
             match name {
                 "help" => a.help = true,
+                "stream" => a.stream = true,
                 "version" => a.version = true,
                 "format" => {
                     let v = take(&mut i, "--format", val)?;
@@ -246,8 +252,11 @@ pub fn run(argv: &[String], out: &mut dyn Write) -> Result<()> {
     let ev = Evaluator::new(qrels, measures, args.options.clone())?;
     let mut text = Vec::new();
     for path in &args.runs {
-        let run = Run::from_file(path)?;
-        let res = ev.evaluate(&run)?;
+        let res = if args.stream {
+            ev.evaluate_file(path)?
+        } else {
+            ev.evaluate(&Run::from_file(path)?)?
+        };
         render(&res, &args, path, &mut text);
     }
     match &args.output {

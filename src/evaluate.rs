@@ -4,7 +4,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::error::{show, Error, Result};
+use std::io::Read;
+use std::path::Path;
+
+use rustc_hash::FxHashSet;
+
+use crate::error::{show, Error, Location, Result};
+use crate::ids::IdIndex;
 use crate::measure::{Family, MeasureSet};
 use crate::metrics::{self, QueryCtx, NONPOOL, UNJUDGED};
 use crate::qrels::{Qrels, QrelsQuery};
@@ -144,15 +150,116 @@ impl Evaluator {
             .into_iter()
             .collect::<Option<Vec<Row>>>()
             .ok_or(Error::Interrupted)?;
-        let ids = pairs.iter().map(|(q, _)| q.id().into()).collect();
-        let mut res = Results::new(self.measures.clone(), ids, rows, run.runid().to_vec());
+        let qrels_queries: Vec<&QrelsQuery> = pairs.iter().map(|(q, _)| *q).collect();
+        Ok(self.finish(&qrels_queries, rows, run.runid().to_vec()))
+    }
+
+    /// Evaluate a run file query by query without holding the run in memory: only one
+    /// block of the file and the per-query values are kept. The file must be grouped
+    /// by query (all lines of a query together, as trec_eval writes them); otherwise
+    /// the error names the first query that appears again.
+    pub fn evaluate_file(&self, path: impl AsRef<Path>) -> Result<Results> {
+        self.evaluate_file_cancellable(path, None)
+    }
+
+    /// [`Evaluator::evaluate_file`], stopping soon after `cancel` is set.
+    pub fn evaluate_file_cancellable(
+        &self,
+        path: impl AsRef<Path>,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Results> {
+        let path = path.as_ref();
+        let r = crate::trec::open_input(path)?;
+        self.evaluate_reader(r, &path.display().to_string(), cancel)
+    }
+
+    /// Streaming evaluation of TREC run text from any reader (see [`Evaluator::evaluate_file`]).
+    pub fn evaluate_reader(
+        &self,
+        r: impl Read + Send,
+        source: &str,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Results> {
+        crate::parallel::with_threads(self.options.n_threads, || {
+            let mut sink = Streamer {
+                ev: self,
+                source,
+                cancel,
+                rows: (0..self.qrels.len()).map(|_| None).collect(),
+                finished: FxHashSet::default(),
+                current: None,
+                pending: Vec::new(),
+            };
+            let runid = crate::trec::read_run_blocks(r, source, &mut sink)?;
+            if let Some(c) = sink.current.take() {
+                sink.pending.push(c);
+            }
+            sink.flush()?;
+            let mut rows = sink.rows;
+            let matched = rows.iter().filter(|r| r.is_some()).count();
+            self.check_coverage(matched, || {
+                let mut ids: Vec<&[u8]> = sink.finished.iter().map(|q| &**q).collect();
+                ids.sort_unstable();
+                ids.truncate(3);
+                ids.iter().map(|i| i.to_vec()).collect()
+            })?;
+            let queries: Vec<&QrelsQuery> = self.qrels.queries().iter().collect();
+            if !self.options.complete {
+                if let Some(i) = rows.iter().position(|r| r.is_none()) {
+                    return Err(Error::MissingQuery {
+                        query: show(queries[i].id()),
+                    });
+                }
+            }
+            let mut s = Scratch::default();
+            let rows: Vec<Row> = queries
+                .iter()
+                .zip(rows.iter_mut())
+                .map(|(qq, row)| {
+                    row.take()
+                        .unwrap_or_else(|| self.eval_query(qq, None, &mut s))
+                })
+                .collect();
+            Ok(self.finish(&queries, rows, runid))
+        })
+    }
+
+    fn finish(&self, queries: &[&QrelsQuery], rows: Vec<Row>, runid: Vec<u8>) -> Results {
+        let ids = queries.iter().map(|q| q.id().into()).collect();
+        let mut res = Results::new(self.measures.clone(), ids, rows, runid);
         if self.options.complete {
             // trec_eval 10 quirk: with -c, the `all` value of num_rel counts the judged
             // documents with label >= 1 whatever -l says.
-            let total: u64 = pairs.iter().map(|(q, _)| q.num_rel(1)).sum();
+            let total: u64 = queries.iter().map(|q| q.num_rel(1)).sum();
             res.set_summary(Family::NumRel, total as f64);
         }
-        Ok(res)
+        res
+    }
+
+    /// Errors for runs that share no query with the qrels, or miss judged queries
+    /// without `complete`.
+    fn check_coverage(
+        &self,
+        matched: usize,
+        run_examples: impl FnOnce() -> Vec<Vec<u8>>,
+    ) -> Result<()> {
+        if matched == 0 && !self.options.complete {
+            let ex = |ids: Vec<&[u8]>| {
+                ids.iter()
+                    .take(3)
+                    .map(|i| format!("'{}'", show(i)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let run_ids = run_examples();
+            return Err(Error::Input(format!(
+                "no query of the run is judged in the qrels (run queries: {}; qrels queries: \
+                 {}); are the files swapped or from different collections?",
+                ex(run_ids.iter().map(|v| v.as_slice()).collect()),
+                ex(self.qrels.queries().iter().map(|q| q.id()).collect()),
+            )));
+        }
+        Ok(())
     }
 
     /// The evaluated queries (the judged ones, in id order) with their results.
@@ -167,21 +274,13 @@ impl Evaluator {
             .map(|q| (q, run.query(q.id())))
             .collect();
         let matched = pairs.iter().filter(|(_, r)| r.is_some()).count();
-        if matched == 0 && !self.options.complete {
-            let ex = |ids: Vec<&[u8]>| {
-                ids.iter()
-                    .take(3)
-                    .map(|i| format!("'{}'", show(i)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            return Err(Error::Input(format!(
-                "no query of the run is judged in the qrels (run queries: {}; qrels queries: \
-                 {}); are the files swapped or from different collections?",
-                ex(run.queries().iter().map(|q| q.id()).collect()),
-                ex(self.qrels.queries().iter().map(|q| q.id()).collect()),
-            )));
-        }
+        self.check_coverage(matched, || {
+            run.queries()
+                .iter()
+                .take(3)
+                .map(|q| q.id().to_vec())
+                .collect()
+        })?;
         if !self.options.complete {
             if let Some((q, _)) = pairs.iter().find(|(_, r)| r.is_none()) {
                 return Err(Error::MissingQuery {
@@ -244,8 +343,165 @@ impl Evaluator {
     }
 }
 
+/// Groups a streamed run into queries and evaluates each finished query.
+struct Streamer<'a> {
+    ev: &'a Evaluator,
+    source: &'a str,
+    cancel: Option<&'a AtomicBool>,
+    /// One slot per qrels query.
+    rows: Vec<Option<Row>>,
+    /// Queries already seen and closed.
+    finished: FxHashSet<Box<[u8]>>,
+    current: Option<RunQuery>,
+    pending: Vec<RunQuery>,
+}
+
+impl Streamer<'_> {
+    /// Evaluate the finished queries (in parallel) and keep only their values.
+    fn flush(&mut self) -> Result<()> {
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Interrupted);
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let ev = self.ev;
+        let source = self.source;
+        let out = crate::parallel::map_with(
+            &pending,
+            || (Scratch::default(), IdIndex::default()),
+            |(s, dup), rq| -> Result<Option<(usize, Row)>> {
+                rq.check_duplicates(dup).map_err(|e| match e {
+                    Error::DuplicateEntry { query, doc, .. } => Error::DuplicateEntry {
+                        location: Location {
+                            source: source.to_string(),
+                            line: 0,
+                        },
+                        query,
+                        doc,
+                        first: String::new(),
+                    },
+                    e => e,
+                })?;
+                let Some(&qi) = ev.qrels.index.get(rq.id()) else {
+                    return Ok(None); // not judged: ignored, as trec_eval does
+                };
+                let qq = &ev.qrels.queries()[qi as usize];
+                Ok(Some((qi as usize, ev.eval_query(qq, Some(rq), s))))
+            },
+        );
+        for r in out {
+            if let Some((qi, row)) = r? {
+                self.rows[qi] = Some(row);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl crate::trec::SegmentSink for Streamer<'_> {
+    fn segment(&mut self, seg: RunQuery, line: u64) -> Result<()> {
+        match &mut self.current {
+            Some(c) if c.qid == seg.qid => return c.append(seg),
+            _ => {}
+        }
+        if self.finished.contains(&seg.qid) {
+            return Err(Error::format(
+                self.source,
+                line,
+                format!(
+                    "query '{}' appears again after other queries: streaming evaluation needs \
+                     the run grouped by query (sort it, e.g. `sort -s -k1,1`, or load it whole \
+                     with Run.from_file)",
+                    show(&seg.qid)
+                ),
+            ));
+        }
+        if let Some(c) = self.current.take() {
+            self.pending.push(c);
+        }
+        self.finished.insert(seg.qid.clone());
+        self.current = Some(seg);
+        Ok(())
+    }
+
+    fn block_done(&mut self) -> Result<()> {
+        self.flush()
+    }
+}
+
 /// Evaluate one run against judgments: the one-call convenience.
 pub fn evaluate(qrels: &Qrels, run: &Run, measures: &[&str], options: Options) -> Result<Results> {
     let set = MeasureSet::parse(measures)?;
     Evaluator::new(qrels.clone(), set, options)?.evaluate(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (Qrels, Vec<u8>) {
+        let qrels = Qrels::from_bytes(
+            b"q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 a 1\nq2 0 x 1\nq3 0 z 1\n",
+            "qrels",
+        )
+        .unwrap();
+        let run = b"q1 Q0 a 1 0.5 r\nq1 Q0 c 2 0.5 r\nq1 Q0 d 3 0.1 r\nq2 Q0 x 1 3 r\nq2 Q0 y 2 2 r\nq9 Q0 a 1 1 r2\n".to_vec();
+        (qrels, run)
+    }
+
+    #[test]
+    fn streaming_equals_loaded() {
+        let (qrels, text) = setup();
+        let ms = MeasureSet::parse(&["all_trec"]).unwrap();
+        let opts = Options {
+            complete: true,
+            ..Options::default()
+        };
+        let ev = Evaluator::new(qrels, ms, opts).unwrap();
+        let loaded = ev
+            .evaluate(&Run::from_bytes(&text, "run").unwrap())
+            .unwrap();
+        let streamed = ev.evaluate_reader(&text[..], "run", None).unwrap();
+        assert_eq!(loaded.to_trec(true, true), streamed.to_trec(true, true));
+        assert_eq!(streamed.runid(), b"r2");
+    }
+
+    #[test]
+    fn streaming_needs_grouped_runs() {
+        let (qrels, _) = setup();
+        let ms = MeasureSet::parse(&["map"]).unwrap();
+        let ev = Evaluator::new(qrels, ms, Options::default()).unwrap();
+        let text = b"q1 Q0 a 1 1 r\nq2 Q0 a 1 1 r\nq1 Q0 b 2 0 r\nq3 Q0 z 1 1 r\n";
+        let e = ev
+            .evaluate_reader(&text[..], "run.txt", None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("run.txt:3: query 'q1' appears again"), "{e}");
+        // and a judged query missing without complete is an error naming it
+        let text = b"q1 Q0 a 1 1 r\nq2 Q0 a 1 1 r\n";
+        let e = ev.evaluate_reader(&text[..], "run.txt", None).unwrap_err();
+        assert!(
+            matches!(e, Error::MissingQuery { ref query } if query == "q3"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn thread_count_does_not_change_numbers() {
+        let (qrels, text) = setup();
+        let run = Run::from_bytes(&text, "run").unwrap();
+        let ms = MeasureSet::parse(&["all_trec"]).unwrap();
+        let out: Vec<Vec<u8>> = [1, 2, 4]
+            .iter()
+            .map(|&n| {
+                let opts = Options {
+                    complete: true,
+                    n_threads: n,
+                    ..Options::default()
+                };
+                let ev = Evaluator::new(qrels.clone(), ms.clone(), opts).unwrap();
+                ev.evaluate(&run).unwrap().to_trec(true, true)
+            })
+            .collect();
+        assert!(out.windows(2).all(|w| w[0] == w[1]));
+    }
 }

@@ -39,20 +39,31 @@ impl RunQuery {
     pub fn ranking(&self, out: &mut Vec<u32>) {
         out.clear();
         out.extend(0..self.scores.len() as u32);
-        let cmp = |a: &u32, b: &u32| {
-            let (a, b) = (*a as usize, *b as usize);
-            self.scores[b]
-                .partial_cmp(&self.scores[a])
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| self.docs.get(b).cmp(self.docs.get(a)))
-        };
-        if out
-            .windows(2)
-            .all(|w| cmp(&w[0], &w[1]) != std::cmp::Ordering::Greater)
-        {
+        let s = &self.scores;
+        let by_doc_desc =
+            |a: &u32, b: &u32| self.docs.get(*b as usize).cmp(self.docs.get(*a as usize));
+        if s.windows(2).all(|w| w[0] >= w[1]) {
+            // Already ordered by score (most run files): only runs of tied scores need
+            // ordering, by document id descending.
+            let mut i = 0;
+            while i < out.len() {
+                let mut j = i + 1;
+                while j < out.len() && s[j] == s[i] {
+                    j += 1;
+                }
+                if j - i > 1 {
+                    out[i..j].sort_unstable_by(by_doc_desc);
+                }
+                i = j;
+            }
             return;
         }
-        out.sort_unstable_by(cmp);
+        out.sort_unstable_by(|a, b| {
+            s[*b as usize]
+                .partial_cmp(&s[*a as usize])
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| by_doc_desc(a, b))
+        });
     }
 
     pub(crate) fn append(&mut self, mut other: RunQuery) -> Result<()> {
@@ -68,10 +79,21 @@ impl RunQuery {
         Ok(())
     }
 
-    /// The first document that occurs twice, if any.
-    pub(crate) fn find_duplicate(&self, scratch: &mut IdIndex) -> Option<usize> {
+    /// An error naming the first document that occurs twice, if any.
+    pub(crate) fn check_duplicates(&self, scratch: &mut IdIndex) -> Result<()> {
         scratch.clear();
-        (0..self.docs.len()).find(|&i| scratch.insert(&self.docs, i).is_some())
+        match (0..self.docs.len()).find(|&i| scratch.insert(&self.docs, i).is_some()) {
+            None => Ok(()),
+            Some(i) => Err(Error::DuplicateEntry {
+                location: Location {
+                    source: String::new(),
+                    line: 0,
+                },
+                query: show(&self.qid),
+                doc: show(self.docs.get(i)),
+                first: String::new(),
+            }),
+        }
     }
 }
 
@@ -141,19 +163,10 @@ impl Run {
         // Duplicate documents are an error (trec_eval: "duplicate docs").
         let dup = crate::parallel::find_first(&queries, |q| {
             let mut scratch = IdIndex::with_capacity(q.len());
-            q.find_duplicate(&mut scratch)
-                .map(|i| (show(&q.qid), show(q.docs.get(i))))
+            q.check_duplicates(&mut scratch).err()
         });
-        if let Some((query, doc)) = dup {
-            return Err(Error::DuplicateEntry {
-                location: Location {
-                    source: String::new(),
-                    line: 0,
-                },
-                query,
-                doc,
-                first: String::new(),
-            });
+        if let Some(e) = dup {
+            return Err(e);
         }
         let mut index = FxHashMap::default();
         index.reserve(queries.len());

@@ -21,7 +21,7 @@ const BLOCK: usize = 32 << 20;
 
 #[inline]
 pub(crate) fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+    WS[b as usize]
 }
 
 /// Split `line` into fields; fills `out` and returns the total number of fields.
@@ -268,12 +268,47 @@ fn find_line(data: &[u8], pred: impl Fn(&[&[u8]]) -> bool, min_fields: usize) ->
 
 /// What one chunk of a run file parses into.
 struct Chunk {
-    /// Consecutive lines of one query form one segment.
-    segments: Vec<RunQuery>,
+    /// Consecutive lines of one query form one segment (with its first line's offset).
+    segments: Vec<(RunQuery, usize)>,
     /// Tag of the chunk's last result line.
     last_tag: Option<Vec<u8>>,
     /// First problem: byte offset within the block and message.
     error: Option<(usize, String)>,
+}
+
+/// C `isspace` in the C locale, as a table.
+static WS: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b' ' as usize] = true;
+    t[b'\t' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[0x0b] = true;
+    t[0x0c] = true;
+    t
+};
+
+/// The next field of `line` at or after `i`: (start, end); start == len when none.
+/// Bytes above 0x20 are never whitespace, so the common case is one comparison.
+#[inline(always)]
+fn next_field(line: &[u8], mut i: usize) -> (usize, usize) {
+    let n = line.len();
+    while i < n && line[i] <= b' ' && WS[line[i] as usize] {
+        i += 1;
+    }
+    let s = i;
+    loop {
+        while i < n && line[i] > b' ' {
+            i += 1;
+        }
+        // a control byte that is not whitespace belongs to the field
+        if i < n && !WS[line[i] as usize] {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    (s, i)
 }
 
 fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
@@ -282,20 +317,29 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         last_tag: None,
         error: None,
     };
-    let mut fields: [&[u8]; 6] = [&[]; 6];
     let mut cur: Option<RunQuery> = None;
-    let mut last_tag: &[u8] = &[];
+    let mut cur_start = 0usize;
+    let mut last_line: Option<(usize, usize)> = None;
     let mut pos = start;
     while pos < end {
         let nl = memchr::memchr(b'\n', &block[pos..end]).map_or(end, |i| pos + i);
         let line = &block[pos..nl];
         let line_start = pos;
         pos = nl + 1;
-        let n = split_fields(line, &mut fields);
-        if n == 0 || fields[0][0] == b'#' {
+        // qid iter docno rank score tag: scan the first five fields and the start of
+        // the sixth; the tag itself is only read for the chunk's last line.
+        let (q0, q1) = next_field(line, 0);
+        if q0 == line.len() || line[q0] == b'#' {
             continue; // blank line or comment
         }
-        if n < 6 {
+        let (_, i1) = next_field(line, q1);
+        let (d0, d1) = next_field(line, i1);
+        let (_, r1) = next_field(line, d1);
+        let (s0, s1) = next_field(line, r1);
+        let (t0, _) = next_field(line, s1);
+        if t0 == line.len() {
+            let mut fields: [&[u8]; 6] = [&[]; 6];
+            let n = split_fields(line, &mut fields);
             out.error = Some((
                 line_start,
                 format!(
@@ -309,40 +353,41 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
             ));
             break;
         }
-        let score = match parse_score(fields[4]) {
+        let score = match parse_score(&line[s0..s1]) {
             Ok(s) => s,
             Err(m) => {
                 out.error = Some((line_start, m));
                 break;
             }
         };
-        let qid = fields[0];
-        match &mut cur {
-            Some(q) if &*q.qid == qid => {}
+        let qid = &line[q0..q1];
+        let q = match &mut cur {
+            Some(q) if &*q.qid == qid => q,
             _ => {
                 if let Some(q) = cur.take() {
-                    out.segments.push(q);
+                    out.segments.push((q, cur_start));
                 }
-                cur = Some(RunQuery {
+                cur_start = line_start;
+                cur.insert(RunQuery {
                     qid: qid.into(),
                     ..Default::default()
-                });
+                })
             }
+        };
+        if let Err(e) = q.docs.push(&line[d0..d1]) {
+            out.error = Some((line_start, e.to_string()));
+            break;
         }
-        if let Some(q) = &mut cur {
-            if let Err(e) = q.docs.push(fields[2]) {
-                out.error = Some((line_start, e.to_string()));
-                break;
-            }
-            q.scores.push(score);
-        }
-        last_tag = fields[5];
+        q.scores.push(score);
+        last_line = Some((line_start, nl));
     }
     if let Some(q) = cur {
-        out.segments.push(q);
+        out.segments.push((q, cur_start));
     }
-    if !last_tag.is_empty() {
-        out.last_tag = Some(last_tag.to_vec());
+    if let Some((a, b)) = last_line {
+        let mut fields: [&[u8]; 6] = [&[]; 6];
+        split_fields(&block[a..b], &mut fields);
+        out.last_tag = Some(fields[5].to_vec());
     }
     out
 }
@@ -375,17 +420,25 @@ fn threads() -> usize {
     }
 }
 
+/// Receives the parsed pieces of a run, in file order.
+pub(crate) trait SegmentSink {
+    /// Consecutive lines of one query; `line` is the 1-based line of the first one.
+    fn segment(&mut self, seg: RunQuery, line: u64) -> Result<()>;
+    /// Called after each block's segments.
+    fn block_done(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
 /// Groups segments into queries.
 #[derive(Default)]
 struct Merger {
     queries: Vec<RunQuery>,
     index: FxHashMap<Box<[u8]>, usize>,
-    results: usize,
 }
 
-impl Merger {
-    fn add(&mut self, seg: RunQuery) -> Result<()> {
-        self.results += seg.len();
+impl SegmentSink for Merger {
+    fn segment(&mut self, seg: RunQuery, _line: u64) -> Result<()> {
         match self.index.get(&seg.qid) {
             Some(&i) => self.queries[i].append(seg),
             None => {
@@ -397,49 +450,46 @@ impl Merger {
     }
 }
 
-/// Parse a run from a reader, block by block (each block parsed in parallel).
-pub fn parse_run_reader(mut r: impl Read, source: &str) -> Result<Run> {
-    let mut merger = Merger::default();
+/// Parse a run from a reader, block by block (each block parsed in parallel), handing
+/// the pieces to `sink`. Returns the run tag (the last line's).
+pub(crate) fn read_run_blocks(
+    mut r: impl Read,
+    source: &str,
+    sink: &mut dyn SegmentSink,
+) -> Result<Vec<u8>> {
     let mut runid: Vec<u8> = Vec::new();
-    let mut buf: Vec<u8> = Vec::new();
+    let mut results = 0usize;
+    let mut buf: Vec<u8> = vec![0; BLOCK];
+    let mut filled = 0usize;
     let mut lines_before = 0u64;
-    let mut block_size = BLOCK;
     let mut eof = false;
     while !eof {
-        // Fill the buffer up to the block size.
-        while buf.len() < block_size {
-            let old = buf.len();
-            buf.resize(block_size, 0);
-            let got = r.read(&mut buf[old..]).map_err(|e| Error::Io {
-                path: source.into(),
-                source: e,
-            });
-            match got {
+        // Fill the buffer (zeroed once, reused for every block).
+        while filled < buf.len() {
+            match r.read(&mut buf[filled..]) {
                 Ok(0) => {
-                    buf.truncate(old);
                     eof = true;
                     break;
                 }
-                Ok(k) => buf.truncate(old + k),
+                Ok(k) => filled += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    buf.truncate(old);
-                    if let Error::Io { source: ref io, .. } = e {
-                        if io.kind() == std::io::ErrorKind::Interrupted {
-                            continue;
-                        }
-                    }
-                    return Err(e);
+                    return Err(Error::Io {
+                        path: source.into(),
+                        source: e,
+                    })
                 }
             }
         }
         let cut = if eof {
-            buf.len()
+            filled
         } else {
-            match memchr::memrchr(b'\n', &buf) {
+            match memchr::memrchr(b'\n', &buf[..filled]) {
                 Some(i) => i + 1,
                 None => {
-                    // One line longer than the block: read more.
-                    block_size *= 2;
+                    // One line longer than the buffer: grow it and read on.
+                    let new_len = buf.len() * 2;
+                    buf.resize(new_len, 0);
                     continue;
                 }
             }
@@ -448,6 +498,9 @@ pub fn parse_run_reader(mut r: impl Read, source: &str) -> Result<Run> {
         check_nul(block, source, lines_before)?;
         let bounds = chunk_bounds(block, threads() * 4);
         let chunks = crate::parallel::map(&bounds, |&(s, e)| parse_run_chunk(block, s, e));
+        // Line numbers are counted only where needed: at segment starts, incrementally.
+        let mut counted_to = 0usize;
+        let mut line = lines_before + 1;
         for ch in chunks {
             if let Some((off, msg)) = ch.error {
                 return Err(Error::format(
@@ -456,21 +509,34 @@ pub fn parse_run_reader(mut r: impl Read, source: &str) -> Result<Run> {
                     msg,
                 ));
             }
-            for seg in ch.segments {
-                merger.add(seg)?;
+            for (seg, off) in ch.segments {
+                line += memchr::memchr_iter(b'\n', &block[counted_to..off]).count() as u64;
+                counted_to = off;
+                results += seg.len();
+                sink.segment(seg, line)?;
             }
             if let Some(t) = ch.last_tag {
                 runid = t;
             }
         }
-        lines_before += memchr::memchr_iter(b'\n', block).count() as u64;
-        buf.drain(..cut);
+        line += memchr::memchr_iter(b'\n', &block[counted_to..]).count() as u64;
+        lines_before = line - 1;
+        sink.block_done()?;
+        buf.copy_within(cut..filled, 0);
+        filled -= cut;
     }
-    if merger.results == 0 {
+    if results == 0 {
         return Err(Error::Input(format!(
             "{source}: no results (the run file is empty or has only comments and blank lines)"
         )));
     }
+    Ok(runid)
+}
+
+/// Parse a run from a reader.
+pub fn parse_run_reader(r: impl Read, source: &str) -> Result<Run> {
+    let mut merger = Merger::default();
+    let runid = read_run_blocks(r, source, &mut merger)?;
     Run::from_queries(merger.queries, runid)
 }
 

@@ -389,19 +389,28 @@ impl PyEvaluator {
         per_query: bool,
         keys: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let canonical = match keys {
-            "requested" => false,
-            "canonical" => true,
-            other => {
-                return Err(errors::input_err(
-                    py,
-                    format!("keys must be 'requested' or 'canonical', got '{other}'"),
-                ))
-            }
-        };
+        let canonical = keys_canonical(py, keys)?;
         let ev = self.inner.clone();
         let r = run.inner.clone();
         let res = heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?;
+        results_to_py(py, &res, per_query, canonical)
+    }
+
+    /// Evaluate a run file query by query without loading it (bounded memory); the
+    /// file must be grouped by query. Same return value as `evaluate`.
+    #[pyo3(signature = (path, *, per_query = false, keys = "requested"))]
+    fn evaluate_file<'py>(
+        &self,
+        py: Python<'py>,
+        path: PathBuf,
+        per_query: bool,
+        keys: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let canonical = keys_canonical(py, keys)?;
+        let ev = self.inner.clone();
+        let res = heavy(py, move |cancel| {
+            ev.evaluate_file_cancellable(&path, Some(cancel))
+        })?;
         results_to_py(py, &res, per_query, canonical)
     }
 
@@ -436,6 +445,17 @@ impl PyEvaluator {
             self.inner.qrels().len(),
             self.columns()
         )
+    }
+}
+
+fn keys_canonical(py: Python<'_>, keys: &str) -> PyResult<bool> {
+    match keys {
+        "requested" => Ok(false),
+        "canonical" => Ok(true),
+        other => Err(errors::input_err(
+            py,
+            format!("keys must be 'requested' or 'canonical', got '{other}'"),
+        )),
     }
 }
 
