@@ -1,14 +1,31 @@
 //! Thin wrappers that use rayon when the `parallel` feature is on and plain loops
 //! otherwise. Results never depend on the number of threads.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 /// Inputs smaller than this many items are processed on the calling thread.
 pub(crate) const SEQUENTIAL_BELOW: usize = 16;
+
+/// Set in a child process after `fork()`: the parent's thread pool does not exist
+/// there, so work runs on the calling thread (Python's `multiprocessing` already
+/// spreads work over processes).
+static FORKED: AtomicBool = AtomicBool::new(false);
+
+/// Mark this process as a forked child (called by the Python package's fork hook).
+pub fn mark_forked() {
+    FORKED.store(true, Ordering::Relaxed);
+}
+
+#[inline]
+fn parallel_ok(n: usize) -> bool {
+    n >= SEQUENTIAL_BELOW && !FORKED.load(Ordering::Relaxed)
+}
 
 /// `items.map(f).collect()`, in order.
 pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
     #[cfg(feature = "parallel")]
     {
-        if items.len() >= SEQUENTIAL_BELOW {
+        if parallel_ok(items.len()) {
             use rayon::prelude::*;
             return items.par_iter().map(f).collect();
         }
@@ -24,7 +41,7 @@ pub(crate) fn map_with<T: Sync, S, R: Send>(
 ) -> Vec<R> {
     #[cfg(feature = "parallel")]
     {
-        if items.len() >= SEQUENTIAL_BELOW {
+        if parallel_ok(items.len()) {
             use rayon::prelude::*;
             return items.par_iter().map_init(&init, |s, t| f(s, t)).collect();
         }
@@ -40,7 +57,7 @@ pub(crate) fn find_first<T: Sync, R: Send>(
 ) -> Option<R> {
     #[cfg(feature = "parallel")]
     {
-        if items.len() >= SEQUENTIAL_BELOW {
+        if parallel_ok(items.len()) {
             use rayon::prelude::*;
             return items.par_iter().find_map_first(f);
         }
@@ -61,6 +78,9 @@ pub fn with_threads<R: Send>(n_threads: usize, f: impl FnOnce() -> R + Send) -> 
         } else {
             n_threads
         };
+        if FORKED.load(Ordering::Relaxed) {
+            return f();
+        }
         if n > 0 && n != rayon::current_num_threads() {
             if let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(n).build() {
                 return pool.install(f);

@@ -38,32 +38,34 @@ impl RunQuery {
     /// document id descending (byte order). Skips the sort when already in order.
     pub fn ranking(&self, out: &mut Vec<u32>) {
         out.clear();
-        out.extend(0..self.scores.len() as u32);
         let s = &self.scores;
         let by_doc_desc =
             |a: &u32, b: &u32| self.docs.get(*b as usize).cmp(self.docs.get(*a as usize));
         if s.windows(2).all(|w| w[0] >= w[1]) {
-            // Already ordered by score (most run files): only runs of tied scores need
-            // ordering, by document id descending.
-            let mut i = 0;
-            while i < out.len() {
-                let mut j = i + 1;
-                while j < out.len() && s[j] == s[i] {
-                    j += 1;
-                }
-                if j - i > 1 {
-                    out[i..j].sort_unstable_by(by_doc_desc);
-                }
-                i = j;
-            }
-            return;
+            // Already ordered by score (most run files).
+            out.extend(0..s.len() as u32);
+        } else {
+            // Sort by an integer key that orders scores descending, then fix ties.
+            let mut keyed: Vec<(u64, u32)> = s
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| (descending_key(x), i as u32))
+                .collect();
+            keyed.sort_unstable();
+            out.extend(keyed.iter().map(|&(_, i)| i));
         }
-        out.sort_unstable_by(|a, b| {
-            s[*b as usize]
-                .partial_cmp(&s[*a as usize])
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| by_doc_desc(a, b))
-        });
+        // Runs of tied scores are ordered by document id descending.
+        let mut i = 0;
+        while i < out.len() {
+            let mut j = i + 1;
+            while j < out.len() && s[out[j] as usize] == s[out[i] as usize] {
+                j += 1;
+            }
+            if j - i > 1 {
+                out[i..j].sort_unstable_by(by_doc_desc);
+            }
+            i = j;
+        }
     }
 
     pub(crate) fn append(&mut self, mut other: RunQuery) -> Result<()> {
@@ -95,6 +97,17 @@ impl RunQuery {
             }),
         }
     }
+}
+
+/// A key whose ascending order is the descending order of scores (-0.0 equals 0.0,
+/// as in C comparisons; NaN never occurs in a run).
+#[inline]
+fn descending_key(x: f64) -> u64 {
+    let x = if x == 0.0 { 0.0 } else { x };
+    let b = x.to_bits();
+    // total order of finite/infinite doubles as unsigned integers, then reversed
+    let asc = if b >> 63 == 1 { !b } else { b | (1 << 63) };
+    !asc
 }
 
 /// A ranked-retrieval run, ordered by query id (byte order).
@@ -158,8 +171,6 @@ impl Run {
     }
 
     pub(crate) fn from_queries(queries: Vec<RunQuery>, runid: Vec<u8>) -> Result<Run> {
-        let mut queries = queries;
-        queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
         // Duplicate documents are an error (trec_eval: "duplicate docs").
         let dup = crate::parallel::find_first(&queries, |q| {
             let mut scratch = IdIndex::with_capacity(q.len());
@@ -168,16 +179,23 @@ impl Run {
         if let Some(e) = dup {
             return Err(e);
         }
+        Ok(Self::from_unique(queries, runid))
+    }
+
+    /// Build from queries known to hold no duplicate document (from dict keys).
+    pub(crate) fn from_unique(queries: Vec<RunQuery>, runid: Vec<u8>) -> Run {
+        let mut queries = queries;
+        queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
         let mut index = FxHashMap::default();
         index.reserve(queries.len());
         for (i, q) in queries.iter().enumerate() {
             index.insert(q.qid.clone(), i as u32);
         }
-        Ok(Run {
+        Run {
             queries,
             index,
             runid,
-        })
+        }
     }
 
     /// Approximate heap memory in bytes.
@@ -201,14 +219,13 @@ pub struct RunBuilder {
 impl RunBuilder {
     /// Add one result. Scores must not be NaN.
     pub fn add(&mut self, qid: &[u8], doc: &[u8], score: f64) -> Result<()> {
-        if score.is_nan() {
-            return Err(Error::Input(format!(
-                "score of document '{}' for query '{}' is NaN; NaN has no place in a ranking",
-                show(doc),
-                show(qid)
-            )));
-        }
-        let i = match self.last {
+        let i = self.query(qid);
+        self.push(i, doc, score)
+    }
+
+    /// The slot of a query (created if new), for [`RunBuilder::push`].
+    pub fn query(&mut self, qid: &[u8]) -> usize {
+        match self.last {
             Some(i) if &*self.queries[i].qid == qid => i,
             _ => {
                 let i = match self.index.get(qid) {
@@ -226,8 +243,20 @@ impl RunBuilder {
                 self.last = Some(i);
                 i
             }
-        };
-        let q = &mut self.queries[i];
+        }
+    }
+
+    /// Add one result to a query slot from [`RunBuilder::query`]. Scores must not be NaN.
+    #[inline]
+    pub fn push(&mut self, slot: usize, doc: &[u8], score: f64) -> Result<()> {
+        let q = &mut self.queries[slot];
+        if score.is_nan() {
+            return Err(Error::Input(format!(
+                "score of document '{}' for query '{}' is NaN; NaN has no place in a ranking",
+                show(doc),
+                show(&q.qid)
+            )));
+        }
         q.docs.push(doc)?;
         q.scores.push(score);
         Ok(())
@@ -242,5 +271,40 @@ impl RunBuilder {
     /// Finish; fails if a document occurs twice for one query.
     pub fn build(self) -> Result<Run> {
         Run::from_queries(self.queries, self.runid)
+    }
+
+    /// Finish without the duplicate check, for callers whose documents are unique per
+    /// query by construction (dictionary keys). Queries given twice are still merged.
+    pub(crate) fn build_unique(self) -> Run {
+        Run::from_unique(self.queries, self.runid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranking_is_score_desc_then_doc_desc() {
+        let mut b = Run::builder();
+        for (d, s) in [
+            ("a", 0.5),
+            ("b", f64::INFINITY),
+            ("c", -0.0),
+            ("d", 0.0),
+            ("e", -3.0),
+            ("f", 0.5),
+            ("g", f64::NEG_INFINITY),
+            ("h", 1e-300),
+        ] {
+            b.add(b"q", d.as_bytes(), s).unwrap();
+        }
+        let run = b.build().unwrap();
+        let q = &run.queries()[0];
+        let mut order = Vec::new();
+        q.ranking(&mut order);
+        let docs: Vec<&[u8]> = order.iter().map(|&i| q.docs.get(i as usize)).collect();
+        let expect: Vec<&[u8]> = vec![b"b", b"f", b"a", b"h", b"d", b"c", b"e", b"g"];
+        assert_eq!(docs, expect);
     }
 }

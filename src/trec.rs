@@ -412,7 +412,7 @@ fn chunk_bounds(block: &[u8], n: usize) -> Vec<(usize, usize)> {
 fn threads() -> usize {
     #[cfg(feature = "parallel")]
     {
-        rayon::current_num_threads()
+        rayon::current_num_threads().max(1)
     }
     #[cfg(not(feature = "parallel"))]
     {
@@ -608,7 +608,7 @@ pub fn write_run(run: &Run, w: &mut impl std::io::Write) -> std::io::Result<()> 
             w.write_all(&q.qid)?;
             w.write_all(b" Q0 ")?;
             w.write_all(q.docs.get(i as usize))?;
-            writeln!(w, " {} {:?} ", rank + 1, q.scores[i as usize])?;
+            write!(w, " {} {:?} ", rank + 1, q.scores[i as usize])?;
             w.write_all(tag)?;
             w.write_all(b"\n")?;
         }

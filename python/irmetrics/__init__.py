@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
+from . import _core
 from ._core import (
     Error,
     Evaluator,
@@ -47,6 +48,11 @@ __all__ = [
     "measures",
 ]
 
+# The Rust thread pool does not survive fork(): a forked child computes on its own
+# thread (multiprocessing already spreads the work over processes).
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_core._after_fork_in_child)
+
 QrelsLike = Union[Qrels, Mapping[str, Mapping[str, int]], str, "os.PathLike[str]"]
 RunLike = Union[Run, Mapping[str, Mapping[str, float]], str, "os.PathLike[str]"]
 
@@ -77,8 +83,10 @@ def evaluate(
     measures: str | Sequence[str],
     *,
     per_query: bool = False,
+    output: str = "dict",
+    stream: bool = False,
     **options: Any,
-) -> dict[str, Any]:
+) -> Any:
     """Evaluate ``run`` against ``qrels``.
 
     ``qrels`` and ``run`` may be :class:`Qrels` / :class:`Run` objects, nested dicts
@@ -86,13 +94,36 @@ def evaluate(
     trec_eval (``"P.5,10"``, ``"ndcg_cut.10"``, ``"all_trec"``), ir_measures
     (``"nDCG@10"``, ``"P(rel=2)@5"``) or ranx (``"ndcg@10"``, ``"mrr"``) names.
 
-    Returns ``{measure: value}``, or ``{measure: {query_id: value}}`` with
-    ``per_query=True``. A request naming one value keeps its spelling as the key; one
-    naming several (``"P.5,10"``) gives canonical names (``"P_5"``, ``"P_10"``).
+    ``output="dict"`` (default) returns ``{measure: value}``, or with
+    ``per_query=True`` ``{measure: {query_id: value}}``; a request naming one value
+    keeps its spelling as the key, one naming several (``"P.5,10"``) gives canonical
+    names (``"P_5"``, ``"P_10"``). ``output="numpy"`` returns
+    ``(query_ids, columns, values, summary)`` with a float64 ``values`` array of shape
+    ``(queries, columns)``; ``output="pandas"`` a DataFrame indexed by query id (its
+    ``attrs["all"]`` holds trec_eval's summary values). Both use canonical names.
+
+    ``stream=True`` (``run`` a path) evaluates the file query by query without
+    loading it; the file must be grouped by query.
 
     Options (trec_eval flag): ``complete`` (-c), ``relevance_level`` (-l),
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs_in_collection`` (-N),
     ``n_threads`` (0 = all cores).
     """
     ev = Evaluator(_as_qrels(qrels), measures, **options)
-    return ev.evaluate(_as_run(run), per_query=per_query)
+    if stream and not isinstance(run, (str, os.PathLike)):
+        raise TypeError("stream=True needs the run as a file path")
+    if output == "dict":
+        if stream:
+            return ev.evaluate_file(run, per_query=per_query)
+        return ev.evaluate(_as_run(run), per_query=per_query)
+    if output not in ("numpy", "pandas"):
+        raise ValueError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")
+    table = ev.evaluate_table(run if stream else _as_run(run), stream=stream)
+    if output == "numpy":
+        return table
+    import pandas as pd
+
+    ids, columns, values, summary = table
+    df = pd.DataFrame(values, index=pd.Index(ids, name="query_id"), columns=columns)
+    df.attrs["all"] = dict(zip(columns, summary.tolist()))
+    return df

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use super::errors::format_err;
 use crate::qrels::{Qrels, QrelsBuilder};
@@ -21,7 +21,7 @@ pub(crate) fn id_bytes<'a>(
     let py = obj.py();
     match obj.cast::<PyString>() {
         Ok(s) => match s.to_str() {
-            Ok(t) => Ok(Cow::Owned(t.as_bytes().to_vec())),
+            Ok(t) => Ok(Cow::Borrowed(t.as_bytes())),
             Err(_) => {
                 let b = s.call_method1("encode", ("utf-8", "surrogateescape"))?;
                 Ok(Cow::Owned(b.cast::<PyBytes>()?.as_bytes().to_vec()))
@@ -116,10 +116,14 @@ fn score_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<f64>
             ),
         )
     };
-    if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyString>() {
-        return Err(bad());
-    }
-    let x = v.extract::<f64>().map_err(|_| bad())?;
+    let x = if let Ok(f) = v.cast_exact::<PyFloat>() {
+        f.value()
+    } else {
+        if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyString>() {
+            return Err(bad());
+        }
+        v.extract::<f64>().map_err(|_| bad())?
+    };
     if x.is_nan() {
         return Err(format_err(
             py,
@@ -195,7 +199,48 @@ pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResu
     if let Some(n) = name {
         b.runid(n.as_bytes());
     }
-    b.build().map_err(|e| super::errors::to_py(py, e))
+    // A dict cannot hold a document twice, and each query is one dict.
+    Ok(b.build_unique())
+}
+
+/// A column of ids: a list (fast path) or any iterable.
+fn id_column<'py>(col: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if let Ok(l) = col.cast::<PyList>() {
+        return Ok(l.iter().collect());
+    }
+    col.try_iter()?.collect()
+}
+
+/// A column of numbers: a float64 (or int64) numpy array read in place, or any iterable.
+fn number_column(
+    col: &Bound<'_, PyAny>,
+    what: &str,
+    value: impl Fn(&Bound<'_, PyAny>, &dyn Fn() -> String) -> PyResult<f64>,
+) -> PyResult<Vec<f64>> {
+    if let Ok(a) = col.extract::<numpy::PyReadonlyArray1<'_, f64>>() {
+        return Ok(a.as_array().iter().copied().collect());
+    }
+    if let Ok(a) = col.extract::<numpy::PyReadonlyArray1<'_, i64>>() {
+        return Ok(a.as_array().iter().map(|&v| v as f64).collect());
+    }
+    let mut out = Vec::new();
+    for (row, v) in col.try_iter()?.enumerate() {
+        out.push(value(&v?, &|| format!("{what} at row {row}"))?);
+    }
+    Ok(out)
+}
+
+fn check_lengths(py: Python<'_>, lens: [usize; 3], third: &str) -> PyResult<()> {
+    if lens[0] != lens[1] || lens[0] != lens[2] {
+        return Err(format_err(
+            py,
+            format!(
+                "the query, document and {third} columns differ in length ({}, {}, {})",
+                lens[0], lens[1], lens[2]
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Three parallel columns (query ids, doc ids, labels) to [`Qrels`].
@@ -205,28 +250,23 @@ pub(crate) fn qrels_from_columns(
     labels: &Bound<'_, PyAny>,
 ) -> PyResult<Qrels> {
     let py = qids.py();
-    let mut b = QrelsBuilder::default();
-    let (mut qi, mut di, mut li) = (qids.try_iter()?, docs.try_iter()?, labels.try_iter()?);
-    let mut row = 0usize;
-    loop {
-        match (qi.next(), di.next(), li.next()) {
-            (None, None, None) => break,
-            (Some(q), Some(d), Some(l)) => {
-                let (q, d, l) = (q?, d?, l?);
-                let qid = id_bytes(&q, &|| format!("query id at row {row}"))?;
-                let doc = id_bytes(&d, &|| format!("document id at row {row}"))?;
-                let label = label_value(&l, &|| format!("label at row {row}"))?;
-                b.add(&qid, &doc, label)
-                    .map_err(|e| super::errors::to_py(py, e))?;
-            }
-            _ => {
-                return Err(format_err(
-                    py,
-                    "the query, document and label columns differ in length".into(),
-                ))
-            }
+    let (q, d) = (id_column(qids)?, id_column(docs)?);
+    let labels: Vec<i64> = if let Ok(a) = labels.extract::<numpy::PyReadonlyArray1<'_, i64>>() {
+        a.as_array().to_vec()
+    } else {
+        let mut out = Vec::new();
+        for (row, v) in labels.try_iter()?.enumerate() {
+            out.push(label_value(&v?, &|| format!("label at row {row}"))?);
         }
-        row += 1;
+        out
+    };
+    check_lengths(py, [q.len(), d.len(), labels.len()], "label")?;
+    let mut b = QrelsBuilder::default();
+    for (row, ((q, d), l)) in q.iter().zip(&d).zip(labels).enumerate() {
+        let qid = id_bytes(q, &|| format!("query id at row {row}"))?;
+        let doc = id_bytes(d, &|| format!("document id at row {row}"))?;
+        b.add(&qid, &doc, l)
+            .map_err(|e| super::errors::to_py(py, e))?;
     }
     Ok(b.build())
 }
@@ -239,28 +279,28 @@ pub(crate) fn run_from_columns(
     name: Option<&str>,
 ) -> PyResult<Run> {
     let py = qids.py();
+    let (q, d) = (id_column(qids)?, id_column(docs)?);
+    let scores = number_column(scores, "score", score_value)?;
+    check_lengths(py, [q.len(), d.len(), scores.len()], "score")?;
     let mut b = RunBuilder::default();
-    let (mut qi, mut di, mut si) = (qids.try_iter()?, docs.try_iter()?, scores.try_iter()?);
-    let mut row = 0usize;
-    loop {
-        match (qi.next(), di.next(), si.next()) {
-            (None, None, None) => break,
-            (Some(q), Some(d), Some(s)) => {
-                let (q, d, s) = (q?, d?, s?);
-                let qid = id_bytes(&q, &|| format!("query id at row {row}"))?;
-                let doc = id_bytes(&d, &|| format!("document id at row {row}"))?;
-                let score = score_value(&s, &|| format!("score at row {row}"))?;
-                b.add(&qid, &doc, score)
-                    .map_err(|e| super::errors::to_py(py, e))?;
-            }
-            _ => {
-                return Err(format_err(
-                    py,
-                    "the query, document and score columns differ in length".into(),
-                ))
-            }
+    let mut slot = 0usize;
+    let mut prev: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
+    for (row, ((q, d), &score)) in q.iter().zip(&d).zip(&scores).enumerate() {
+        // consecutive rows usually share the query id object
+        if q.as_ptr() != prev {
+            let qid = id_bytes(q, &|| format!("query id at row {row}"))?;
+            slot = b.query(&qid);
+            prev = q.as_ptr();
         }
-        row += 1;
+        let doc = id_bytes(d, &|| format!("document id at row {row}"))?;
+        if score.is_nan() {
+            return Err(format_err(
+                py,
+                format!("score at row {row} is NaN; a ranking needs comparable scores"),
+            ));
+        }
+        b.push(slot, &doc, score)
+            .map_err(|e| super::errors::to_py(py, e))?;
     }
     if let Some(n) = name {
         b.runid(n.as_bytes());

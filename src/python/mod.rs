@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use numpy::PyArrayMethods;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::error::Result as CoreResult;
 use crate::evaluate::{Evaluator, Options};
@@ -112,6 +113,25 @@ impl PyQrels {
     ) -> PyResult<Self> {
         Ok(PyQrels {
             inner: Arc::new(convert::qrels_from_columns(query_ids, doc_ids, labels)?),
+        })
+    }
+
+    /// Build from a pandas DataFrame. Columns are found by name: query
+    /// (`q_id`, `query_id`, `qid`), document (`doc_id`, `docno`, `docid`) and label
+    /// (`relevance`, `label`, `rel`, `score`), or given explicitly.
+    #[staticmethod]
+    #[pyo3(signature = (df, *, query = None, doc = None, label = None))]
+    fn from_dataframe(
+        df: &Bound<'_, PyAny>,
+        query: Option<&str>,
+        doc: Option<&str>,
+        label: Option<&str>,
+    ) -> PyResult<Self> {
+        let q = frame_column(df, query, QUERY_COLUMNS, "query id")?.call_method0("tolist")?;
+        let d = frame_column(df, doc, DOC_COLUMNS, "document id")?.call_method0("tolist")?;
+        let l = frame_column(df, label, LABEL_COLUMNS, "label")?.call_method0("to_numpy")?;
+        Ok(PyQrels {
+            inner: Arc::new(convert::qrels_from_columns(&q, &d, &l)?),
         })
     }
 
@@ -230,6 +250,27 @@ impl PyRun {
         })
     }
 
+    /// Build from a pandas DataFrame. Columns are found by name: query
+    /// (`q_id`, `query_id`, `qid`), document (`doc_id`, `docno`, `docid`) and score
+    /// (`score`), or given explicitly.
+    #[staticmethod]
+    #[pyo3(signature = (df, *, query = None, doc = None, score = None, name = None))]
+    fn from_dataframe(
+        df: &Bound<'_, PyAny>,
+        query: Option<&str>,
+        doc: Option<&str>,
+        score: Option<&str>,
+        name: Option<&str>,
+    ) -> PyResult<Self> {
+        let q = frame_column(df, query, QUERY_COLUMNS, "query id")?.call_method0("tolist")?;
+        let d = frame_column(df, doc, DOC_COLUMNS, "document id")?.call_method0("tolist")?;
+        let s =
+            frame_column(df, score, &["score"], "score")?.call_method1("to_numpy", ("float64",))?;
+        Ok(PyRun {
+            inner: Arc::new(convert::run_from_columns(&q, &d, &s, name)?),
+        })
+    }
+
     /// `{query_id: {doc_id: score}}`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
@@ -294,6 +335,40 @@ impl PyRun {
             self.inner.len(),
             self.inner.num_results()
         )
+    }
+}
+
+const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid"];
+const DOC_COLUMNS: &[&str] = &["doc_id", "docno", "docid"];
+const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "score"];
+
+/// A DataFrame column given by name, or the first of `candidates` present.
+fn frame_column<'py>(
+    df: &Bound<'py, PyAny>,
+    given: Option<&str>,
+    candidates: &[&str],
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = df.py();
+    let columns: Vec<String> = df
+        .getattr("columns")
+        .and_then(|c| c.call_method0("tolist"))
+        .and_then(|c| c.extract())
+        .map_err(|_| errors::input_err(py, "expected a pandas DataFrame".into()))?;
+    let pick = match given {
+        Some(g) => columns.iter().find(|c| *c == g),
+        None => columns.iter().find(|c| candidates.contains(&c.as_str())),
+    };
+    match pick {
+        Some(c) => df.get_item(c),
+        None => Err(errors::input_err(
+            py,
+            format!(
+                "no {what} column: looked for {} among the columns {columns:?}; name it \
+                 explicitly",
+                given.map_or_else(|| format!("{candidates:?}"), |g| format!("'{g}'"))
+            ),
+        )),
     }
 }
 
@@ -412,6 +487,59 @@ impl PyEvaluator {
             ev.evaluate_file_cancellable(&path, Some(cancel))
         })?;
         results_to_py(py, &res, per_query, canonical)
+    }
+
+    /// Per-query values as one float64 array: `(query_ids, columns, values)` with
+    /// `values.shape == (len(query_ids), len(columns))`, plus `summary` (the `all`
+    /// values of the same columns). `run` is a Run or, with `stream=True`, a path.
+    #[pyo3(signature = (run, *, stream = false))]
+    fn evaluate_table<'py>(
+        &self,
+        py: Python<'py>,
+        run: &Bound<'py, PyAny>,
+        stream: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let ev = self.inner.clone();
+        let res = if stream {
+            let path: PathBuf = run.extract()?;
+            heavy(py, move |cancel| {
+                ev.evaluate_file_cancellable(&path, Some(cancel))
+            })?
+        } else {
+            let r = run.cast::<PyRun>()?.get().inner.clone();
+            heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?
+        };
+        let cols: Vec<usize> = (0..res.columns().len())
+            .filter(|&c| {
+                let col = &res.columns()[c];
+                Results::is_per_query(col) && col.family != Family::Relstring
+            })
+            .collect();
+        let nq = res.num_queries();
+        let mut values = Vec::with_capacity(nq * cols.len());
+        for q in 0..nq {
+            values.extend(cols.iter().map(|&c| res.value(q, c)));
+        }
+        let arr = numpy::PyArray1::from_vec(py, values).reshape([nq, cols.len()])?;
+        let summary = numpy::PyArray1::from_vec(py, cols.iter().map(|&c| res.summary(c)).collect());
+        let ids: Vec<Bound<'py, PyAny>> = res
+            .query_ids()
+            .iter()
+            .map(|id| id_to_py(py, id))
+            .collect::<PyResult<_>>()?;
+        let names: Vec<String> = cols
+            .iter()
+            .map(|&c| res.columns()[c].name.clone())
+            .collect();
+        PyTuple::new(
+            py,
+            [
+                PyList::new(py, ids)?.into_any(),
+                PyList::new(py, names)?.into_any(),
+                arr.into_any(),
+                summary.into_any(),
+            ],
+        )
     }
 
     /// trec_eval's text output for a run.
@@ -583,6 +711,13 @@ fn parse_cli_args<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py
     Ok(d)
 }
 
+/// Called in a child process after `os.fork()` (registered by the Python package):
+/// from then on work runs on the calling thread, as the parent's pool is gone.
+#[pyfunction]
+fn _after_fork_in_child() {
+    crate::parallel::mark_forked();
+}
+
 /// Every measure family: (name, parameters, definition).
 #[pyfunction]
 fn measures() -> Vec<(String, String, String)> {
@@ -618,6 +753,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(measures, m)?)?;
     m.add_function(wrap_pyfunction!(parse_cli_args, m)?)?;
+    m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;

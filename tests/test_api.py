@@ -1,0 +1,199 @@
+"""The Python API: values from worked examples and trec_eval's full-precision outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import irmetrics
+
+# ---------------------------------------------------------------- worked examples
+
+# Relevant documents at ranks 1, 3, 5 of 3 relevant (Manning et al.-style example).
+QRELS = {"q": {"d1": 1, "d3": 1, "d5": 1, "d2": 0, "d4": 0}}
+RUN = {"q": {"d1": 0.9, "d2": 0.8, "d3": 0.7, "d4": 0.6, "d5": 0.5}}
+
+
+def test_worked_example_precision_and_ap() -> None:
+    res = irmetrics.evaluate(QRELS, RUN, ["P@3", "P@4", "P@5", "map", "recip_rank"])
+    assert res["P@3"] == pytest.approx(2 / 3, abs=1e-15)
+    assert res["P@4"] == 0.5
+    assert res["P@5"] == pytest.approx(3 / 5, abs=1e-15)
+    assert res["map"] == pytest.approx((1 + 2 / 3 + 3 / 5) / 3, abs=1e-15)
+    assert round(res["map"], 3) == 0.756
+    assert res["recip_rank"] == 1.0
+
+
+def test_keys_follow_the_request_or_are_canonical() -> None:
+    qrels = irmetrics.Qrels.from_dict(QRELS)
+    run = irmetrics.Run.from_dict(RUN)
+    ev = irmetrics.Evaluator(qrels, ["nDCG@3", "P.1,2", "AP"])
+    assert set(ev.evaluate(run)) == {"nDCG@3", "P_1", "P_2", "AP"}
+    assert set(ev.evaluate(run, keys="canonical")) == {"ndcg_cut_3", "P_1", "P_2", "map"}
+    assert ev.columns() == ["map", "P_1", "P_2", "ndcg_cut_3"]
+    assert irmetrics.canonical_names("P(rel=2)@5") == ["P_5-l2"]
+    assert irmetrics.canonical_names("map@100-l2") == ["map_cut_100-l2"]
+
+
+def test_per_measure_relevance_level() -> None:
+    qrels = {"q": {"a": 2, "b": 1, "c": 0}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    res = irmetrics.evaluate(qrels, run, ["P@2", "P(rel=2)@2"])
+    assert res == {"P@2": 1.0, "P(rel=2)@2": 0.5}
+    assert irmetrics.evaluate(qrels, run, ["P@2"], relevance_level=2) == {"P@2": 0.5}
+
+
+def test_ties_are_broken_by_doc_id_descending() -> None:
+    # trec_eval ranks equal scores by document id descending: 'b' before 'a'.
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    assert irmetrics.evaluate(qrels, run, "recip_rank") == {"recip_rank": 0.5}
+
+
+def test_integer_and_string_measures() -> None:
+    res = irmetrics.evaluate(QRELS, RUN, ["num_ret", "num_rel", "runid", "num_q"])
+    assert res == {"num_ret": 5, "num_rel": 3, "runid": "", "num_q": 1}
+    pq = irmetrics.evaluate(QRELS, RUN, ["relstring", "num_rel_ret"], per_query=True)
+    assert pq == {"relstring": {"q": "10101"}, "num_rel_ret": {"q": 3}}
+
+
+# ---------------------------------------------------------------- objects
+
+
+def test_objects_round_trip(tmp_path: Path) -> None:
+    qrels = irmetrics.Qrels.from_dict(QRELS)
+    run = irmetrics.Run.from_dict(RUN, name="mine")
+    assert repr(qrels) == "Qrels(queries=1, judgments=5)"
+    assert repr(run) == 'Run(name="mine", queries=1, results=5)'
+    assert len(qrels) == len(run) == 1 and "q" in run and "x" not in run
+    assert qrels.to_dict() == QRELS and run.to_dict() == RUN
+    qrels.to_file(tmp_path / "q.txt")
+    run.to_file(tmp_path / "r.txt")
+    assert irmetrics.Qrels.from_file(tmp_path / "q.txt").to_dict() == QRELS
+    back = irmetrics.Run.from_file(tmp_path / "r.txt")
+    assert back.to_dict() == RUN and back.runid == "mine"
+
+
+def test_ids_are_bytes_exact_and_never_altered(tmp_path: Path) -> None:
+    # '7' and '07' differ; NFC and NFD spellings differ; non-UTF-8 bytes survive.
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    raw = b"q\xff"
+    (tmp_path / "q.txt").write_bytes(
+        b"7 0 " + nfc.encode() + b" 1\n07 0 " + nfd.encode() + b" 1\n" + raw + b" 0 d 1\n"
+    )
+    qrels = irmetrics.Qrels.from_file(tmp_path / "q.txt")
+    d = qrels.to_dict()
+    bad = raw.decode("utf-8", "surrogateescape")
+    assert d == {"07": {nfd: 1}, "7": {nfc: 1}, bad: {"d": 1}}
+    assert irmetrics.Qrels.from_dict(d).to_dict() == d
+
+
+def test_fork_child_evaluates() -> None:
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: the parent's thread pool is gone; must still work
+        try:
+            res = irmetrics.evaluate(QRELS, RUN, "map")
+            os.write(w, json.dumps(res).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    got = json.loads(os.read(r, 1000))
+    assert got["map"] == pytest.approx((1 + 2 / 3 + 3 / 5) / 3)
+
+
+# ---------------------------------------------------------------- routes vs trec_eval
+
+
+@pytest.fixture(scope="module")
+def case(conformance: Path) -> dict:
+    d = conformance / "generated" / "v10_trec_like"
+    return {
+        "qrels": d / "qrels.txt",
+        "run": d / "run.txt",
+        "expected": json.loads((d / "expected" / "default.full.json").read_text()),
+    }
+
+
+MEASURES = ["map", "P.10", "recall.100", "ndcg_cut.10", "ndcg", "bpref", "recip_rank"]
+
+
+def check_against_trec_eval(res: dict, expected: dict) -> None:
+    assert res, "no values"
+    for name, per_q in res.items():
+        for qid, value in per_q.items():
+            assert value == pytest.approx(expected[name][qid], abs=1e-12), (name, qid)
+
+
+@pytest.mark.parametrize("route", ["file", "dict", "columns", "dataframe", "stream", "string"])
+def test_every_input_route_gives_trec_eval_values(case: dict, route: str) -> None:
+    qrels = irmetrics.Qrels.from_file(case["qrels"])
+    ev = irmetrics.Evaluator(qrels, MEASURES)
+    loaded = irmetrics.Run.from_file(case["run"])
+    if route == "stream":
+        res = ev.evaluate_file(case["run"], per_query=True, keys="canonical")
+    else:
+        if route == "file":
+            run = loaded
+        elif route == "dict":
+            run = irmetrics.Run.from_dict(loaded.to_dict())
+        elif route == "string":
+            run = irmetrics.Run.from_string(Path(case["run"]).read_bytes())
+        else:
+            rows = [(q, d, s) for q, docs in loaded.to_dict().items() for d, s in docs.items()]
+            df = pd.DataFrame(rows, columns=["q_id", "doc_id", "score"])
+            if route == "columns":
+                run = irmetrics.Run.from_columns(
+                    df.q_id.tolist(), df.doc_id.tolist(), df.score.to_numpy()
+                )
+            else:
+                run = irmetrics.Run.from_dataframe(df)
+        res = ev.evaluate(run, per_query=True, keys="canonical")
+    check_against_trec_eval(res, case["expected"])
+
+
+def test_numpy_and_pandas_outputs(case: dict) -> None:
+    ids, cols, values, summary = irmetrics.evaluate(
+        case["qrels"], case["run"], MEASURES, output="numpy"
+    )
+    assert values.dtype == np.float64 and values.shape == (len(ids), len(cols))
+    exp = case["expected"]
+    for j, c in enumerate(cols):
+        assert summary[j] == pytest.approx(exp[c]["all"], abs=1e-12)
+        for i, q in enumerate(ids):
+            assert values[i, j] == pytest.approx(exp[c][q], abs=1e-12)
+    df = irmetrics.evaluate(case["qrels"], case["run"], MEASURES, output="pandas", stream=True)
+    assert list(df.columns) == cols and list(df.index) == ids
+    assert df.attrs["all"]["map"] == pytest.approx(exp["map"]["all"], abs=1e-12)
+
+
+def test_summary_matches_trec_eval_all_row(case: dict) -> None:
+    res = irmetrics.evaluate(case["qrels"], case["run"], MEASURES, n_threads=1)
+    for key, canon in zip(MEASURES, ["map", "P_10", "recall_100", "ndcg_cut_10"]):
+        assert res[key] == pytest.approx(case["expected"][canon]["all"], abs=1e-12)
+
+
+def test_thread_counts_agree_exactly(case: dict) -> None:
+    qrels = irmetrics.Qrels.from_file(case["qrels"])
+    run = irmetrics.Run.from_file(case["run"])
+    outs = [
+        irmetrics.Evaluator(qrels, "all_trec", n_threads=n).evaluate(run, per_query=True)
+        for n in (1, 2, 4)
+    ]
+    assert outs[0] == outs[1] == outs[2]
+
+
+def test_evaluator_many_runs(case: dict) -> None:
+    qrels = irmetrics.Qrels.from_file(case["qrels"])
+    ev = irmetrics.Evaluator(qrels, ["map"])
+    run = irmetrics.Run.from_file(case["run"])
+    first = ev.evaluate(run)
+    assert all(ev.evaluate(run) == first for _ in range(20))
