@@ -275,6 +275,7 @@ impl RunBuilder {
 
     /// Finish without the duplicate check, for callers whose documents are unique per
     /// query by construction (dictionary keys). Queries given twice are still merged.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub(crate) fn build_unique(self) -> Run {
         Run::from_unique(self.queries, self.runid)
     }
