@@ -13,8 +13,7 @@ definitions, full double precision), computed in parallel by a Rust engine.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from collections.abc import Mapping
 
 from . import _core
 from ._core import (
@@ -31,6 +30,8 @@ from ._core import (
     canonical_names,
     measures,
 )
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 
 __all__ = [
     "Error",
@@ -53,8 +54,12 @@ __all__ = [
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_core._after_fork_in_child)
 
-QrelsLike = Union[Qrels, Mapping[str, Mapping[str, int]], str, "os.PathLike[str]"]
-RunLike = Union[Run, Mapping[str, Mapping[str, float]], str, "os.PathLike[str]"]
+if TYPE_CHECKING:  # typing is not imported at run time: it costs start-up time
+    from collections.abc import Sequence
+    from typing import Any, Union
+
+    QrelsLike = Union[Qrels, Mapping[str, Mapping[str, int]], str, os.PathLike[str]]
+    RunLike = Union[Run, Mapping[str, Mapping[str, float]], str, os.PathLike[str]]
 
 
 def _as_qrels(qrels: QrelsLike) -> Qrels:

@@ -1,0 +1,96 @@
+"""The ``irmetrics`` command line: trec_eval's bytes, compressed and piped inputs, formats."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "irmetrics", *args], input=stdin, capture_output=True, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def v01(conformance: Path) -> dict[str, Path]:
+    d = conformance / "generated" / "v01_binary_basic"
+    return {
+        "qrels": d / "qrels.txt",
+        "run": d / "run.txt",
+        "expected": d / "expected" / "default.trec_eval.txt",
+        "json": d / "expected" / "default.full.json",
+    }
+
+
+def test_gzip_and_stdin_give_trec_eval_bytes(v01: dict[str, Path], tmp_path: Path) -> None:
+    expected = v01["expected"].read_bytes()
+    gz_run = tmp_path / "run.gz"  # detected by content, not by name
+    gz_run.write_bytes(gzip.compress(v01["run"].read_bytes()))
+    gz_qrels = tmp_path / "qrels.txt.gz"
+    gz_qrels.write_bytes(gzip.compress(v01["qrels"].read_bytes()))
+    out = cli("-q", "-m", "all_trec", str(gz_qrels), str(gz_run))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == expected
+    piped = cli("-q", "-m", "all_trec", str(v01["qrels"]), "-", stdin=v01["run"].read_bytes())
+    assert piped.stdout == expected
+    streamed = cli("--stream", "-q", "-m", "all_trec", str(v01["qrels"]), str(gz_run))
+    assert streamed.stdout == expected
+
+
+def test_no_summary_flag(v01: dict[str, Path]) -> None:
+    out = cli("-q", "-n", "-m", "map", str(v01["qrels"]), str(v01["run"]))
+    lines = out.stdout.decode().splitlines()
+    assert lines and all("\tall\t" not in line for line in lines)
+
+
+def test_json_csv_table_formats(v01: dict[str, Path]) -> None:
+    exp = json.loads(v01["json"].read_text())
+    args = ["-q", "-m", "map", "-m", "P.5", "-m", "num_rel", str(v01["qrels"]), str(v01["run"])]
+    doc = json.loads(cli("--format", "json", *args).stdout)
+    assert doc["num_q"] == exp["num_q"]["all"]
+    assert doc["all"]["map"] == pytest.approx(exp["map"]["all"], abs=1e-12)
+    assert doc["all"]["num_rel"] == exp["num_rel"]["all"]
+    for qid, vals in doc["per_query"].items():
+        assert vals["P_5"] == pytest.approx(exp["P_5"][qid], abs=1e-12)
+    rows = list(csv.DictReader(io.StringIO(cli("--format", "csv", *args).stdout.decode())))
+    assert rows[-1]["query"] == "all"
+    assert float(rows[-1]["map"]) == pytest.approx(exp["map"]["all"], abs=1e-12)
+    assert float(rows[0]["P_5"]) == pytest.approx(exp["P_5"][rows[0]["query"]], abs=1e-12)
+    table = cli("--format", "table", *args).stdout.decode()
+    assert f"{exp['map']['all']:.4f}" in table.splitlines()[-1]
+
+
+def test_output_file_is_written_whole(v01: dict[str, Path], tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    out = cli("-q", "-m", "all_trec", "--output", str(target), str(v01["qrels"]), str(v01["run"]))
+    assert out.returncode == 0 and out.stdout == b""
+    assert target.read_bytes() == v01["expected"].read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # no temporary left
+
+
+def test_missing_query_error_says_to_pass_c(conformance: Path) -> None:
+    d = conformance / "bad_input" / "b03_judged_query_missing_from_run"
+    out = cli("-m", "map", str(d / "qrels.txt"), str(d / "run.txt"))
+    assert out.returncode == 1
+    assert b"'q3'" in out.stderr and b"-c" in out.stderr
+
+
+def test_unknown_measure_suggests(v01: dict[str, Path]) -> None:
+    out = cli("-m", "ndgc_cut.10", str(v01["qrels"]), str(v01["run"]))
+    assert out.returncode == 1
+    assert b"did you mean" in out.stderr and b"ndcg_cut" in out.stderr
+
+
+def test_usage_errors_exit_2(v01: dict[str, Path]) -> None:
+    assert cli(str(v01["qrels"])).returncode == 2
+    assert cli("-M", "0", str(v01["qrels"]), str(v01["run"])).returncode == 2
+    assert cli("--format", "xml", str(v01["qrels"]), str(v01["run"])).returncode == 2
+    assert cli("--help").returncode == 0
