@@ -288,16 +288,27 @@ static WS: [bool; 256] = {
     t
 };
 
-/// The next field of `line` at or after `i`: (start, end); start == len when none.
-/// Bytes above 0x20 are never whitespace, so the common case is one comparison.
+/// End of the field starting at `i`: the first whitespace byte at or after `i`.
+/// Eight bytes at a time: a byte above 0x20 is never whitespace, and a SWAR test
+/// finds the first byte below 0x21 in a word.
 #[inline(always)]
-fn next_field(line: &[u8], mut i: usize) -> (usize, usize) {
+fn field_end(line: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
     let n = line.len();
-    while i < n && line[i] <= b' ' && WS[line[i] as usize] {
-        i += 1;
-    }
-    let s = i;
     loop {
+        while i + 8 <= n {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&line[i..i + 8]);
+            let x = u64::from_le_bytes(w);
+            let found = x.wrapping_sub(ONES * 0x21) & !x & HIGHS;
+            if found == 0 {
+                i += 8;
+            } else {
+                i += (found.trailing_zeros() / 8) as usize;
+                break;
+            }
+        }
         while i < n && line[i] > b' ' {
             i += 1;
         }
@@ -306,9 +317,24 @@ fn next_field(line: &[u8], mut i: usize) -> (usize, usize) {
             i += 1;
             continue;
         }
-        break;
+        return i;
     }
-    (s, i)
+}
+
+/// The first non-whitespace byte at or after `i` (`line.len()` when none).
+#[inline(always)]
+fn skip_ws(line: &[u8], mut i: usize) -> usize {
+    while i < line.len() && line[i] <= b' ' && WS[line[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
+/// The next field of `line` at or after `i`: (start, end); start == len when none.
+#[inline(always)]
+fn next_field(line: &[u8], i: usize) -> (usize, usize) {
+    let i = skip_ws(line, i);
+    (i, field_end(line, i))
 }
 
 fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
@@ -336,7 +362,7 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         let (d0, d1) = next_field(line, i1);
         let (_, r1) = next_field(line, d1);
         let (s0, s1) = next_field(line, r1);
-        let (t0, _) = next_field(line, s1);
+        let t0 = skip_ws(line, s1);
         if t0 == line.len() {
             let mut fields: [&[u8]; 6] = [&[]; 6];
             let n = split_fields(line, &mut fields);
@@ -632,6 +658,27 @@ pub fn write_qrels(qrels: &Qrels, w: &mut impl std::io::Write) -> std::io::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn swar_field_end_agrees_with_bytewise() {
+        let lines: [&[u8]; 6] = [
+            b"abcdefghijklmnop qrst",
+            b"a\x01b\x02cdefghijk\tz",
+            "caf\u{e9}\u{a0}x\u{3000}yyyyyyyy z".as_bytes(),
+            b"12345678",
+            b"1234567 ",
+            b"",
+        ];
+        for line in lines {
+            for i in 0..line.len() {
+                let mut j = i;
+                while j < line.len() && !WS[line[j] as usize] {
+                    j += 1;
+                }
+                assert_eq!(field_end(line, i), j, "{:?} from {i}", line);
+            }
+        }
+    }
 
     #[test]
     fn fields_split_on_c_isspace_only() {
