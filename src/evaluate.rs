@@ -59,6 +59,8 @@ pub struct Evaluator {
     qrels: Arc<Qrels>,
     measures: MeasureSet,
     options: Options,
+    /// The largest label of the qrels (ERR's default maximum grade).
+    max_label: i64,
 }
 
 /// Per-thread buffers reused across queries.
@@ -102,10 +104,17 @@ impl Evaluator {
                 show(q.id())
             )));
         }
+        let max_label = qrels
+            .queries()
+            .iter()
+            .filter_map(|q| q.levels().last().map(|&(l, _)| l))
+            .max()
+            .unwrap_or(0);
         Ok(Evaluator {
             qrels,
             measures,
             options,
+            max_label,
         })
     }
 
@@ -227,7 +236,8 @@ impl Evaluator {
                         level,
                         o.num_docs_in_collection,
                         o.judged_only,
-                    );
+                    )
+                    .with_max_label(self.max_label);
                     ctxs.push(c);
                     c
                 }

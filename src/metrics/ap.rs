@@ -51,6 +51,23 @@ pub(super) fn average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f6
     }
 }
 
+/// AP over the top k divided by min(R, k) (0 when R = 0): the convention of libraries
+/// that normalise by the most relevant documents the top k can hold.
+pub(super) fn relative_average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    for (o, &k) in out.iter_mut().zip(cutoffs) {
+        let mut rel_so_far = 0u64;
+        let mut sum = 0.0;
+        for i in 0..c.num_ret().min(k.min(usize::MAX as u64) as usize) {
+            if c.is_rel(i) {
+                rel_so_far += 1;
+                sum += rel_so_far as f64 / (i as f64 + 1.0);
+            }
+        }
+        let d = c.num_rel.min(k);
+        *o = if d > 0 { sum / d as f64 } else { 0.0 };
+    }
+}
+
 /// Binary preference (Buckley and Voorhees 2004), trec_eval's variant.
 pub(super) fn bpref(c: &QueryCtx) -> f64 {
     let num_nonrel: u64 = c
@@ -194,6 +211,15 @@ mod tests {
         // a relevant document never retrieved lowers AP
         let ap = eval("map", &[1], &[1, 1])[0];
         assert_eq!(ap, 0.5);
+        // divided by min(R, k) instead of R: at 2, (1) / 2; at 3, (1 + 2/3) / 3
+        let v = eval(
+            "relative_map_cut.2,3,10",
+            &[1, 0, 1, 0, 1],
+            &[1, 1, 1, 0, 0],
+        );
+        assert_eq!(v[0], 0.5);
+        assert!((v[1] - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-15);
+        assert!((v[2] - (1.0 + 2.0 / 3.0 + 0.6) / 3.0).abs() < 1e-15);
     }
 
     #[test]

@@ -9,8 +9,10 @@
 
 mod ap;
 mod counts;
+mod dcg;
 mod gain;
 mod precision;
+mod user;
 
 use crate::measure::{Family, Measure};
 
@@ -36,6 +38,9 @@ pub struct QueryCtx<'a> {
     pub num_docs: i64,
     /// `-J`: only judged documents were ranked.
     pub judged_only: bool,
+    /// The largest label of the whole qrels (ERR's default gmax); `new` sets the
+    /// query's own largest label, the evaluator the collection's.
+    pub max_label: i64,
 }
 
 impl<'a> QueryCtx<'a> {
@@ -61,7 +66,14 @@ impl<'a> QueryCtx<'a> {
             num_rel_ret,
             num_docs,
             judged_only,
+            max_label: levels.last().map_or(0, |&(l, _)| l),
         }
+    }
+
+    /// The same context with the collection-wide largest label.
+    pub fn with_max_label(mut self, max_label: i64) -> Self {
+        self.max_label = max_label;
+        self
     }
 
     /// Number of ranked documents.
@@ -112,6 +124,20 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         Rndcg => out[0] = gain::r_ndcg(c, m.pairs()),
         NdcgCut => gain::ndcg_cut(c, m.cutoffs(), out),
         Rbp => out[0] = gain::rbp(c, m.pairs()),
+        RbpBin => out[0] = user::rbp_binary(c, m.opt("p", 0.8)),
+        Hits => counts::hits_at(c, m.cutoffs(), out),
+        Judged => counts::judged_at(c, m.cutoffs(), out),
+        FCut => precision::f_at(c, m.opt("beta", 1.0), m.cutoffs(), out),
+        RelativeMapCut => ap::relative_average_precision_cut(c, m.cutoffs(), out),
+        Dcg => dcg::dcg(c, dcg::Gain::Linear, &[u64::MAX], out),
+        DcgCut => dcg::dcg(c, dcg::Gain::Linear, m.cutoffs(), out),
+        DcgBurges => dcg::dcg(c, dcg::Gain::Exp, &[u64::MAX], out),
+        DcgBurgesCut => dcg::dcg(c, dcg::Gain::Exp, m.cutoffs(), out),
+        NdcgBurges => dcg::ndcg(c, dcg::Gain::Exp, &[u64::MAX], out),
+        NdcgBurgesCut => dcg::ndcg(c, dcg::Gain::Exp, m.cutoffs(), out),
+        DcgJk => dcg::dcg_jk(c, m.opt("b", 2.0), m.cutoffs(), out),
+        ErrCut => user::err(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
+        NerrCut => user::nerr(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
         RbpResid => out[0] = gain::rbp_resid(c, m.pairs()),
     }
 }
