@@ -143,6 +143,22 @@ impl Results {
             .map(|i| self.summary[i])
     }
 
+    /// A statistic of a column's per-query values (median, standard deviation, ...).
+    pub fn column_statistic(&self, col: usize, how: crate::stats::Statistic) -> f64 {
+        crate::stats::aggregate(&self.column_values(col), how)
+    }
+
+    /// Seeded percentile-bootstrap confidence interval for a column's mean.
+    pub fn bootstrap_ci(
+        &self,
+        col: usize,
+        confidence: f64,
+        resamples: usize,
+        seed: u64,
+    ) -> crate::error::Result<(f64, f64)> {
+        crate::stats::bootstrap_ci(&self.column_values(col), confidence, resamples, seed)
+    }
+
     /// The relstring of query number `q`, if relstring was requested.
     pub fn relstring(&self, q: usize) -> Option<&str> {
         self.relstrings.get(q).map(|s| s.as_str())

@@ -12,10 +12,12 @@ definitions, full double precision), computed in parallel by a Rust engine.
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
+from . import _core
 from ._core import (
     Error,
     Evaluator,
@@ -28,10 +30,22 @@ from ._core import (
     Run,
     __version__,
     canonical_names,
+    kendall_tau,
+    kendall_topk_distance,
     measures,
+    rbo,
+    spearman_rho,
 )
 
 __all__ = [
+    "aggregate",
+    "bootstrap_ci",
+    "compare_runs",
+    "kendall_tau",
+    "kendall_topk_distance",
+    "rbo",
+    "spearman_rho",
+    "system_correlation",
     "Error",
     "Evaluator",
     "FileError",
@@ -96,3 +110,79 @@ def evaluate(
     """
     ev = Evaluator(_as_qrels(qrels), measures, **options)
     return ev.evaluate(_as_run(run), per_query=per_query)
+
+
+def _values(values: Mapping[Any, float] | Iterable[float]) -> list[float]:
+    if isinstance(values, Mapping):
+        return [float(v) for v in values.values()]
+    return [float(v) for v in values]
+
+
+def aggregate(values: Mapping[Any, float] | Iterable[float], how: str = "mean") -> float:
+    """Combine per-query values (a ``{query_id: value}`` dict or a list).
+
+    ``how``: ``"mean"``, ``"gmean"`` (geometric mean with trec_eval's 1e-5 floor, as
+    in GMAP), ``"median"``, ``"std"`` (sample standard deviation, divisor n - 1).
+    Returns NaN for no values (and for one value with ``"std"``).
+    """
+    return _core.aggregate(_values(values), how)
+
+
+def bootstrap_ci(
+    values: Mapping[Any, float] | Iterable[float],
+    confidence: float = 0.95,
+    resamples: int = 10000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile-bootstrap confidence interval ``(low, high)`` for the mean.
+
+    Resamples the per-query values with replacement ``resamples`` times; the same
+    ``seed`` always gives the same interval.
+    """
+    return _core.bootstrap_ci(_values(values), confidence, resamples, seed)
+
+
+def compare_runs(
+    a: RunLike,
+    b: RunLike,
+    method: str = "rbo",
+    *,
+    k: int | None = None,
+    p: float = 0.9,
+    penalty: float = 0.5,
+    per_query: bool = False,
+) -> float | dict[str, float]:
+    """Rank correlation between two runs, query by query, on the queries both hold.
+
+    ``method``: ``"rbo"`` (extrapolated rank-biased overlap, persistence ``p``),
+    ``"kendall_topk"`` (normalized Kendall tau distance over the union of the two
+    top-k lists, ``penalty`` for pairs missing from one list), ``"kendall"``
+    (tau-b of the scores of the documents both retrieved), ``"spearman"`` (rho of
+    those scores). Rankings are trec_eval's (score descending, ties by doc id
+    descending), cut at ``k`` when given. Returns the mean over queries (NaN values
+    left out), or ``{query_id: value}`` with ``per_query=True``.
+    """
+    out = _core.compare_runs(_as_run(a), _as_run(b), method, k, p, penalty)
+    if per_query:
+        return out
+    vals = [v for v in out.values() if not math.isnan(v)]
+    return sum(vals) / len(vals) if vals else math.nan
+
+
+def system_correlation(
+    scores_a: Mapping[str, float], scores_b: Mapping[str, float], method: str = "kendall"
+) -> float:
+    """Correlation of two orderings of systems, e.g. by two measures or two qrels.
+
+    ``scores_a`` and ``scores_b`` map system names to scores (``{"bm25": 0.31, ...}``);
+    systems in only one of them are ignored. ``method``: ``"kendall"`` (tau-b) or
+    ``"spearman"`` (rho).
+    """
+    common = [s for s in scores_a if s in scores_b]
+    x = [float(scores_a[s]) for s in common]
+    y = [float(scores_b[s]) for s in common]
+    if method == "kendall":
+        return kendall_tau(x, y)
+    if method == "spearman":
+        return spearman_rho(x, y)
+    raise ValueError(f"method must be 'kendall' or 'spearman', not {method!r}")

@@ -1,0 +1,144 @@
+"""Properties of the measures beyond trec_eval, aggregation and rank correlation."""
+
+from __future__ import annotations
+
+import math
+
+import irmetrics
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+NORMALIZED = [
+    "ndcg_burges",
+    "ndcg_burges@5",
+    "nDCG(dcg='exp-log2')@10",
+    "nERR@5",
+    "nerr@10",
+    "ERR@10",
+    "err@10",
+    "f1@5",
+    "F(beta=0.5)@10",
+    "F(beta=2)@3",
+    "judged@5",
+    "relative_map@5",
+    "RBP(rel=1,p=0.8)",
+    "RBP(rel=2,p=0.5)",
+    "hit_rate@3",
+]
+
+# A query: judged labels (-1 marks a negative label) of up to 12 documents, and a run
+# over some of them plus unjudged ones, with scores.
+labels = st.lists(st.integers(min_value=-1, max_value=4), min_size=1, max_size=12)
+
+
+@st.composite
+def query(draw: st.DrawFn) -> tuple[dict[str, int], dict[str, float]]:
+    ls = draw(labels)
+    if all(v < 0 for v in ls):
+        ls[0] = 0
+    qrels = {f"d{i}": v for i, v in enumerate(ls)}
+    pool = [*qrels, *(f"u{i}" for i in range(draw(st.integers(0, 5))))]
+    docs = draw(st.lists(st.sampled_from(pool), unique=True, max_size=len(pool)))
+    scores = draw(st.lists(st.integers(0, 6), min_size=len(docs), max_size=len(docs)))
+    return qrels, {d: float(s) for d, s in zip(docs, scores)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(query())
+def test_normalized_measures_lie_in_unit_interval(q: tuple[dict, dict]) -> None:
+    qrels, run = q
+    if not run:
+        run = {"u0": 1.0}
+    res = irmetrics.evaluate({"q": qrels}, {"q": run}, NORMALIZED)
+    for name, v in res.items():
+        assert 0.0 <= v <= 1.0 + 1e-12, (name, v)
+
+
+@settings(max_examples=60, deadline=None)
+@given(query())
+def test_perfect_ranking_scores_one(q: tuple[dict, dict]) -> None:
+    qrels, _ = q
+    if not any(v >= 1 for v in qrels.values()):
+        qrels["d0"] = 1
+    ranked = sorted(qrels, key=lambda d: -qrels[d])
+    run = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
+    num_rel = sum(v >= 1 for v in qrels.values())
+    names = ["ndcg_burges", "ndcg_burges@3", "nERR@5", "nerr@1", "relative_map@3", "hit_rate@1"]
+    res = irmetrics.evaluate({"q": qrels}, {"q": run}, [*names, f"f1@{num_rel}"])
+    for name, v in res.items():
+        assert v == pytest.approx(1.0, abs=1e-12), (name, v)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=4), unique=True, min_size=2, max_size=15))
+def test_kendall_distance_self_and_reverse(items: list[str]) -> None:
+    assert irmetrics.kendall_topk_distance(items, items) == 0.0
+    assert irmetrics.kendall_topk_distance(items, items[::-1]) == 1.0
+    assert irmetrics.rbo(items, items) == pytest.approx(1.0, abs=1e-12)
+    assert 0.0 <= irmetrics.rbo(items, items[::-1]) <= 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.text(min_size=1, max_size=3), unique=True, max_size=10),
+    st.lists(st.text(min_size=1, max_size=3), unique=True, max_size=10),
+    st.integers(1, 12),
+)
+def test_topk_measures_bounded(a: list[str], b: list[str], k: int) -> None:
+    d = irmetrics.kendall_topk_distance(a, b, k)
+    assert 0.0 <= d <= 1.0
+    if a or b:
+        r = irmetrics.rbo(a, b)
+        assert (math.isnan(r) and not (a or b)) or 0.0 <= r <= 1.0 + 1e-12
+
+
+def test_score_correlations_published_examples() -> None:
+    # scipy.stats.kendalltau documentation example
+    assert irmetrics.kendall_tau([12, 2, 1, 12, 2], [1, 4, 7, 1, 0]) == pytest.approx(
+        -0.47140452079103173, abs=1e-12
+    )
+    # Wikipedia's Spearman example (IQ vs hours of TV): -29/165
+    iq = [106, 100, 86, 101, 99, 103, 97, 113, 112, 110]
+    tv = [7, 27, 2, 50, 28, 29, 20, 12, 6, 17]
+    assert irmetrics.spearman_rho(iq, tv) == pytest.approx(-29 / 165, abs=1e-12)
+    systems_map = {"a": 0.30, "b": 0.25, "c": 0.20, "d": 0.10}
+    systems_p10 = {"a": 0.50, "b": 0.55, "c": 0.40, "d": 0.10, "only_here": 0.9}
+    # one discordant pair of 6: (4 - 1) ... tau = (5 - 1) / 6
+    assert irmetrics.system_correlation(systems_map, systems_p10) == pytest.approx(4 / 6)
+    assert irmetrics.system_correlation(systems_map, systems_p10, "spearman") == pytest.approx(0.8)
+
+
+def test_compare_runs() -> None:
+    a = irmetrics.Run.from_dict({"q1": {"x": 3, "y": 2, "z": 1}, "q2": {"x": 1, "y": 2}})
+    b = irmetrics.Run.from_dict({"q1": {"x": 1, "y": 2, "z": 3}, "q2": {"x": 1, "y": 2}})
+    per_q = irmetrics.compare_runs(a, b, "kendall_topk", per_query=True)
+    assert per_q == {"q1": 1.0, "q2": 0.0}
+    assert irmetrics.compare_runs(a, b, "kendall_topk") == 0.5
+    assert irmetrics.compare_runs(a, a) == pytest.approx(1.0)
+    assert irmetrics.compare_runs(a, b, "kendall", per_query=True) == {"q1": -1.0, "q2": 1.0}
+    assert irmetrics.compare_runs(a, b, "spearman", per_query=True)["q1"] == pytest.approx(-1.0)
+    with pytest.raises(irmetrics.InputError):
+        irmetrics.compare_runs(a, b, "pearson")
+
+
+def test_aggregation() -> None:
+    per_q = {"q1": 0.2, "q2": 0.0, "q3": 0.5, "q4": 0.1}
+    assert irmetrics.aggregate(per_q) == pytest.approx(0.2)
+    assert irmetrics.aggregate(per_q, "median") == pytest.approx(0.15)
+    assert irmetrics.aggregate(per_q, "gmean") == pytest.approx((0.2 * 1e-5 * 0.5 * 0.1) ** 0.25)
+    assert irmetrics.aggregate([2, 4, 4, 4, 5, 5, 7, 9], "std") == pytest.approx((32 / 7) ** 0.5)
+    lo, hi = irmetrics.bootstrap_ci(per_q, seed=3)
+    assert (lo, hi) == irmetrics.bootstrap_ci(per_q, seed=3)
+    assert 0.0 <= lo <= 0.2 <= hi <= 0.5
+    with pytest.raises(irmetrics.Error):
+        irmetrics.aggregate(per_q, "mode")
+
+
+def test_gm_map_matches_gmean_of_ap() -> None:
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1, "e": 1}}
+    run = {"q1": {"b": 2.0, "a": 1.0}, "q2": {"x": 1.0}, "q3": {"d": 1.0}}
+    res = irmetrics.evaluate(qrels, run, ["gm_map", "map"], per_query=False)
+    ap = irmetrics.evaluate(qrels, run, ["map"], per_query=True)["map"]
+    assert irmetrics.aggregate(ap, "gmean") == pytest.approx(res["gm_map"], abs=1e-15)
+    assert irmetrics.aggregate(ap) == pytest.approx(res["map"], abs=1e-15)
