@@ -93,6 +93,19 @@ impl Evaluator {
                     .into(),
             ));
         }
+        if let Some(m) = measures
+            .measures()
+            .iter()
+            .find(|m| m.family.needs_num_docs())
+        {
+            if options.num_docs_in_collection <= 0 {
+                return Err(Error::Option(format!(
+                    "measure '{}' needs the number of documents in the collection: set \
+                     num_docs_in_collection (-N)",
+                    m.family.name()
+                )));
+            }
+        }
         if qrels.is_empty() {
             return Err(Error::Input("the qrels contain no judgment".into()));
         }

@@ -123,7 +123,57 @@ families! {
     ErrCut => "err_cut", Cutoffs, [5, 10, 20], Mean, false, "Expected reciprocal rank at k (Chapelle et al. 2009): sum_i 1/i R_i prod_{j<i} (1 - R_j), R = (2^label - 1) / 2^gmax; gmax is the largest label of the qrels unless given (option gmax).";
     NerrCut => "nerr_cut", Cutoffs, [5, 10, 20], Mean, false, "ERR at k divided by the ERR at k of the ideal ranking of the judged documents (0 when no judged document has a positive label).";
     Judged => "judged", Cutoffs, [5, 10, 20], Mean, false, "Fraction of the top min(k, retrieved) documents that appear in the qrels, any label (ir_measures Judged@k); 0 for an empty ranking.";
+    Iprec => "iprec", Fractions, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], Mean, false, "Interpolated precision at recall r, textbook definition: the highest precision at a rank whose recall is >= r (0 if never reached).";
+    Ap11pt => "ap_11pt", None, [], Mean, false, "11-point interpolated AP (PASCAL VOC 2007): mean of iprec at recall 0, 0.1, ..., 1.";
+    NdcgGain => "ndcg_gain", None, [], Mean, false, "nDCG with a gain map (options gN=x: gain x for label N, float gains allowed; other labels gain their value, labels < 0 gain 0), log2(rank + 1) discount, ideal over all judged documents ranked by gain.";
+    NdcgGainCut => "ndcg_gain_cut", Cutoffs, [5, 10], Mean, false, "nDCG at k with a gain map (options gN=x); the ideal is the top k of the judged documents by gain, or all of them with ideal_all=1 (DCG@k / DCG of the whole ideal ranking).";
+    Fallout => "fallout", Cutoffs, [10], Mean, false, "Fall-out at k: non-relevant in the top k / non-relevant in the collection (N - R; needs num_docs_in_collection).";
+    Tpr => "tpr", Cutoffs, [10], Mean, false, "True positive rate (sensitivity) of the top k: TP / (TP + FN).";
+    Tnr => "tnr", Cutoffs, [10], Mean, false, "True negative rate (specificity) of the top k: TN / (TN + FP).";
+    Ppv => "ppv", Cutoffs, [10], Mean, false, "Positive predictive value of the top min(k, retrieved): TP / (TP + FP).";
+    Npv => "npv", Cutoffs, [10], Mean, false, "Negative predictive value: TN / (TN + FN).";
+    Fnr => "fnr", Cutoffs, [10], Mean, false, "False negative rate (miss rate): FN / (FN + TP).";
+    Fpr => "fpr", Cutoffs, [10], Mean, false, "False positive rate: FP / (FP + TN) (= fallout).";
+    Fdr => "fdr", Cutoffs, [10], Mean, false, "False discovery rate: FP / (FP + TP).";
+    FalseOmissionRate => "for", Cutoffs, [10], Mean, false, "False omission rate: FN / (FN + TN).";
+    LrPos => "lr_pos", Cutoffs, [10], Mean, false, "Positive likelihood ratio LR+: TPR / FPR.";
+    LrNeg => "lr_neg", Cutoffs, [10], Mean, false, "Negative likelihood ratio LR-: FNR / TNR.";
+    PrevalenceThreshold => "prevalence_threshold", Cutoffs, [10], Mean, false, "Prevalence threshold: (sqrt(TPR FPR) - FPR) / (TPR - FPR).";
+    ThreatScore => "threat_score", Cutoffs, [10], Mean, false, "Threat score (critical success index): TP / (TP + FN + FP).";
+    Prevalence => "prevalence", Cutoffs, [10], Mean, false, "Prevalence: (TP + FN) / N.";
+    Accuracy => "accuracy", Cutoffs, [10], Mean, false, "Accuracy: (TP + TN) / N.";
+    BalancedAccuracy => "balanced_accuracy", Cutoffs, [10], Mean, false, "Balanced accuracy: (TPR + TNR) / 2.";
+    Mcc => "mcc", Cutoffs, [10], Mean, false, "Matthews correlation coefficient: (TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)).";
+    FowlkesMallows => "fowlkes_mallows", Cutoffs, [10], Mean, false, "Fowlkes-Mallows index: sqrt(PPV TPR).";
+    Informedness => "informedness", Cutoffs, [10], Mean, false, "Informedness (bookmaker informedness): TPR + TNR - 1.";
+    Markedness => "markedness", Cutoffs, [10], Mean, false, "Markedness: PPV + NPV - 1.";
+    DiagnosticOddsRatio => "dor", Cutoffs, [10], Mean, false, "Diagnostic odds ratio: LR+ / LR-.";
     RbpBin => "rbp_bin", None, [], Mean, false, "Rank-biased precision with binary gains: (1 - p) sum of p^(rank-1) over relevant documents (label >= the relevance level); p = 0.8 by default (ir_measures RBP(rel=1)).";
+}
+
+impl Family {
+    /// Whether the family needs the number of documents in the collection (-N).
+    pub fn needs_num_docs(self) -> bool {
+        use Family::*;
+        matches!(
+            self,
+            Fallout
+                | Tnr
+                | Npv
+                | Fpr
+                | FalseOmissionRate
+                | LrPos
+                | LrNeg
+                | PrevalenceThreshold
+                | Prevalence
+                | Accuracy
+                | BalancedAccuracy
+                | Mcc
+                | Informedness
+                | Markedness
+                | DiagnosticOddsRatio
+        )
+    }
 }
 
 /// trec_eval's nicknames.
@@ -384,11 +434,25 @@ impl Measure {
             Family::ErrCut | Family::NerrCut => &["gmax"],
             Family::DcgJk => &["b"],
             Family::RbpBin => &["p"],
+            Family::Dcg | Family::DcgCut | Family::NdcgGain | Family::NdcgGainCut => &["gN"],
             _ => &[],
         };
         let mut opts = opts;
         for (n, v) in &opts {
-            if !allowed.contains(&n.as_str()) {
+            // `gN=x`: the gain of label N (a whole number >= 0)
+            let gain_key = allowed.contains(&"gN")
+                && n.strip_prefix('g')
+                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+            let ideal_key =
+                n == "ideal_all" && matches!(self.family, Family::NdcgGain | Family::NdcgGainCut);
+            if ideal_key && !(*v == 0.0 || *v == 1.0) {
+                return Err(Error::Measure(format!(
+                    "measure '{}': ideal_all must be 0 (ideal = top k of the judged \
+                     documents) or 1 (ideal = all judged documents)",
+                    self.family.name()
+                )));
+            }
+            if !(allowed.contains(&n.as_str()) || gain_key || ideal_key) {
                 return Err(Error::Measure(format!(
                     "measure '{}' has no option '{n}'{}",
                     self.family.name(),
@@ -778,7 +842,11 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
                         )))
                     }
                 },
-                k @ ("beta" | "gmax" | "b") => {
+                k if matches!(k, "beta" | "gmax" | "b" | "ideal_all")
+                    || (k.len() > 1
+                        && k.starts_with('g')
+                        && k[1..].bytes().all(|b| b.is_ascii_digit())) =>
+                {
                     let x = parse_number(v).ok_or_else(|| {
                         Error::Measure(format!("'{s}': {k} must be a number, got '{v}'"))
                     })?;
@@ -807,6 +875,7 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
         "AP" | "map" => (Some(Map), Some(MapCut)),
         "RR" | "mrr" | "recip_rank" => (Some(RecipRank), Some(RecipRankCut)),
         "nDCG" | "ndcg" if exp_gain => (Some(NdcgBurges), Some(NdcgBurgesCut)),
+        "nDCG" | "ndcg" if !fam_opts.is_empty() => (Some(NdcgGain), Some(NdcgGainCut)),
         "nDCG" | "ndcg" => (Some(Ndcg), Some(NdcgCut)),
         "ndcg_burges" | "nDCG_burges" => (Some(NdcgBurges), Some(NdcgBurgesCut)),
         "dcg" | "DCG" => (Some(Dcg), Some(DcgCut)),
@@ -826,6 +895,18 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
         "Judged" | "judged" => (None, Some(Judged)),
         "relative_map" | "relative_AP" => (None, Some(RelativeMapCut)),
         "RBP" | "rbp" if rel_level.is_some() => (Some(RbpBin), None),
+        "lr+" | "LR+" => (None, Some(LrPos)),
+        "lr-" | "LR-" => (None, Some(LrNeg)),
+        "TPR" | "sensitivity" => (None, Some(Tpr)),
+        "TNR" | "specificity" => (None, Some(Tnr)),
+        "PPV" => (None, Some(Ppv)),
+        "NPV" => (None, Some(Npv)),
+        "FPR" => (None, Some(Fpr)),
+        "FNR" => (None, Some(Fnr)),
+        "FDR" => (None, Some(Fdr)),
+        "FOR" => (None, Some(FalseOmissionRate)),
+        "MCC" => (None, Some(Mcc)),
+        "DOR" => (None, Some(DiagnosticOddsRatio)),
         "Rprec" | "r-precision" | "r_precision" | "R-Prec" => (Some(Rprec), None),
         "Bpref" | "bpref" => (Some(Bpref), None),
         "Success" | "hit_rate" | "success" => (None, Some(Success)),
@@ -847,6 +928,15 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
                     let pv: f64 = format!("0.{digits}").parse().unwrap_or(0.9);
                     p = Some(pv);
                     (Some(Rbp), None)
+                } else {
+                    return Ok(None);
+                }
+            } else if let Some(f) = family_by_name(base) {
+                // any family by its canonical name: `tpr@10`, `fallout@100`
+                if matches!(f.param_kind(), ParamKind::Cutoffs | ParamKind::Fractions) {
+                    (None, Some(f))
+                } else if f.param_kind() == ParamKind::None {
+                    (Some(f), None)
                 } else {
                     return Ok(None);
                 }
@@ -1067,6 +1157,17 @@ mod tests {
         assert_eq!(cols("rbp_bin(p=0.5)"), ["rbp_bin(p=0.5)"]);
         assert_eq!(cols("relative_map@100"), ["relative_map_cut_100"]);
         assert_eq!(cols("dcg_jk(b=3)@5"), ["dcg_jk_5(b=3)"]);
+        assert_eq!(
+            cols("ndcg(g1=0.5,g2=3)@10"),
+            ["ndcg_gain_cut_10(g1=0.5,g2=3)"]
+        );
+        assert_eq!(
+            cols("nDCG(ideal_all=1)@10"),
+            ["ndcg_gain_cut_10(ideal_all=1)"]
+        );
+        assert_eq!(cols("dcg(g2=1.5)@10"), ["dcg_cut_10(g2=1.5)"]);
+        assert!(parse_measure("ndcg_gain_cut_10(ideal_all=2)").is_err());
+        assert!(parse_measure("dcg_jk(g1=2)@10").is_err());
         assert!(parse_measure("F(gmax=2)@10").is_err());
         assert!(parse_measure("dcg_jk(b=1)@10").is_err());
         assert!(parse_measure("P_10(beta=2)").is_err());

@@ -25,6 +25,11 @@ NORMALIZED = [
     "RBP(rel=1,p=0.8)",
     "RBP(rel=2,p=0.5)",
     "hit_rate@3",
+    "nDCG(g1=0.5,g2=3,g4=2.5)@5",
+    "nDCG(ideal_all=1)@3",
+    "ndcg_gain",
+    "ap_11pt",
+    "iprec@0.3",
 ]
 
 # A query: judged labels (-1 marks a negative label) of up to 12 documents, and a run
@@ -55,6 +60,46 @@ def test_normalized_measures_lie_in_unit_interval(q: tuple[dict, dict]) -> None:
         assert 0.0 <= v <= 1.0 + 1e-12, (name, v)
 
 
+# Confusion-matrix measures bounded by [0, 1] (LR+, LR- and DOR are not bounded; MCC,
+# informedness and markedness lie in [-1, 1]).
+CONFUSION_UNIT = [
+    *("tpr@5", "tnr@5", "ppv@5", "npv@5", "fnr@5", "fpr@5", "fdr@5", "for@5"),
+    *("fallout@10", "threat_score@5", "prevalence@5", "accuracy@5"),
+    *("balanced_accuracy@5", "fowlkes_mallows@5", "iprec@0.5", "ap_11pt"),
+]
+CONFUSION_SIGNED = ["mcc@5", "informedness@5", "markedness@5"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(query())
+def test_confusion_measures_bounded(q: tuple[dict, dict]) -> None:
+    qrels, run = q
+    if not run:
+        run = {"u0": 1.0}
+    res = irmetrics.evaluate(
+        {"q": qrels},
+        {"q": run},
+        [*CONFUSION_UNIT, *CONFUSION_SIGNED, "lr+@5", "dor@5"],
+        num_docs_in_collection=40,
+    )
+    for name in CONFUSION_UNIT:
+        assert 0.0 <= res[name] <= 1.0 + 1e-12, (name, res[name])
+    for name in CONFUSION_SIGNED:
+        assert -1.0 - 1e-12 <= res[name] <= 1.0 + 1e-12, (name, res[name])
+    assert res["lr+@5"] >= 0.0 and res["dor@5"] >= 0.0
+    # fall-out is the false positive rate
+    assert irmetrics.evaluate(
+        {"q": qrels}, {"q": run}, ["fallout@5", "fpr@5"], num_docs_in_collection=40
+    ) == pytest.approx({"fallout@5": res["fpr@5"], "fpr@5": res["fpr@5"]})
+
+
+def test_confusion_measures_need_collection_size() -> None:
+    with pytest.raises(irmetrics.Error, match="num_docs_in_collection"):
+        irmetrics.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["fallout@10"])
+    # TP-only measures do not need it
+    assert irmetrics.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["tpr@10"]) == {"tpr@10": 1.0}
+
+
 @settings(max_examples=60, deadline=None)
 @given(query())
 def test_perfect_ranking_scores_one(q: tuple[dict, dict]) -> None:
@@ -64,7 +109,11 @@ def test_perfect_ranking_scores_one(q: tuple[dict, dict]) -> None:
     ranked = sorted(qrels, key=lambda d: -qrels[d])
     run = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
     num_rel = sum(v >= 1 for v in qrels.values())
-    names = ["ndcg_burges", "ndcg_burges@3", "nERR@5", "nerr@1", "relative_map@3", "hit_rate@1"]
+    names = [
+        *("ndcg_burges", "ndcg_burges@3", "nERR@5", "nerr@1", "relative_map@3", "hit_rate@1"),
+        *("ap_11pt", "iprec@1.0", f"tpr@{num_rel}", f"ppv@{num_rel}"),
+        *("ndcg_gain", "nDCG(g1=0.5,g3=3.5)@2", "nDCG(ideal_all=1)@100"),
+    ]
     res = irmetrics.evaluate({"q": qrels}, {"q": run}, [*names, f"f1@{num_rel}"])
     for name, v in res.items():
         assert v == pytest.approx(1.0, abs=1e-12), (name, v)

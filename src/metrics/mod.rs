@@ -8,6 +8,7 @@
 //! to the last bit.
 
 mod ap;
+mod confusion;
 mod counts;
 mod dcg;
 mod gain;
@@ -124,17 +125,36 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         Rndcg => out[0] = gain::r_ndcg(c, m.pairs()),
         NdcgCut => gain::ndcg_cut(c, m.cutoffs(), out),
         Rbp => out[0] = gain::rbp(c, m.pairs()),
+        Fallout | Tpr | Tnr | Ppv | Npv | Fnr | Fpr | Fdr | FalseOmissionRate | LrPos | LrNeg
+        | PrevalenceThreshold | ThreatScore | Prevalence | Accuracy | BalancedAccuracy | Mcc
+        | FowlkesMallows | Informedness | Markedness | DiagnosticOddsRatio => {
+            confusion::confusion_at(m.family, c, m.cutoffs(), out)
+        }
+        Iprec => ap::interpolated_precision_standard(c, m.fractions(), out),
+        Ap11pt => out[0] = ap::eleven_point_voc(c),
         RbpBin => out[0] = user::rbp_binary(c, m.opt("p", 0.8)),
         Hits => counts::hits_at(c, m.cutoffs(), out),
         Judged => counts::judged_at(c, m.cutoffs(), out),
         FCut => precision::f_at(c, m.opt("beta", 1.0), m.cutoffs(), out),
         RelativeMapCut => ap::relative_average_precision_cut(c, m.cutoffs(), out),
-        Dcg => dcg::dcg(c, dcg::Gain::Linear, &[u64::MAX], out),
-        DcgCut => dcg::dcg(c, dcg::Gain::Linear, m.cutoffs(), out),
+        Dcg | DcgCut | NdcgGain | NdcgGainCut => {
+            let map = dcg::gain_map(&m.opts);
+            let gain = dcg::Gain::Map(&map);
+            let cuts: &[u64] = if matches!(m.family, Dcg | NdcgGain) {
+                &[u64::MAX]
+            } else {
+                m.cutoffs()
+            };
+            if matches!(m.family, Dcg | DcgCut) {
+                dcg::dcg(c, gain, cuts, out)
+            } else {
+                dcg::ndcg(c, gain, cuts, m.opt("ideal_all", 0.0) == 1.0, out)
+            }
+        }
         DcgBurges => dcg::dcg(c, dcg::Gain::Exp, &[u64::MAX], out),
         DcgBurgesCut => dcg::dcg(c, dcg::Gain::Exp, m.cutoffs(), out),
-        NdcgBurges => dcg::ndcg(c, dcg::Gain::Exp, &[u64::MAX], out),
-        NdcgBurgesCut => dcg::ndcg(c, dcg::Gain::Exp, m.cutoffs(), out),
+        NdcgBurges => dcg::ndcg(c, dcg::Gain::Exp, &[u64::MAX], false, out),
+        NdcgBurgesCut => dcg::ndcg(c, dcg::Gain::Exp, m.cutoffs(), false, out),
         DcgJk => dcg::dcg_jk(c, m.opt("b", 2.0), m.cutoffs(), out),
         ErrCut => user::err(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
         NerrCut => user::nerr(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
