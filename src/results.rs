@@ -250,6 +250,34 @@ fn write_value(w: &mut Vec<u8>, f: Family, v: f64) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use crate::stats::Statistic;
+    use crate::{evaluate, Options, Qrels, Run};
+
+    #[test]
+    fn column_statistics_and_bootstrap() {
+        let qrels = Qrels::from_bytes(
+            b"q1 0 a 1\nq1 0 b 0\nq2 0 c 1\nq3 0 d 1\nq3 0 e 1\n",
+            "qrels",
+        )
+        .unwrap();
+        let run = Run::from_bytes(
+            b"q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 c 1 1 r\nq3 Q0 x 1 1 r\n",
+            "run",
+        )
+        .unwrap();
+        let res = evaluate(&qrels, &run, &["map", "gm_map"], Options::default()).unwrap();
+        // AP per query: 1/2, 1, 0
+        assert_eq!(res.column_values(0), [0.5, 1.0, 0.0]);
+        assert_eq!(res.column_statistic(0, Statistic::Median), 0.5);
+        assert_eq!(res.column_statistic(0, Statistic::Std), 0.5);
+        // the geometric mean statistic is trec_eval's gm_map
+        let gm = res.column_statistic(0, Statistic::GeoMean);
+        assert!((gm - res.summary(1)).abs() < 1e-15);
+        let ci = res.bootstrap_ci(0, 0.9, 500, 11).unwrap();
+        assert_eq!(ci, res.bootstrap_ci(0, 0.9, 500, 11).unwrap());
+        assert!(ci.0 >= 0.0 && ci.1 <= 1.0 && ci.0 <= ci.1);
+    }
+
     #[test]
     fn rust_rounding_matches_printf() {
         // Exact binary ties round to even in C's printf; Rust must agree.

@@ -191,3 +191,30 @@ def test_gm_map_matches_gmean_of_ap() -> None:
     ap = irmetrics.evaluate(qrels, run, ["map"], per_query=True)["map"]
     assert irmetrics.aggregate(ap, "gmean") == pytest.approx(res["gm_map"], abs=1e-15)
     assert irmetrics.aggregate(ap) == pytest.approx(res["map"], abs=1e-15)
+
+
+def test_cli_prints_new_measures(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c 1\n")
+    run.write_text("q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "irmetrics", "-q", "-N", "10"]
+        + ["-m", "hits.1,3", "-m", "ERR@2", "-m", "fallout@2", "-m", "dcg_jk.3"]
+        + [str(qrels), str(run)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rows = {tuple(line.split()[:2]): line.split()[2] for line in out.splitlines()}
+    assert rows[("hits_1", "q1")] == "1.0000"
+    assert rows[("hits_3", "all")] == "2.0000"
+    # gdeval ERR, gmax 4: R(2) = 3/16 at rank 1, nothing at rank 2
+    assert rows[("err_cut_2(gmax=4)", "q1")] == "0.1875"
+    # 1 non-relevant of 10 - 2 in the top 2
+    assert rows[("fallout_2", "all")] == "0.1250"
+    # Jarvelin-Kekalainen, base 2: 2 + 0 + 1/log2(3)
+    assert rows[("dcg_jk_3", "q1")] == "2.6309"

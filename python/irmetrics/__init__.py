@@ -99,6 +99,12 @@ def evaluate(
     (``{query_id: {doc_id: label_or_score}}``) or file paths. ``measures`` uses
     trec_eval (``"P.5,10"``, ``"ndcg_cut.10"``, ``"all_trec"``), ir_measures
     (``"nDCG@10"``, ``"P(rel=2)@5"``) or ranx (``"ndcg@10"``, ``"mrr"``) names.
+    Measures beyond trec_eval use the same spellings: ``"hits@10"``, ``"f1@10"``,
+    ``"F(beta=0.5)@10"``, ``"dcg@10"``, ``"ndcg_burges@10"``,
+    ``"nDCG(dcg='exp-log2')@10"``, ``"ERR@20"`` (gdeval's, maximum grade 4),
+    ``"err@20"`` (maximum grade from the qrels), ``"nERR@20"``, ``"Judged@10"``,
+    ``"RBP(rel=1,p=0.8)"``, ``"relative_map@100"``, ``"fallout@100"`` (needs
+    ``num_docs_in_collection``), ...; ``measures()`` lists every family.
 
     Returns ``{measure: value}``, or ``{measure: {query_id: value}}`` with
     ``per_query=True``. A request naming one value keeps its spelling as the key; one
