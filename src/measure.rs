@@ -434,7 +434,8 @@ impl Measure {
             Family::ErrCut | Family::NerrCut => &["gmax"],
             Family::DcgJk => &["b"],
             Family::RbpBin => &["p"],
-            Family::Dcg | Family::DcgCut | Family::NdcgGain | Family::NdcgGainCut => &["gN"],
+            Family::Dcg | Family::DcgCut => &["gN"],
+            Family::NdcgGain | Family::NdcgGainCut => &["gN", "ideal_all"],
             _ => &[],
         };
         let mut opts = opts;

@@ -184,6 +184,19 @@ def test_aggregation() -> None:
         irmetrics.aggregate(per_q, "mode")
 
 
+def test_evaluate_aggregate_option() -> None:
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1, "e": 1}}
+    run = {"q1": {"b": 2.0, "a": 1.0}, "q2": {"c": 1.0}, "q3": {"x": 1.0}}
+    # AP per query: 1/2, 1, 0
+    assert irmetrics.evaluate(qrels, run, ["map", "num_q"], aggregate="median") == {"map": 0.5}
+    assert irmetrics.evaluate(qrels, run, "map", aggregate="std") == {"map": 0.5}
+    assert irmetrics.evaluate(qrels, run, "map", aggregate="gmean")["map"] == pytest.approx(
+        irmetrics.evaluate(qrels, run, "gm_map")["gm_map"], abs=1e-15
+    )
+    with pytest.raises(irmetrics.Error):
+        irmetrics.evaluate(qrels, run, "map", aggregate="mode")
+
+
 def test_gm_map_matches_gmean_of_ap() -> None:
     qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1, "e": 1}}
     run = {"q1": {"b": 2.0, "a": 1.0}, "q2": {"x": 1.0}, "q3": {"d": 1.0}}
@@ -218,3 +231,25 @@ def test_cli_prints_new_measures(tmp_path) -> None:
     assert rows[("fallout_2", "all")] == "0.1250"
     # Jarvelin-Kekalainen, base 2: 2 + 0 + 1/log2(3)
     assert rows[("dcg_jk_3", "q1")] == "2.6309"
+
+
+def test_published_worked_examples() -> None:
+    # Jarvelin & Kekalainen (2002): judgments 3,2,3,0,0,1,2,2,3,0 give DCG (base 2)
+    # 3, 5, 6.89, 6.89, 6.89, 7.28, 7.99, 8.66, 9.61, 9.61 at ranks 1..10.
+    labels = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]
+    qrels = {"q": {f"d{i}": g for i, g in enumerate(labels)}}
+    run = {"q": {f"d{i}": float(10 - i) for i in range(10)}}
+    res = irmetrics.evaluate(qrels, run, "dcg_jk.1,2,3,4,5,6,7,8,9,10")
+    want = [3, 5, 6.89, 6.89, 6.89, 7.28, 7.99, 8.66, 9.61, 9.61]
+    assert [round(res[f"dcg_jk_{k}"], 2) for k in range(1, 11)] == want
+    # Relevant at ranks 1, 3, 5 of 3 relevant: AP = (1 + 2/3 + 3/5) / 3 ~ 0.756,
+    # P@3 = 2/3, P@4 = 1/2, P@5 = 3/5; ÷ min(R, k) at k = 3 gives (1 + 2/3) / 3 too.
+    qrels = {"q": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1}}
+    run = {"q": {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}}
+    res = irmetrics.evaluate(qrels, run, ["AP", "P@3", "P@4", "P@5", "relative_map@3"])
+    assert res["AP"] == pytest.approx((1 + 2 / 3 + 3 / 5) / 3)
+    assert round(res["AP"], 3) == 0.756
+    assert res["P@3"] == pytest.approx(2 / 3)
+    assert res["P@4"] == 0.5
+    assert res["P@5"] == pytest.approx(3 / 5)
+    assert res["relative_map@3"] == pytest.approx((1 + 2 / 3) / 3)

@@ -91,6 +91,7 @@ def evaluate(
     measures: str | Sequence[str],
     *,
     per_query: bool = False,
+    aggregate: str = "mean",
     **options: Any,
 ) -> dict[str, Any]:
     """Evaluate ``run`` against ``qrels``.
@@ -110,12 +111,24 @@ def evaluate(
     ``per_query=True``. A request naming one value keeps its spelling as the key; one
     naming several (``"P.5,10"``) gives canonical names (``"P_5"``, ``"P_10"``).
 
+    ``aggregate`` combines the per-query values: ``"mean"`` (trec_eval's ``all``, the
+    default), ``"gmean"`` (1e-5 floor, as GMAP), ``"median"`` or ``"std"``; with a
+    statistic other than the mean, summary-only values (``num_q``, ``runid``,
+    ``gm_map``) and ``relstring`` are left out.
+
     Options (trec_eval flag): ``complete`` (-c), ``relevance_level`` (-l),
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs_in_collection`` (-N),
     ``n_threads`` (0 = all cores).
     """
     ev = Evaluator(_as_qrels(qrels), measures, **options)
-    return ev.evaluate(_as_run(run), per_query=per_query)
+    if per_query or aggregate == "mean":
+        return ev.evaluate(_as_run(run), per_query=per_query)
+    per_q = ev.evaluate(_as_run(run), per_query=True)
+    return {
+        name: _core.aggregate([float(v) for v in vals.values()], aggregate)
+        for name, vals in per_q.items()
+        if all(isinstance(v, (int, float)) for v in vals.values())
+    }
 
 
 def _values(values: Mapping[Any, float] | Iterable[float]) -> list[float]:
