@@ -6,5 +6,10 @@ fn main() {
     let path = std::env::args().nth(1).unwrap();
     let t = std::time::Instant::now();
     let run = irmetrics::Run::from_file(&path).unwrap();
-    println!("{} queries, {} results in {:?}", run.len(), run.num_results(), t.elapsed());
+    println!(
+        "{} queries, {} results in {:?}",
+        run.len(),
+        run.num_results(),
+        t.elapsed()
+    );
 }

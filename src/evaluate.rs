@@ -65,6 +65,8 @@ pub struct Evaluator {
     qrels: Arc<Qrels>,
     measures: MeasureSet,
     options: Options,
+    /// The largest label of the qrels (ERR's default maximum grade).
+    max_label: i64,
 }
 
 /// Per-thread buffers reused across queries.
@@ -97,6 +99,19 @@ impl Evaluator {
                     .into(),
             ));
         }
+        if let Some(m) = measures
+            .measures()
+            .iter()
+            .find(|m| m.family.needs_num_docs())
+        {
+            if options.num_docs_in_collection <= 0 {
+                return Err(Error::Option(format!(
+                    "measure '{}' needs the number of documents in the collection: set \
+                     num_docs_in_collection (-N)",
+                    m.family.name()
+                )));
+            }
+        }
         if qrels.is_empty() {
             return Err(Error::Input("the qrels contain no judgment".into()));
         }
@@ -108,10 +123,17 @@ impl Evaluator {
                 show(q.id())
             )));
         }
+        let max_label = qrels
+            .queries()
+            .iter()
+            .filter_map(|q| q.levels().last().map(|&(l, _)| l))
+            .max()
+            .unwrap_or(0);
         Ok(Evaluator {
             qrels,
             measures,
             options,
+            max_label,
         })
     }
 
@@ -326,7 +348,8 @@ impl Evaluator {
                         level,
                         o.num_docs_in_collection,
                         o.judged_only,
-                    );
+                    )
+                    .with_max_label(self.max_label);
                     ctxs.push(c);
                     c
                 }

@@ -32,6 +32,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod correlation;
 pub mod error;
 pub mod evaluate;
 mod ids;
@@ -41,6 +42,7 @@ pub mod parallel;
 pub mod qrels;
 pub mod results;
 pub mod run;
+pub mod stats;
 pub mod trec;
 
 #[cfg(feature = "python")]

@@ -110,6 +110,70 @@ families! {
     Unj => "unj", Cutoffs, [5, 10, 20], Mean, false, "Fraction of unjudged documents in the top k.";
     // ---- beyond trec_eval ----
     RecipRankCut => "recip_rank_cut", Cutoffs, [10], Mean, false, "Reciprocal rank of the first relevant document within the top k (0 if none).";
+    Hits => "hits", Cutoffs, [1, 5, 10], Mean, false, "Number of relevant documents in the top k (ranx hits@k).";
+    FCut => "F_cut", Cutoffs, [5, 10], Mean, false, "F-measure of the top k: (1+b^2) P@k R@k / (b^2 P@k + R@k), 0 when no relevant document is retrieved; option beta (b, default 1: F1).";
+    RelativeMapCut => "relative_map_cut", Cutoffs, [10, 100], Mean, false, "Average precision over the top k divided by min(R, k) instead of R (the convention of some libraries).";
+    Dcg => "dcg", None, [], Mean, false, "DCG with linear gains: sum of label / log2(rank + 1) over the whole ranking (labels <= 0 gain 0).";
+    DcgCut => "dcg_cut", Cutoffs, [5, 10], Mean, false, "DCG at cut-off k with linear gains: sum over the top k of label / log2(rank + 1).";
+    DcgBurges => "dcg_burges", None, [], Mean, false, "DCG with exponential gains (Burges et al. 2005): sum of (2^label - 1) / log2(rank + 1).";
+    DcgBurgesCut => "dcg_burges_cut", Cutoffs, [5, 10], Mean, false, "DCG at cut-off k with exponential gains 2^label - 1 and log2(rank + 1) discount.";
+    NdcgBurges => "ndcg_burges", None, [], Mean, false, "nDCG with exponential gains 2^label - 1; the ideal ranking holds every judged document.";
+    NdcgBurgesCut => "ndcg_burges_cut", Cutoffs, [5, 10], Mean, false, "nDCG at cut-off k with exponential gains 2^label - 1; the ideal is the top k of the judged documents (gdeval.pl's nDCG).";
+    DcgJk => "dcg_jk", Cutoffs, [5, 10], Mean, false, "Jarvelin-Kekalainen DCG at k with log base b (option b, default 2): rel_1 + sum_{i>=2} rel_i / max(1, log_b i); ranks up to b are not discounted.";
+    ErrCut => "err_cut", Cutoffs, [5, 10, 20], Mean, false, "Expected reciprocal rank at k (Chapelle et al. 2009): sum_i 1/i R_i prod_{j<i} (1 - R_j), R = (2^label - 1) / 2^gmax; gmax is the largest label of the qrels unless given (option gmax).";
+    NerrCut => "nerr_cut", Cutoffs, [5, 10, 20], Mean, false, "ERR at k divided by the ERR at k of the ideal ranking of the judged documents (0 when no judged document has a positive label).";
+    Judged => "judged", Cutoffs, [5, 10, 20], Mean, false, "Fraction of the top min(k, retrieved) documents that appear in the qrels, any label (ir_measures Judged@k); 0 for an empty ranking.";
+    Iprec => "iprec", Fractions, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], Mean, false, "Interpolated precision at recall r, textbook definition: the highest precision at a rank whose recall is >= r (0 if never reached).";
+    Ap11pt => "ap_11pt", None, [], Mean, false, "11-point interpolated AP (PASCAL VOC 2007): mean of iprec at recall 0, 0.1, ..., 1.";
+    NdcgGain => "ndcg_gain", None, [], Mean, false, "nDCG with a gain map (options gN=x: gain x for label N, float gains allowed; other labels gain their value, labels < 0 gain 0), log2(rank + 1) discount, ideal over all judged documents ranked by gain.";
+    NdcgGainCut => "ndcg_gain_cut", Cutoffs, [5, 10], Mean, false, "nDCG at k with a gain map (options gN=x); the ideal is the top k of the judged documents by gain, or all of them with ideal_all=1 (DCG@k / DCG of the whole ideal ranking).";
+    Fallout => "fallout", Cutoffs, [10], Mean, false, "Fall-out at k: non-relevant in the top k / non-relevant in the collection (N - R; needs num_docs_in_collection).";
+    Tpr => "tpr", Cutoffs, [10], Mean, false, "True positive rate (sensitivity) of the top k: TP / (TP + FN).";
+    Tnr => "tnr", Cutoffs, [10], Mean, false, "True negative rate (specificity) of the top k: TN / (TN + FP).";
+    Ppv => "ppv", Cutoffs, [10], Mean, false, "Positive predictive value of the top min(k, retrieved): TP / (TP + FP).";
+    Npv => "npv", Cutoffs, [10], Mean, false, "Negative predictive value: TN / (TN + FN).";
+    Fnr => "fnr", Cutoffs, [10], Mean, false, "False negative rate (miss rate): FN / (FN + TP).";
+    Fpr => "fpr", Cutoffs, [10], Mean, false, "False positive rate: FP / (FP + TN) (= fallout).";
+    Fdr => "fdr", Cutoffs, [10], Mean, false, "False discovery rate: FP / (FP + TP).";
+    FalseOmissionRate => "for", Cutoffs, [10], Mean, false, "False omission rate: FN / (FN + TN).";
+    LrPos => "lr_pos", Cutoffs, [10], Mean, false, "Positive likelihood ratio LR+: TPR / FPR.";
+    LrNeg => "lr_neg", Cutoffs, [10], Mean, false, "Negative likelihood ratio LR-: FNR / TNR.";
+    PrevalenceThreshold => "prevalence_threshold", Cutoffs, [10], Mean, false, "Prevalence threshold: (sqrt(TPR FPR) - FPR) / (TPR - FPR).";
+    ThreatScore => "threat_score", Cutoffs, [10], Mean, false, "Threat score (critical success index): TP / (TP + FN + FP).";
+    Prevalence => "prevalence", Cutoffs, [10], Mean, false, "Prevalence: (TP + FN) / N.";
+    Accuracy => "accuracy", Cutoffs, [10], Mean, false, "Accuracy: (TP + TN) / N.";
+    BalancedAccuracy => "balanced_accuracy", Cutoffs, [10], Mean, false, "Balanced accuracy: (TPR + TNR) / 2.";
+    Mcc => "mcc", Cutoffs, [10], Mean, false, "Matthews correlation coefficient: (TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)).";
+    FowlkesMallows => "fowlkes_mallows", Cutoffs, [10], Mean, false, "Fowlkes-Mallows index: sqrt(PPV TPR).";
+    Informedness => "informedness", Cutoffs, [10], Mean, false, "Informedness (bookmaker informedness): TPR + TNR - 1.";
+    Markedness => "markedness", Cutoffs, [10], Mean, false, "Markedness: PPV + NPV - 1.";
+    DiagnosticOddsRatio => "dor", Cutoffs, [10], Mean, false, "Diagnostic odds ratio: LR+ / LR-.";
+    RbpBin => "rbp_bin", None, [], Mean, false, "Rank-biased precision with binary gains: (1 - p) sum of p^(rank-1) over relevant documents (label >= the relevance level); p = 0.8 by default (ir_measures RBP(rel=1)).";
+}
+
+impl Family {
+    /// Whether the family needs the number of documents in the collection (-N).
+    pub fn needs_num_docs(self) -> bool {
+        use Family::*;
+        matches!(
+            self,
+            Fallout
+                | Tnr
+                | Npv
+                | Fpr
+                | FalseOmissionRate
+                | LrPos
+                | LrNeg
+                | PrevalenceThreshold
+                | Prevalence
+                | Accuracy
+                | BalancedAccuracy
+                | Mcc
+                | Informedness
+                | Markedness
+                | DiagnosticOddsRatio
+        )
+    }
 }
 
 /// trec_eval's nicknames.
@@ -220,6 +284,9 @@ pub struct Measure {
     pub params: Params,
     /// Relevance level for this measure only (`P(rel=2)@5`, `map@100-l2`).
     pub rel_level: Option<i64>,
+    /// Named options of families beyond trec_eval (`beta` of `F_cut`, `gmax` of
+    /// `err_cut`, `b` of `dcg_jk`), sorted by name; empty means the defaults.
+    pub opts: Vec<(String, f64)>,
 }
 
 impl Measure {
@@ -243,6 +310,7 @@ impl Measure {
             family,
             params,
             rel_level: None,
+            opts: Vec::new(),
         }
     }
 
@@ -347,7 +415,74 @@ impl Measure {
             family,
             params,
             rel_level: None,
+            opts: Vec::new(),
         })
+    }
+
+    /// The value of a named option, or `default`.
+    pub fn opt(&self, name: &str, default: f64) -> f64 {
+        self.opts
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(default, |(_, v)| *v)
+    }
+
+    /// Set family options (`beta=0.5`), checking that the family takes them.
+    pub fn set_opts(&mut self, opts: Vec<(String, f64)>) -> Result<()> {
+        let allowed: &[&str] = match self.family {
+            Family::FCut => &["beta"],
+            Family::ErrCut | Family::NerrCut => &["gmax"],
+            Family::DcgJk => &["b"],
+            Family::RbpBin => &["p"],
+            Family::Dcg | Family::DcgCut => &["gN"],
+            Family::NdcgGain | Family::NdcgGainCut => &["gN", "ideal_all"],
+            _ => &[],
+        };
+        let mut opts = opts;
+        for (n, v) in &opts {
+            // `gN=x`: the gain of label N (a whole number >= 0)
+            let gain_key = allowed.contains(&"gN")
+                && n.strip_prefix('g')
+                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+            let ideal_key =
+                n == "ideal_all" && matches!(self.family, Family::NdcgGain | Family::NdcgGainCut);
+            if ideal_key && !(*v == 0.0 || *v == 1.0) {
+                return Err(Error::Measure(format!(
+                    "measure '{}': ideal_all must be 0 (ideal = top k of the judged \
+                     documents) or 1 (ideal = all judged documents)",
+                    self.family.name()
+                )));
+            }
+            if !(allowed.contains(&n.as_str()) || gain_key || ideal_key) {
+                return Err(Error::Measure(format!(
+                    "measure '{}' has no option '{n}'{}",
+                    self.family.name(),
+                    if allowed.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (options: {})", allowed.join(", "))
+                    }
+                )));
+            }
+            let ok = match n.as_str() {
+                "beta" => *v >= 0.0,
+                "gmax" => *v >= 0.0 && v.fract() == 0.0,
+                "b" => *v > 1.0,
+                "p" => *v > 0.0 && *v < 1.0,
+                _ => true,
+            };
+            if !ok {
+                return Err(Error::Measure(format!(
+                    "measure '{}': bad value {v} for option '{n}' (beta >= 0, gmax a whole \
+                     number >= 0, b > 1, 0 < p < 1)",
+                    self.family.name()
+                )));
+            }
+        }
+        opts.sort_by(|a, b| a.0.cmp(&b.0));
+        opts.dedup_by(|a, b| a.0 == b.0);
+        self.opts = opts;
+        Ok(())
     }
 
     /// The cut-offs of a cut-off family (empty otherwise).
@@ -406,12 +541,28 @@ impl Measure {
                 vec![name.to_string()]
             }
         };
+        if !self.opts.is_empty() {
+            let o: Vec<String> = self
+                .opts
+                .iter()
+                .map(|(n, v)| format!("{n}={}", fmt_num(*v)))
+                .collect();
+            let o = o.join(",");
+            for c in &mut out {
+                c.push_str(&format!("({o})"));
+            }
+        }
         if let Some(l) = self.rel_level {
             for c in &mut out {
                 c.push_str(&format!("-l{l}"));
             }
         }
         out
+    }
+
+    /// Same family, relevance level and options: requests that merge into one.
+    fn same_kind(&self, other: &Measure) -> bool {
+        self.family == other.family && self.rel_level == other.rel_level && self.opts == other.opts
     }
 
     /// Merge another request of the same family and level into this one (cut-offs are
@@ -496,7 +647,7 @@ impl MeasureSet {
         for (name, ms) in parsed {
             let mut cols = Vec::new();
             for m in &ms {
-                let idx = set.index_of(m.family, m.rel_level);
+                let idx = set.index_of(m);
                 let wanted = m.column_names();
                 let have = set.measures[idx].column_names();
                 for w in wanted {
@@ -514,20 +665,16 @@ impl MeasureSet {
         Ok(set)
     }
 
-    fn index_of(&self, family: Family, level: Option<i64>) -> usize {
+    fn index_of(&self, m: &Measure) -> usize {
         self.measures
             .iter()
-            .position(|m| m.family == family && m.rel_level == level)
+            .position(|e| e.same_kind(m))
             .unwrap_or(0)
     }
 
     /// Add a measure, merging it with one of the same family and relevance level.
     pub fn add(&mut self, m: Measure) {
-        if let Some(existing) = self
-            .measures
-            .iter_mut()
-            .find(|e| e.family == m.family && e.rel_level == m.rel_level)
-        {
+        if let Some(existing) = self.measures.iter_mut().find(|e| e.same_kind(&m)) {
             existing.merge(m);
         } else {
             let pos = self
@@ -586,8 +733,34 @@ fn family_by_name(name: &str) -> Option<Family> {
     Family::ALL.iter().copied().find(|f| f.name() == name)
 }
 
-/// trec_eval syntax: `name`, `name.params`, or `name_cutoff` for cut-off families.
+/// trec_eval syntax: `name`, `name.params`, or `name_cutoff` for cut-off families,
+/// optionally followed by family options in parentheses (`err_cut_10(gmax=4)`).
 fn parse_trec(s: &str) -> Result<Option<Measure>> {
+    if let Some(head) = s.strip_suffix(')') {
+        if let Some((name, opts)) = head.split_once('(') {
+            return match parse_trec_plain(name)? {
+                Some(mut m) => {
+                    let mut extra = Vec::new();
+                    for opt in opts.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+                        let (k, v) = opt.split_once('=').ok_or_else(|| {
+                            Error::Measure(format!("'{s}': option '{opt}' is not name=value"))
+                        })?;
+                        let v = parse_number(v).ok_or_else(|| {
+                            Error::Measure(format!("'{s}': option '{k}' needs a number"))
+                        })?;
+                        extra.push((k.trim().to_string(), v));
+                    }
+                    m.set_opts(extra)?;
+                    Ok(Some(m))
+                }
+                None => Ok(None),
+            };
+        }
+    }
+    parse_trec_plain(s)
+}
+
+fn parse_trec_plain(s: &str) -> Result<Option<Measure>> {
     if let Some(f) = family_by_name(s) {
         return Ok(Some(Measure::new(f)));
     }
@@ -640,6 +813,8 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
         None => (head, None),
     };
     let mut p: Option<f64> = None;
+    let mut fam_opts: Vec<(String, f64)> = Vec::new();
+    let mut exp_gain = false;
     if let Some(opts) = opts {
         for opt in opts.split(',').map(str::trim).filter(|o| !o.is_empty()) {
             let (k, v) = opt.split_once('=').ok_or_else(|| {
@@ -659,9 +834,29 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
                         Error::Measure(format!("'{s}': p must be a number, got '{v}'"))
                     })?)
                 }
+                "dcg" => match v {
+                    "exp-log2" => exp_gain = true,
+                    "log2" => {}
+                    _ => {
+                        return Err(Error::Measure(format!(
+                            "'{s}': dcg must be 'log2' or 'exp-log2', got '{v}'"
+                        )))
+                    }
+                },
+                k if matches!(k, "beta" | "gmax" | "b" | "ideal_all")
+                    || (k.len() > 1
+                        && k.starts_with('g')
+                        && k[1..].bytes().all(|b| b.is_ascii_digit())) =>
+                {
+                    let x = parse_number(v).ok_or_else(|| {
+                        Error::Measure(format!("'{s}': {k} must be a number, got '{v}'"))
+                    })?;
+                    fam_opts.push((k.to_string(), x));
+                }
                 other => {
                     return Err(Error::Measure(format!(
-                        "'{s}': option '{other}' is not supported (supported: rel, p for RBP)"
+                        "'{s}': option '{other}' is not supported (supported: rel; p for RBP; \
+                         dcg for nDCG; beta for F; gmax for ERR/nERR; b for dcg_jk)"
                     )))
                 }
             }
@@ -680,7 +875,39 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
         "R" | "recall" => (None, Some(Recall)),
         "AP" | "map" => (Some(Map), Some(MapCut)),
         "RR" | "mrr" | "recip_rank" => (Some(RecipRank), Some(RecipRankCut)),
+        "nDCG" | "ndcg" if exp_gain => (Some(NdcgBurges), Some(NdcgBurgesCut)),
+        "nDCG" | "ndcg" if !fam_opts.is_empty() => (Some(NdcgGain), Some(NdcgGainCut)),
         "nDCG" | "ndcg" => (Some(Ndcg), Some(NdcgCut)),
+        "ndcg_burges" | "nDCG_burges" => (Some(NdcgBurges), Some(NdcgBurgesCut)),
+        "dcg" | "DCG" => (Some(Dcg), Some(DcgCut)),
+        "dcg_burges" | "DCG_burges" => (Some(DcgBurges), Some(DcgBurgesCut)),
+        "dcg_jk" | "DCG_jk" => (None, Some(DcgJk)),
+        "hits" | "Hits" => (None, Some(Hits)),
+        "f1" | "F1" | "F" | "f" => (None, Some(FCut)),
+        "ERR" => {
+            // ir_measures' ERR is gdeval.pl's, whose maximum grade is fixed at 4.
+            if !fam_opts.iter().any(|(k, _)| k == "gmax") {
+                fam_opts.push(("gmax".into(), 4.0));
+            }
+            (None, Some(ErrCut))
+        }
+        "err" => (None, Some(ErrCut)),
+        "nERR" | "nerr" => (None, Some(NerrCut)),
+        "Judged" | "judged" => (None, Some(Judged)),
+        "relative_map" | "relative_AP" => (None, Some(RelativeMapCut)),
+        "RBP" | "rbp" if rel_level.is_some() => (Some(RbpBin), None),
+        "lr+" | "LR+" => (None, Some(LrPos)),
+        "lr-" | "LR-" => (None, Some(LrNeg)),
+        "TPR" | "sensitivity" => (None, Some(Tpr)),
+        "TNR" | "specificity" => (None, Some(Tnr)),
+        "PPV" => (None, Some(Ppv)),
+        "NPV" => (None, Some(Npv)),
+        "FPR" => (None, Some(Fpr)),
+        "FNR" => (None, Some(Fnr)),
+        "FDR" => (None, Some(Fdr)),
+        "FOR" => (None, Some(FalseOmissionRate)),
+        "MCC" => (None, Some(Mcc)),
+        "DOR" => (None, Some(DiagnosticOddsRatio)),
         "Rprec" | "r-precision" | "r_precision" | "R-Prec" => (Some(Rprec), None),
         "Bpref" | "bpref" => (Some(Bpref), None),
         "Success" | "hit_rate" | "success" => (None, Some(Success)),
@@ -702,6 +929,15 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
                     let pv: f64 = format!("0.{digits}").parse().unwrap_or(0.9);
                     p = Some(pv);
                     (Some(Rbp), None)
+                } else {
+                    return Ok(None);
+                }
+            } else if let Some(f) = family_by_name(base) {
+                // any family by its canonical name: `tpr@10`, `fallout@100`
+                if matches!(f.param_kind(), ParamKind::Cutoffs | ParamKind::Fractions) {
+                    (None, Some(f))
+                } else if f.param_kind() == ParamKind::None {
+                    (Some(f), None)
                 } else {
                     return Ok(None);
                 }
@@ -727,11 +963,16 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
         (None, None, None) => return Ok(None),
     };
     if let Some(pv) = p {
-        if m.family != Rbp {
-            return Err(Error::Measure(format!("'{s}': p applies to RBP only")));
+        match m.family {
+            Rbp => m = Measure::with_params(Rbp, &format!("p={}", fmt_num(pv)))?,
+            RbpBin => fam_opts.push(("p".into(), pv)),
+            _ => return Err(Error::Measure(format!("'{s}': p applies to RBP only"))),
         }
-        m = Measure::with_params(Rbp, &format!("p={}", fmt_num(pv)))?;
     }
+    if exp_gain && !matches!(m.family, NdcgBurges | NdcgBurgesCut) {
+        return Err(Error::Measure(format!("'{s}': dcg applies to nDCG only")));
+    }
+    m.set_opts(fam_opts)?;
     m.rel_level = rel_level;
     Ok(Some(m))
 }
@@ -779,6 +1020,17 @@ fn known_names() -> Vec<String> {
             "P_10",
             "ndcg_cut_10",
             "map_cut_100",
+            "hits@10",
+            "f1@10",
+            "F(beta=0.5)@10",
+            "dcg@10",
+            "dcg_burges@10",
+            "ndcg_burges@10",
+            "ERR@10",
+            "nERR@10",
+            "Judged@10",
+            "err_cut_10",
+            "judged_10",
         ]
         .iter()
         .map(|s| s.to_string()),
@@ -882,6 +1134,53 @@ mod tests {
         assert_eq!(cols("R@1000"), ["recall_1000"]);
         assert_eq!(cols("precision@5"), ["P_5"]);
         assert_eq!(cols("RBP(p=0.8)"), ["rbp_p=0.8"]);
+    }
+
+    #[test]
+    fn beyond_trec_eval_spellings() {
+        assert_eq!(cols("hits@10"), ["hits_10"]);
+        assert_eq!(cols("f1@10"), ["F_cut_10"]);
+        assert_eq!(cols("F(beta=0.5)@10"), ["F_cut_10(beta=0.5)"]);
+        assert_eq!(cols("F_cut_10(beta=0.5)"), ["F_cut_10(beta=0.5)"]);
+        assert_eq!(cols("dcg@10"), ["dcg_cut_10"]);
+        assert_eq!(cols("dcg"), ["dcg"]);
+        assert_eq!(cols("dcg_burges@5"), ["dcg_burges_cut_5"]);
+        assert_eq!(cols("ndcg_burges@10"), ["ndcg_burges_cut_10"]);
+        assert_eq!(cols("ndcg_burges"), ["ndcg_burges"]);
+        assert_eq!(cols("nDCG(dcg='exp-log2')@10"), ["ndcg_burges_cut_10"]);
+        assert_eq!(cols("ERR@10"), ["err_cut_10(gmax=4)"]);
+        assert_eq!(cols("ERR(gmax=2)@10"), ["err_cut_10(gmax=2)"]);
+        assert_eq!(cols("err@20"), ["err_cut_20"]);
+        assert_eq!(cols("nERR@10"), ["nerr_cut_10"]);
+        assert_eq!(cols("Judged@10"), ["judged_10"]);
+        assert_eq!(cols("RBP(rel=1,p=0.8)"), ["rbp_bin(p=0.8)-l1"]);
+        assert_eq!(cols("RBP(rel=2)"), ["rbp_bin-l2"]);
+        assert_eq!(cols("rbp_bin(p=0.5)"), ["rbp_bin(p=0.5)"]);
+        assert_eq!(cols("relative_map@100"), ["relative_map_cut_100"]);
+        assert_eq!(cols("dcg_jk(b=3)@5"), ["dcg_jk_5(b=3)"]);
+        assert_eq!(
+            cols("ndcg(g1=0.5,g2=3)@10"),
+            ["ndcg_gain_cut_10(g1=0.5,g2=3)"]
+        );
+        assert_eq!(
+            cols("nDCG(ideal_all=1)@10"),
+            ["ndcg_gain_cut_10(ideal_all=1)"]
+        );
+        assert_eq!(cols("dcg(g2=1.5)@10"), ["dcg_cut_10(g2=1.5)"]);
+        assert!(parse_measure("ndcg_gain_cut_10(ideal_all=2)").is_err());
+        assert!(parse_measure("dcg_jk(g1=2)@10").is_err());
+        assert!(parse_measure("F(gmax=2)@10").is_err());
+        assert!(parse_measure("dcg_jk(b=1)@10").is_err());
+        assert!(parse_measure("P_10(beta=2)").is_err());
+        assert!(parse_measure("P(dcg='exp-log2')@10").is_err());
+        // options are part of a measure's identity: two betas make two measures
+        let set = MeasureSet::parse(&["f1@5", "F(beta=2)@5", "f1@10"]).unwrap();
+        let c: Vec<String> = set
+            .measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect();
+        assert_eq!(c, ["F_cut_5", "F_cut_10", "F_cut_5(beta=2)"]);
     }
 
     #[test]

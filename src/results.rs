@@ -143,6 +143,22 @@ impl Results {
             .map(|i| self.summary[i])
     }
 
+    /// A statistic of a column's per-query values (median, standard deviation, ...).
+    pub fn column_statistic(&self, col: usize, how: crate::stats::Statistic) -> f64 {
+        crate::stats::aggregate(&self.column_values(col), how)
+    }
+
+    /// Seeded percentile-bootstrap confidence interval for a column's mean.
+    pub fn bootstrap_ci(
+        &self,
+        col: usize,
+        confidence: f64,
+        resamples: usize,
+        seed: u64,
+    ) -> crate::error::Result<(f64, f64)> {
+        crate::stats::bootstrap_ci(&self.column_values(col), confidence, resamples, seed)
+    }
+
     /// The relstring of query number `q`, if relstring was requested.
     pub fn relstring(&self, q: usize) -> Option<&str> {
         self.relstrings.get(q).map(|s| s.as_str())
@@ -234,6 +250,34 @@ fn write_value(w: &mut Vec<u8>, f: Family, v: f64) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use crate::stats::Statistic;
+    use crate::{evaluate, Options, Qrels, Run};
+
+    #[test]
+    fn column_statistics_and_bootstrap() {
+        let qrels = Qrels::from_bytes(
+            b"q1 0 a 1\nq1 0 b 0\nq2 0 c 1\nq3 0 d 1\nq3 0 e 1\n",
+            "qrels",
+        )
+        .unwrap();
+        let run = Run::from_bytes(
+            b"q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 c 1 1 r\nq3 Q0 x 1 1 r\n",
+            "run",
+        )
+        .unwrap();
+        let res = evaluate(&qrels, &run, &["map", "gm_map"], Options::default()).unwrap();
+        // AP per query: 1/2, 1, 0
+        assert_eq!(res.column_values(0), [0.5, 1.0, 0.0]);
+        assert_eq!(res.column_statistic(0, Statistic::Median), 0.5);
+        assert_eq!(res.column_statistic(0, Statistic::Std), 0.5);
+        // the geometric mean statistic is trec_eval's gm_map
+        let gm = res.column_statistic(0, Statistic::GeoMean);
+        assert!((gm - res.summary(1)).abs() < 1e-15);
+        let ci = res.bootstrap_ci(0, 0.9, 500, 11).unwrap();
+        assert_eq!(ci, res.bootstrap_ci(0, 0.9, 500, 11).unwrap());
+        assert!(ci.0 >= 0.0 && ci.1 <= 1.0 && ci.0 <= ci.1);
+    }
+
     #[test]
     fn rust_rounding_matches_printf() {
         // Exact binary ties round to even in C's printf; Rust must agree.

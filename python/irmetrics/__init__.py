@@ -12,6 +12,7 @@ definitions, full double precision), computed in parallel by a Rust engine.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 
@@ -28,12 +29,24 @@ from ._core import (
     Run,
     __version__,
     canonical_names,
+    kendall_tau,
+    kendall_topk_distance,
     measures,
+    rbo,
+    spearman_rho,
 )
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 
 __all__ = [
+    "aggregate",
+    "bootstrap_ci",
+    "compare_runs",
+    "kendall_tau",
+    "kendall_topk_distance",
+    "rbo",
+    "spearman_rho",
+    "system_correlation",
     "Error",
     "Evaluator",
     "FileError",
@@ -55,7 +68,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_core._after_fork_in_child)
 
 if TYPE_CHECKING:  # typing is not imported at run time: it costs start-up time
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from typing import Any, Union
 
     QrelsLike = Union[Qrels, Mapping[str, Mapping[str, int]], str, os.PathLike[str]]
@@ -90,6 +103,7 @@ def evaluate(
     per_query: bool = False,
     output: str = "dict",
     stream: bool = False,
+    aggregate: str = "mean",
     **options: Any,
 ) -> Any:
     """Evaluate ``run`` against ``qrels``.
@@ -98,6 +112,12 @@ def evaluate(
     (``{query_id: {doc_id: label_or_score}}``) or file paths. ``measures`` uses
     trec_eval (``"P.5,10"``, ``"ndcg_cut.10"``, ``"all_trec"``), ir_measures
     (``"nDCG@10"``, ``"P(rel=2)@5"``) or ranx (``"ndcg@10"``, ``"mrr"``) names.
+    Measures beyond trec_eval use the same spellings: ``"hits@10"``, ``"f1@10"``,
+    ``"F(beta=0.5)@10"``, ``"dcg@10"``, ``"ndcg_burges@10"``,
+    ``"nDCG(dcg='exp-log2')@10"``, ``"ERR@20"`` (gdeval's, maximum grade 4),
+    ``"err@20"`` (maximum grade from the qrels), ``"nERR@20"``, ``"Judged@10"``,
+    ``"RBP(rel=1,p=0.8)"``, ``"relative_map@100"``, ``"fallout@100"`` (needs
+    ``num_docs_in_collection``), ...; ``measures()`` lists every family.
 
     ``output="dict"`` (default) returns ``{measure: value}``, or with
     ``per_query=True`` ``{measure: {query_id: value}}``; a request naming one value
@@ -110,6 +130,11 @@ def evaluate(
     ``stream=True`` (``run`` a path) evaluates the file query by query without
     loading it; the file must be grouped by query.
 
+    ``aggregate`` combines the per-query values: ``"mean"`` (trec_eval's ``all``, the
+    default), ``"gmean"`` (1e-5 floor, as GMAP), ``"median"`` or ``"std"``; with a
+    statistic other than the mean, summary-only values (``num_q``, ``runid``,
+    ``gm_map``) and ``relstring`` are left out.
+
     Options (trec_eval flag): ``complete`` (-c), ``relevance_level`` (-l),
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs_in_collection`` (-N),
     ``n_threads`` (0 = all cores).
@@ -117,10 +142,22 @@ def evaluate(
     ev = Evaluator(_as_qrels(qrels), measures, **options)
     if stream and not isinstance(run, (str, os.PathLike)):
         raise TypeError("stream=True needs the run as a file path")
-    if output == "dict":
+
+    def per_query_values(keys: str = "requested") -> dict[str, Any]:
         if stream:
-            return ev.evaluate_file(run, per_query=per_query)
-        return ev.evaluate(_as_run(run), per_query=per_query)
+            return ev.evaluate_file(run, per_query=True, keys=keys)
+        return ev.evaluate(_as_run(run), per_query=True, keys=keys)
+
+    if output == "dict":
+        if per_query:
+            return per_query_values()
+        if aggregate == "mean":
+            return ev.evaluate_file(run) if stream else ev.evaluate(_as_run(run))
+        return {
+            name: _core.aggregate([float(v) for v in vals.values()], aggregate)
+            for name, vals in per_query_values().items()
+            if all(isinstance(v, (int, float)) for v in vals.values())
+        }
     if output not in ("numpy", "pandas"):
         raise ValueError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")
     table = ev.evaluate_table(run if stream else _as_run(run), stream=stream)
@@ -132,3 +169,79 @@ def evaluate(
     df = pd.DataFrame(values, index=pd.Index(ids, name="query_id"), columns=columns)
     df.attrs["all"] = dict(zip(columns, summary.tolist()))
     return df
+
+
+def _values(values: Mapping[Any, float] | Iterable[float]) -> list[float]:
+    if isinstance(values, Mapping):
+        return [float(v) for v in values.values()]
+    return [float(v) for v in values]
+
+
+def aggregate(values: Mapping[Any, float] | Iterable[float], how: str = "mean") -> float:
+    """Combine per-query values (a ``{query_id: value}`` dict or a list).
+
+    ``how``: ``"mean"``, ``"gmean"`` (geometric mean with trec_eval's 1e-5 floor, as
+    in GMAP), ``"median"``, ``"std"`` (sample standard deviation, divisor n - 1).
+    Returns NaN for no values (and for one value with ``"std"``).
+    """
+    return _core.aggregate(_values(values), how)
+
+
+def bootstrap_ci(
+    values: Mapping[Any, float] | Iterable[float],
+    confidence: float = 0.95,
+    resamples: int = 10000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile-bootstrap confidence interval ``(low, high)`` for the mean.
+
+    Resamples the per-query values with replacement ``resamples`` times; the same
+    ``seed`` always gives the same interval.
+    """
+    return _core.bootstrap_ci(_values(values), confidence, resamples, seed)
+
+
+def compare_runs(
+    a: RunLike,
+    b: RunLike,
+    method: str = "rbo",
+    *,
+    k: int | None = None,
+    p: float = 0.9,
+    penalty: float = 0.5,
+    per_query: bool = False,
+) -> float | dict[str, float]:
+    """Rank correlation between two runs, query by query, on the queries both hold.
+
+    ``method``: ``"rbo"`` (extrapolated rank-biased overlap, persistence ``p``),
+    ``"kendall_topk"`` (normalized Kendall tau distance over the union of the two
+    top-k lists, ``penalty`` for pairs missing from one list), ``"kendall"``
+    (tau-b of the scores of the documents both retrieved), ``"spearman"`` (rho of
+    those scores). Rankings are trec_eval's (score descending, ties by doc id
+    descending), cut at ``k`` when given. Returns the mean over queries (NaN values
+    left out), or ``{query_id: value}`` with ``per_query=True``.
+    """
+    out = _core.compare_runs(_as_run(a), _as_run(b), method, k, p, penalty)
+    if per_query:
+        return out
+    vals = [v for v in out.values() if not math.isnan(v)]
+    return sum(vals) / len(vals) if vals else math.nan
+
+
+def system_correlation(
+    scores_a: Mapping[str, float], scores_b: Mapping[str, float], method: str = "kendall"
+) -> float:
+    """Correlation of two orderings of systems, e.g. by two measures or two qrels.
+
+    ``scores_a`` and ``scores_b`` map system names to scores (``{"bm25": 0.31, ...}``);
+    systems in only one of them are ignored. ``method``: ``"kendall"`` (tau-b) or
+    ``"spearman"`` (rho).
+    """
+    common = [s for s in scores_a if s in scores_b]
+    x = [float(scores_a[s]) for s in common]
+    y = [float(scores_b[s]) for s in common]
+    if method == "kendall":
+        return kendall_tau(x, y)
+    if method == "spearman":
+        return spearman_rho(x, y)
+    raise ValueError(f"method must be 'kendall' or 'spearman', not {method!r}")

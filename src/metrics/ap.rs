@@ -51,6 +51,65 @@ pub(super) fn average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f6
     }
 }
 
+/// AP over the top k divided by min(R, k) (0 when R = 0): the convention of libraries
+/// that normalise by the most relevant documents the top k can hold.
+pub(super) fn relative_average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    for (o, &k) in out.iter_mut().zip(cutoffs) {
+        let mut rel_so_far = 0u64;
+        let mut sum = 0.0;
+        for i in 0..c.num_ret().min(k.min(usize::MAX as u64) as usize) {
+            if c.is_rel(i) {
+                rel_so_far += 1;
+                sum += rel_so_far as f64 / (i as f64 + 1.0);
+            }
+        }
+        let d = c.num_rel.min(k);
+        *o = if d > 0 { sum / d as f64 } else { 0.0 };
+    }
+}
+
+/// Precision at each relevant retrieved document, with its recall: (recall, precision).
+fn recall_precision_points(c: &QueryCtx) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    if c.num_rel == 0 {
+        return out;
+    }
+    let mut rel_so_far = 0u64;
+    for i in 0..c.num_ret() {
+        if c.is_rel(i) {
+            rel_so_far += 1;
+            out.push((
+                rel_so_far as f64 / c.num_rel as f64,
+                rel_so_far as f64 / (i as f64 + 1.0),
+            ));
+        }
+    }
+    out
+}
+
+/// Interpolated precision at recall levels, the textbook definition: the highest
+/// precision at any rank whose recall is at least the level (0 if recall never gets
+/// there). trec_eval's iprec_at_recall rounds the level to a rank first.
+pub(super) fn interpolated_precision_standard(c: &QueryCtx, levels: &[f64], out: &mut [f64]) {
+    let pts = recall_precision_points(c);
+    for (o, &t) in out.iter_mut().zip(levels) {
+        *o = pts
+            .iter()
+            .filter(|(r, _)| *r >= t)
+            .map(|(_, p)| *p)
+            .fold(0.0, f64::max);
+    }
+}
+
+/// 11-point interpolated AP as in PASCAL VOC 2007: the mean of the interpolated
+/// precision at recall 0, 0.1, ..., 1.
+pub(super) fn eleven_point_voc(c: &QueryCtx) -> f64 {
+    let levels: Vec<f64> = (0..=10).map(|i| i as f64 / 10.0).collect();
+    let mut out = [0.0; 11];
+    interpolated_precision_standard(c, &levels, &mut out);
+    out.iter().sum::<f64>() / 11.0
+}
+
 /// Binary preference (Buckley and Voorhees 2004), trec_eval's variant.
 pub(super) fn bpref(c: &QueryCtx) -> f64 {
     let num_nonrel: u64 = c
@@ -194,6 +253,32 @@ mod tests {
         // a relevant document never retrieved lowers AP
         let ap = eval("map", &[1], &[1, 1])[0];
         assert_eq!(ap, 0.5);
+        // divided by min(R, k) instead of R: at 2, (1) / 2; at 3, (1 + 2/3) / 3
+        let v = eval(
+            "relative_map_cut.2,3,10",
+            &[1, 0, 1, 0, 1],
+            &[1, 1, 1, 0, 0],
+        );
+        assert_eq!(v[0], 0.5);
+        assert!((v[1] - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-15);
+        assert!((v[2] - (1.0 + 2.0 / 3.0 + 0.6) / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn eleven_point_voc_worked_example() {
+        // Relevant at ranks 1, 3, 5 of 3: (recall, precision) = (1/3, 1), (2/3, 2/3),
+        // (1, 3/5). Interpolated: 1 at recall 0..0.3, 2/3 at 0.4..0.6, 3/5 at 0.7..1.
+        let (rels, judged) = ([1, 0, 1, 0, 1], [1, 1, 1, 0, 0]);
+        let ip = eval("iprec.0,0.3,0.4,0.6,0.7,1", &rels, &judged);
+        assert_eq!(ip, [1.0, 1.0, 2.0 / 3.0, 2.0 / 3.0, 0.6, 0.6]);
+        let ap = eval("ap_11pt", &rels, &judged)[0];
+        assert!((ap - (4.0 + 2.0 + 2.4) / 11.0).abs() < 1e-15);
+        // recall 1 never reached: 0 there
+        assert_eq!(eval("iprec.1", &[1, 0], &[1, 1]), [0.0]);
+        // exact recall levels count: R = 10, 3 relevant found reaches 0.3
+        let mut r10 = vec![1i64; 3];
+        r10.extend([0; 7]);
+        assert_eq!(eval("iprec.0.3", &r10, &[1; 10]), [1.0]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Counting measures: num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret, unj.
+//! Counting measures: num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret, unj,
+//! and beyond trec_eval hits and judged.
 
-use super::{QueryCtx, NONPOOL, UNJUDGED};
+use super::{rel_in_top, QueryCtx, NONPOOL, UNJUDGED};
 use crate::measure::Family;
 
 /// The integer counts (as f64).
@@ -31,9 +32,40 @@ pub(super) fn unjudged_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
     }
 }
 
+/// hits@k: number of relevant documents in the top k.
+pub(super) fn hits_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    for (o, &k) in out.iter_mut().zip(cutoffs) {
+        *o = rel_in_top(c, k.min(usize::MAX as u64) as usize) as f64;
+    }
+}
+
+/// judged@k (ir_measures): fraction of the top min(k, retrieved) documents present in
+/// the qrels with any label (negative labels included); 0 for an empty ranking.
+pub(super) fn judged_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    for (o, &k) in out.iter_mut().zip(cutoffs) {
+        let n = (k.min(usize::MAX as u64) as usize).min(c.num_ret());
+        let judged = c.rels[..n].iter().filter(|&&r| r != NONPOOL).count();
+        *o = if n > 0 { judged as f64 / n as f64 } else { 0.0 };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::metrics::test_util::eval;
+
+    #[test]
+    fn hits_and_judged() {
+        let rels = [2, -1, 0, -2, 1];
+        let judged = [2, 0, 1, 1, -1, 0];
+        assert_eq!(eval("hits@1", &rels, &judged), [1.0]);
+        assert_eq!(eval("hits.3,5,10", &rels, &judged), [1.0, 2.0, 2.0]);
+        assert_eq!(eval("hits(rel=2)@5", &rels, &judged), [1.0]);
+        // judged counts every qrels document (negative label too); a short ranking
+        // divides by its length
+        assert_eq!(eval("Judged@2", &rels, &judged), [0.5]);
+        assert_eq!(eval("judged.4,10", &rels, &judged), [0.75, 0.8]);
+        assert_eq!(eval("judged_5", &[], &judged), [0.0]);
+    }
 
     #[test]
     fn counts() {

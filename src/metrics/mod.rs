@@ -8,9 +8,12 @@
 //! to the last bit.
 
 mod ap;
+mod confusion;
 mod counts;
+mod dcg;
 mod gain;
 mod precision;
+mod user;
 
 use crate::measure::{Family, Measure};
 
@@ -36,6 +39,9 @@ pub struct QueryCtx<'a> {
     pub num_docs: i64,
     /// `-J`: only judged documents were ranked.
     pub judged_only: bool,
+    /// The largest label of the whole qrels (ERR's default gmax); `new` sets the
+    /// query's own largest label, the evaluator the collection's.
+    pub max_label: i64,
 }
 
 impl<'a> QueryCtx<'a> {
@@ -61,7 +67,14 @@ impl<'a> QueryCtx<'a> {
             num_rel_ret,
             num_docs,
             judged_only,
+            max_label: levels.last().map_or(0, |&(l, _)| l),
         }
+    }
+
+    /// The same context with the collection-wide largest label.
+    pub fn with_max_label(mut self, max_label: i64) -> Self {
+        self.max_label = max_label;
+        self
     }
 
     /// Number of ranked documents.
@@ -112,6 +125,39 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         Rndcg => out[0] = gain::r_ndcg(c, m.pairs()),
         NdcgCut => gain::ndcg_cut(c, m.cutoffs(), out),
         Rbp => out[0] = gain::rbp(c, m.pairs()),
+        Fallout | Tpr | Tnr | Ppv | Npv | Fnr | Fpr | Fdr | FalseOmissionRate | LrPos | LrNeg
+        | PrevalenceThreshold | ThreatScore | Prevalence | Accuracy | BalancedAccuracy | Mcc
+        | FowlkesMallows | Informedness | Markedness | DiagnosticOddsRatio => {
+            confusion::confusion_at(m.family, c, m.cutoffs(), out)
+        }
+        Iprec => ap::interpolated_precision_standard(c, m.fractions(), out),
+        Ap11pt => out[0] = ap::eleven_point_voc(c),
+        RbpBin => out[0] = user::rbp_binary(c, m.opt("p", 0.8)),
+        Hits => counts::hits_at(c, m.cutoffs(), out),
+        Judged => counts::judged_at(c, m.cutoffs(), out),
+        FCut => precision::f_at(c, m.opt("beta", 1.0), m.cutoffs(), out),
+        RelativeMapCut => ap::relative_average_precision_cut(c, m.cutoffs(), out),
+        Dcg | DcgCut | NdcgGain | NdcgGainCut => {
+            let map = dcg::gain_map(&m.opts);
+            let gain = dcg::Gain::Map(&map);
+            let cuts: &[u64] = if matches!(m.family, Dcg | NdcgGain) {
+                &[u64::MAX]
+            } else {
+                m.cutoffs()
+            };
+            if matches!(m.family, Dcg | DcgCut) {
+                dcg::dcg(c, gain, cuts, out)
+            } else {
+                dcg::ndcg(c, gain, cuts, m.opt("ideal_all", 0.0) == 1.0, out)
+            }
+        }
+        DcgBurges => dcg::dcg(c, dcg::Gain::Exp, &[u64::MAX], out),
+        DcgBurgesCut => dcg::dcg(c, dcg::Gain::Exp, m.cutoffs(), out),
+        NdcgBurges => dcg::ndcg(c, dcg::Gain::Exp, &[u64::MAX], false, out),
+        NdcgBurgesCut => dcg::ndcg(c, dcg::Gain::Exp, m.cutoffs(), false, out),
+        DcgJk => dcg::dcg_jk(c, m.opt("b", 2.0), m.cutoffs(), out),
+        ErrCut => user::err(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
+        NerrCut => user::nerr(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
         RbpResid => out[0] = gain::rbp_resid(c, m.pairs()),
     }
 }

@@ -46,6 +46,22 @@ pub(super) fn success_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
     }
 }
 
+/// F-measure of the top k with weight `beta`: (1+b^2) P R / (b^2 P + R), where
+/// P = hits/k and R = hits/num_rel; 0 when no relevant document is in the top k.
+pub(super) fn f_at(c: &QueryCtx, beta: f64, cutoffs: &[u64], out: &mut [f64]) {
+    let b2 = beta * beta;
+    for (o, &k) in out.iter_mut().zip(cutoffs) {
+        let hits = rel_in_top(c, k.min(usize::MAX as u64) as usize);
+        *o = if hits > 0 && c.num_rel > 0 {
+            let p = hits as f64 / k as f64;
+            let r = hits as f64 / c.num_rel as f64;
+            (1.0 + b2) * p * r / (b2 * p + r)
+        } else {
+            0.0
+        };
+    }
+}
+
 /// Precision after R documents.
 pub(super) fn r_precision(c: &QueryCtx) -> f64 {
     if c.num_rel == 0 {
@@ -159,6 +175,21 @@ mod tests {
         assert_eq!(eval("recip_rank", &[0, 0, 1], &JUDGED), [1.0 / 3.0]);
         assert_eq!(eval("success.1,2,3", &[0, 0, 1], &JUDGED), [0.0, 0.0, 1.0]);
         assert_eq!(eval("relative_P.2", &RELS, &JUDGED), [0.5]);
+    }
+
+    #[test]
+    fn f_measure_at_k() {
+        // top 4 of the worked example: P = 1/2, R = 2/3, F1 = 2PR/(P+R) = 4/7
+        let f1 = eval("f1@4", &RELS, &JUDGED)[0];
+        assert!((f1 - 4.0 / 7.0).abs() < 1e-15);
+        // beta = 2 weighs recall: 5PR/(4P+R) = (5/3)/(8/3) = 5/8
+        let f2 = eval("F(beta=2)@4", &RELS, &JUDGED)[0];
+        assert!((f2 - 0.625).abs() < 1e-15);
+        // beta = 0 is precision
+        assert_eq!(eval("F_cut_4(beta=0)", &RELS, &JUDGED), [0.5]);
+        // nothing relevant in the top k, or nothing relevant at all
+        assert_eq!(eval("f1@1", &[0, 1], &[1]), [0.0]);
+        assert_eq!(eval("f1@1", &[0], &[0]), [0.0]);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 mod convert;
 mod errors;
+mod extras;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -757,5 +758,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
+    extras::register(m)?;
     Ok(())
 }

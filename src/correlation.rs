@@ -1,0 +1,339 @@
+//! Rank correlation: between two score vectors (Kendall's tau-b, Spearman's rho),
+//! between two ranked lists (normalized Kendall tau distance over the top k,
+//! rank-biased overlap), and between two runs query by query. Used for
+//! meta-evaluation too: the correlation of system orderings under two measures is
+//! the tau or rho of the systems' two score vectors.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use crate::error::{Error, Result};
+use crate::run::Run;
+
+fn same_len(x: &[f64], y: &[f64]) -> Result<()> {
+    if x.len() != y.len() {
+        return Err(Error::Input(format!(
+            "the two score lists differ in length ({} and {})",
+            x.len(),
+            y.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Kendall's tau-b (ties in either variable corrected as in scipy's `kendalltau`):
+/// (C - D) / sqrt((n0 - n1)(n0 - n2)). NaN when either list is constant or shorter
+/// than 2. O(n^2).
+pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<f64> {
+    same_len(x, y)?;
+    let n = x.len();
+    let (mut conc, mut disc, mut tie_x, mut tie_y) = (0i64, 0i64, 0i64, 0i64);
+    for i in 0..n {
+        for j in i + 1..n {
+            let dx = x[i].total_cmp(&x[j]) as i64;
+            let dy = y[i].total_cmp(&y[j]) as i64;
+            if dx == 0 {
+                tie_x += 1;
+            }
+            if dy == 0 {
+                tie_y += 1;
+            }
+            match dx * dy {
+                1 => conc += 1,
+                -1 => disc += 1,
+                _ => {}
+            }
+        }
+    }
+    let n0 = (n * n.saturating_sub(1) / 2) as i64;
+    let denom = (((n0 - tie_x) as f64) * ((n0 - tie_y) as f64)).sqrt();
+    Ok(if denom > 0.0 {
+        (conc - disc) as f64 / denom
+    } else {
+        f64::NAN
+    })
+}
+
+/// Ranks 1..n with ties given their average rank.
+fn average_ranks(x: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..x.len()).collect();
+    idx.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
+    let mut ranks = vec![0.0; x.len()];
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && x[idx[j + 1]].total_cmp(&x[idx[i]]).is_eq() {
+            j += 1;
+        }
+        let r = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &idx[i..=j] {
+            ranks[k] = r;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// Spearman's rho: Pearson's correlation of the (average) ranks. NaN when either list
+/// is constant or shorter than 2.
+pub fn spearman_rho(x: &[f64], y: &[f64]) -> Result<f64> {
+    same_len(x, y)?;
+    let n = x.len();
+    if n < 2 {
+        return Ok(f64::NAN);
+    }
+    let (rx, ry) = (average_ranks(x), average_ranks(y));
+    let mean = (n as f64 + 1.0) / 2.0;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in rx.iter().zip(&ry) {
+        sxy += (a - mean) * (b - mean);
+        sxx += (a - mean) * (a - mean);
+        syy += (b - mean) * (b - mean);
+    }
+    let d = (sxx * syy).sqrt();
+    Ok(if d > 0.0 { sxy / d } else { f64::NAN })
+}
+
+/// Normalized Kendall tau distance between two top-k lists (Fagin, Kumar and
+/// Sivakumar 2003, K^(p)), over the pairs of the union of the two lists:
+/// a pair ranked in both lists costs 1 when the lists order it differently; a pair
+/// with both items in one list and one in the other costs 1 when the other list keeps
+/// the lower-ranked one; a pair split between the lists costs 1; a pair of items both
+/// missing from one list costs `penalty` (0 optimistic, 0.5 neutral). The sum is
+/// divided by the number of pairs of the union: 0 for identical lists, 1 for a list and
+/// its reverse. Only the first `k` items of each list count (all when `k` is None).
+/// Items are assumed distinct within a list.
+pub fn kendall_topk_distance<T: Eq + Hash>(
+    a: &[T],
+    b: &[T],
+    k: Option<usize>,
+    penalty: f64,
+) -> f64 {
+    let ka = k.map_or(a.len(), |k| k.min(a.len()));
+    let kb = k.map_or(b.len(), |k| k.min(b.len()));
+    let (a, b) = (&a[..ka], &b[..kb]);
+    let pos_a: HashMap<&T, usize> = a.iter().enumerate().map(|(i, d)| (d, i)).collect();
+    let pos_b: HashMap<&T, usize> = b.iter().enumerate().map(|(i, d)| (d, i)).collect();
+    let mut union: Vec<&T> = a.iter().collect();
+    union.extend(b.iter().filter(|d| !pos_a.contains_key(d)));
+    let u = union.len();
+    if u < 2 {
+        return 0.0;
+    }
+    let mut cost = 0.0;
+    for i in 0..u {
+        for j in i + 1..u {
+            let (x, y) = (union[i], union[j]);
+            let (ax, ay) = (pos_a.get(x), pos_a.get(y));
+            let (bx, by) = (pos_b.get(x), pos_b.get(y));
+            cost += match (ax, ay, bx, by) {
+                // both in both lists
+                (Some(ax), Some(ay), Some(bx), Some(by)) => f64::from((ax < ay) != (bx < by)),
+                // both in a, one in b: b puts the present one first
+                (Some(ax), Some(ay), Some(_), None) => f64::from(ax > ay),
+                (Some(ax), Some(ay), None, Some(_)) => f64::from(ay > ax),
+                // both in b, one in a
+                (Some(_), None, Some(bx), Some(by)) => f64::from(bx > by),
+                (None, Some(_), Some(bx), Some(by)) => f64::from(by > bx),
+                // both in one list only
+                (Some(_), Some(_), None, None) | (None, None, Some(_), Some(_)) => penalty,
+                // split between the lists
+                _ => 1.0,
+            };
+        }
+    }
+    cost / (u * (u - 1) / 2) as f64
+}
+
+/// Extrapolated rank-biased overlap (Webber, Moffat and Zobel 2010, eq. 32) of two
+/// ranked lists with persistence `p`: 1 for identical lists, 0 for disjoint ones.
+/// Lists of different lengths are handled as in the paper (the shorter list's overlap
+/// is extrapolated). Items are assumed distinct within a list.
+pub fn rbo<T: Eq + Hash>(a: &[T], b: &[T], p: f64) -> Result<f64> {
+    if !(p > 0.0 && p < 1.0) {
+        return Err(Error::Option(format!(
+            "RBO persistence p must lie strictly between 0 and 1, got {p}"
+        )));
+    }
+    let (s_list, l_list) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let (s, l) = (s_list.len(), l_list.len());
+    if l == 0 {
+        return Ok(f64::NAN);
+    }
+    if s == 0 {
+        return Ok(0.0);
+    }
+    // X_d: overlap of the first min(d, s) items of S and the first d items of L.
+    let mut seen_s: HashMap<&T, ()> = HashMap::new();
+    let mut seen_l: HashMap<&T, ()> = HashMap::new();
+    let mut overlap = 0usize;
+    let mut x = vec![0usize; l + 1];
+    for d in 1..=l {
+        let li = &l_list[d - 1];
+        if d <= s {
+            let si = &s_list[d - 1];
+            if si == li {
+                overlap += 1;
+            } else {
+                if seen_l.contains_key(si) {
+                    overlap += 1;
+                }
+                if seen_s.contains_key(li) {
+                    overlap += 1;
+                }
+            }
+            seen_s.insert(si, ());
+        } else if seen_s.contains_key(li) {
+            overlap += 1;
+        }
+        seen_l.insert(li, ());
+        x[d] = overlap;
+    }
+    let (xs, xl) = (x[s] as f64, x[l] as f64);
+    let mut sum = 0.0;
+    let mut pd = 1.0;
+    for (d, &xd) in x.iter().enumerate().skip(1) {
+        pd *= p;
+        sum += xd as f64 / d as f64 * pd;
+        if d > s {
+            sum += xs * (d - s) as f64 / (s * d) as f64 * pd;
+        }
+    }
+    Ok((1.0 - p) / p * sum + ((xl - xs) / l as f64 + xs / s as f64) * pd)
+}
+
+/// How two runs are compared query by query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunComparison {
+    /// Kendall's tau-b of the scores of the documents both runs retrieved.
+    KendallTau,
+    /// Spearman's rho of the scores of the documents both runs retrieved.
+    SpearmanRho,
+    /// Normalized Kendall tau distance of the two top-k rankings, with this penalty.
+    KendallTopK(f64),
+    /// Rank-biased overlap of the two rankings, with this persistence.
+    Rbo(f64),
+}
+
+/// Compare two runs on every query both contain (in query-id byte order): the
+/// rankings are trec_eval's (score descending, ties by doc id descending) cut at
+/// `k` when given. Queries with fewer than two common documents give NaN for the
+/// score correlations.
+pub fn compare_runs(
+    a: &Run,
+    b: &Run,
+    how: RunComparison,
+    k: Option<usize>,
+) -> Result<Vec<(Box<[u8]>, f64)>> {
+    if let RunComparison::Rbo(p) = how {
+        rbo::<u8>(&[], &[], p)?;
+    }
+    let mut out = Vec::new();
+    let (mut oa, mut ob) = (Vec::new(), Vec::new());
+    let mut qa: Vec<_> = a.queries().iter().collect();
+    qa.sort_by(|x, y| x.id().cmp(y.id()));
+    for q in qa {
+        let Some(r) = b.query(q.id()) else { continue };
+        q.ranking(&mut oa);
+        r.ranking(&mut ob);
+        let cut = |o: &mut Vec<u32>| {
+            if let Some(k) = k {
+                o.truncate(k);
+            }
+        };
+        cut(&mut oa);
+        cut(&mut ob);
+        let docs_a: Vec<&[u8]> = oa.iter().map(|&i| q.docs.get(i as usize)).collect();
+        let docs_b: Vec<&[u8]> = ob.iter().map(|&i| r.docs.get(i as usize)).collect();
+        let v = match how {
+            RunComparison::Rbo(p) => rbo(&docs_a, &docs_b, p)?,
+            RunComparison::KendallTopK(pen) => kendall_topk_distance(&docs_a, &docs_b, None, pen),
+            RunComparison::KendallTau | RunComparison::SpearmanRho => {
+                let score_b: HashMap<&[u8], f64> = ob
+                    .iter()
+                    .map(|&i| (r.docs.get(i as usize), r.scores[i as usize]))
+                    .collect();
+                let (mut x, mut y) = (Vec::new(), Vec::new());
+                for &i in &oa {
+                    if let Some(&sb) = score_b.get(q.docs.get(i as usize)) {
+                        x.push(q.scores[i as usize]);
+                        y.push(sb);
+                    }
+                }
+                if how == RunComparison::KendallTau {
+                    kendall_tau_b(&x, &y)?
+                } else {
+                    spearman_rho(&x, &y)?
+                }
+            }
+        };
+        out.push((q.id().into(), v));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kendall_tau_b_scipy_example() {
+        // scipy.stats.kendalltau documentation: tau-b = -0.47140452079103173
+        let x = [12.0, 2.0, 1.0, 12.0, 2.0];
+        let y = [1.0, 4.0, 7.0, 1.0, 0.0];
+        let t = kendall_tau_b(&x, &y).unwrap();
+        assert!((t + 0.471_404_520_791_031_73).abs() < 1e-12, "{t}");
+        assert_eq!(
+            kendall_tau_b(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]).unwrap(),
+            1.0
+        );
+        assert_eq!(
+            kendall_tau_b(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]).unwrap(),
+            -1.0
+        );
+        assert!(kendall_tau_b(&[1.0, 1.0], &[1.0, 2.0]).unwrap().is_nan());
+        assert!(kendall_tau_b(&[1.0], &[1.0, 2.0]).is_err());
+    }
+
+    #[test]
+    fn spearman_wikipedia_example() {
+        // Wikipedia, "Spearman's rank correlation coefficient": IQ against hours of
+        // television per week, rho = -29/165.
+        let iq = [
+            106.0, 100.0, 86.0, 101.0, 99.0, 103.0, 97.0, 113.0, 112.0, 110.0,
+        ];
+        let tv = [7.0, 27.0, 2.0, 50.0, 28.0, 29.0, 20.0, 12.0, 6.0, 17.0];
+        let r = spearman_rho(&iq, &tv).unwrap();
+        assert!((r + 29.0 / 165.0).abs() < 1e-12, "{r}");
+        // ties get average ranks: perfectly monotone with ties is still 1
+        assert!((spearman_rho(&[1.0, 1.0, 2.0], &[5.0, 5.0, 9.0]).unwrap() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn kendall_topk_distance_bounds() {
+        let a = ["a", "b", "c", "d"];
+        let rev = ["d", "c", "b", "a"];
+        assert_eq!(kendall_topk_distance(&a, &a, None, 0.5), 0.0);
+        assert_eq!(kendall_topk_distance(&a, &rev, None, 0.5), 1.0);
+        // one swap of 6 pairs
+        let sw = ["b", "a", "c", "d"];
+        assert!((kendall_topk_distance(&a, &sw, None, 0.5) - 1.0 / 6.0).abs() < 1e-15);
+        // top 2 of a = {a, b}, of ["a", "x"] = {a, x}: union {a, b, x}; pairs (a,b): b
+        // missing from list 2 while a is kept ahead: 0; (a,x): 0; (b,x) split: 1
+        let v = kendall_topk_distance(&a, &["a", "x", "y"], Some(2), 0.5);
+        assert!((v - 1.0 / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn rbo_values() {
+        let a = ["a", "b", "c"];
+        assert!((rbo(&a, &a, 0.9).unwrap() - 1.0).abs() < 1e-12);
+        assert_eq!(rbo(&a, &["x", "y", "z"], 0.9).unwrap(), 0.0);
+        // X = 0, 2, 3 at depths 1..3: (0.1/0.9)(0.81 + 0.729) + 0.729 = 0.9
+        let v = rbo(&a, &["b", "a", "c"], 0.9).unwrap();
+        assert!((v - 0.9).abs() < 1e-12, "{v}");
+        // a list and its own prefix: the prefix is extrapolated as a perfect match
+        assert!((rbo(&a, &a[..2], 0.9).unwrap() - 1.0).abs() < 1e-12);
+        assert!(rbo(&a, &a, 1.0).is_err());
+    }
+}

@@ -1,0 +1,109 @@
+//! Python functions beyond evaluation: statistics of per-query values and rank
+//! correlation (thin wrappers over `crate::stats` and `crate::correlation`).
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::convert::id_to_py;
+use super::{errors, PyRun};
+use crate::correlation::{self, RunComparison};
+use crate::stats::{self, Statistic};
+
+/// A statistic of values: `mean`, `gmean` (trec_eval's 1e-5 floor), `median`, `std`
+/// (sample, n - 1). NaN for no values (or one, for `std`).
+#[pyfunction]
+#[pyo3(signature = (values, how = "mean"))]
+fn aggregate(py: Python<'_>, values: Vec<f64>, how: &str) -> PyResult<f64> {
+    let s = Statistic::parse(how).map_err(|e| errors::to_py(py, e))?;
+    Ok(stats::aggregate(&values, s))
+}
+
+/// Seeded percentile-bootstrap confidence interval `(low, high)` for the mean.
+#[pyfunction]
+#[pyo3(signature = (values, confidence = 0.95, resamples = 10000, seed = 0))]
+fn bootstrap_ci(
+    py: Python<'_>,
+    values: Vec<f64>,
+    confidence: f64,
+    resamples: usize,
+    seed: u64,
+) -> PyResult<(f64, f64)> {
+    py.detach(|| stats::bootstrap_ci(&values, confidence, resamples, seed))
+        .map_err(|e| errors::to_py(py, e))
+}
+
+/// Kendall's tau-b of two equally long score lists (NaN when one is constant).
+#[pyfunction]
+fn kendall_tau(py: Python<'_>, x: Vec<f64>, y: Vec<f64>) -> PyResult<f64> {
+    correlation::kendall_tau_b(&x, &y).map_err(|e| errors::to_py(py, e))
+}
+
+/// Spearman's rho of two equally long score lists (NaN when one is constant).
+#[pyfunction]
+fn spearman_rho(py: Python<'_>, x: Vec<f64>, y: Vec<f64>) -> PyResult<f64> {
+    correlation::spearman_rho(&x, &y).map_err(|e| errors::to_py(py, e))
+}
+
+/// Normalized Kendall tau distance of two ranked lists over the pairs of the union of
+/// their top k (0 identical, 1 reversed).
+#[pyfunction]
+#[pyo3(signature = (a, b, k = None, penalty = 0.5))]
+fn kendall_topk_distance(a: Vec<String>, b: Vec<String>, k: Option<usize>, penalty: f64) -> f64 {
+    correlation::kendall_topk_distance(&a, &b, k, penalty)
+}
+
+/// Extrapolated rank-biased overlap of two ranked lists with persistence p.
+#[pyfunction]
+#[pyo3(signature = (a, b, p = 0.9))]
+fn rbo(py: Python<'_>, a: Vec<String>, b: Vec<String>, p: f64) -> PyResult<f64> {
+    correlation::rbo(&a, &b, p).map_err(|e| errors::to_py(py, e))
+}
+
+/// Compare two runs query by query: `{query_id: value}` for the queries both hold.
+#[pyfunction]
+#[pyo3(signature = (a, b, method = "rbo", k = None, p = 0.9, penalty = 0.5))]
+fn compare_runs<'py>(
+    py: Python<'py>,
+    a: &PyRun,
+    b: &PyRun,
+    method: &str,
+    k: Option<usize>,
+    p: f64,
+    penalty: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let how = match method {
+        "rbo" => RunComparison::Rbo(p),
+        "kendall_topk" => RunComparison::KendallTopK(penalty),
+        "kendall" => RunComparison::KendallTau,
+        "spearman" => RunComparison::SpearmanRho,
+        other => {
+            return Err(errors::input_err(
+                py,
+                format!("unknown method '{other}' (rbo, kendall_topk, kendall, spearman)"),
+            ))
+        }
+    };
+    if k == Some(0) {
+        return Err(errors::input_err(py, "k must be at least 1".into()));
+    }
+    let (ra, rb) = (a.inner.clone(), b.inner.clone());
+    let rows = py
+        .detach(move || correlation::compare_runs(&ra, &rb, how, k))
+        .map_err(|e| errors::to_py(py, e))?;
+    let out = PyDict::new(py);
+    for (qid, v) in rows {
+        out.set_item(id_to_py(py, &qid)?, v)?;
+    }
+    Ok(out)
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(aggregate, m)?)?;
+    m.add_function(wrap_pyfunction!(bootstrap_ci, m)?)?;
+    m.add_function(wrap_pyfunction!(kendall_tau, m)?)?;
+    m.add_function(wrap_pyfunction!(spearman_rho, m)?)?;
+    m.add_function(wrap_pyfunction!(kendall_topk_distance, m)?)?;
+    m.add_function(wrap_pyfunction!(rbo, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_runs, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,256 @@
+"""Properties of the measures beyond trec_eval, aggregation and rank correlation."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import irmetrics
+
+NORMALIZED = [
+    "ndcg_burges",
+    "ndcg_burges@5",
+    "nDCG(dcg='exp-log2')@10",
+    "nERR@5",
+    "nerr@10",
+    "ERR@10",
+    "err@10",
+    "f1@5",
+    "F(beta=0.5)@10",
+    "F(beta=2)@3",
+    "judged@5",
+    "relative_map@5",
+    "RBP(rel=1,p=0.8)",
+    "RBP(rel=2,p=0.5)",
+    "hit_rate@3",
+    "nDCG(g1=0.5,g2=3,g4=2.5)@5",
+    "nDCG(ideal_all=1)@3",
+    "ndcg_gain",
+    "ap_11pt",
+    "iprec@0.3",
+]
+
+# A query: judged labels (-1 marks a negative label) of up to 12 documents, and a run
+# over some of them plus unjudged ones, with scores.
+labels = st.lists(st.integers(min_value=-1, max_value=4), min_size=1, max_size=12)
+
+
+@st.composite
+def query(draw: st.DrawFn) -> tuple[dict[str, int], dict[str, float]]:
+    ls = draw(labels)
+    if all(v < 0 for v in ls):
+        ls[0] = 0
+    qrels = {f"d{i}": v for i, v in enumerate(ls)}
+    pool = [*qrels, *(f"u{i}" for i in range(draw(st.integers(0, 5))))]
+    docs = draw(st.lists(st.sampled_from(pool), unique=True, max_size=len(pool)))
+    scores = draw(st.lists(st.integers(0, 6), min_size=len(docs), max_size=len(docs)))
+    return qrels, {d: float(s) for d, s in zip(docs, scores)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(query())
+def test_normalized_measures_lie_in_unit_interval(q: tuple[dict, dict]) -> None:
+    qrels, run = q
+    if not run:
+        run = {"u0": 1.0}
+    res = irmetrics.evaluate({"q": qrels}, {"q": run}, NORMALIZED)
+    for name, v in res.items():
+        assert 0.0 <= v <= 1.0 + 1e-12, (name, v)
+
+
+# Confusion-matrix measures bounded by [0, 1] (LR+, LR- and DOR are not bounded; MCC,
+# informedness and markedness lie in [-1, 1]).
+CONFUSION_UNIT = [
+    *("tpr@5", "tnr@5", "ppv@5", "npv@5", "fnr@5", "fpr@5", "fdr@5", "for@5"),
+    *("fallout@10", "threat_score@5", "prevalence@5", "accuracy@5"),
+    *("balanced_accuracy@5", "fowlkes_mallows@5", "iprec@0.5", "ap_11pt"),
+]
+CONFUSION_SIGNED = ["mcc@5", "informedness@5", "markedness@5"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(query())
+def test_confusion_measures_bounded(q: tuple[dict, dict]) -> None:
+    qrels, run = q
+    if not run:
+        run = {"u0": 1.0}
+    res = irmetrics.evaluate(
+        {"q": qrels},
+        {"q": run},
+        [*CONFUSION_UNIT, *CONFUSION_SIGNED, "lr+@5", "dor@5"],
+        num_docs_in_collection=40,
+    )
+    for name in CONFUSION_UNIT:
+        assert 0.0 <= res[name] <= 1.0 + 1e-12, (name, res[name])
+    for name in CONFUSION_SIGNED:
+        assert -1.0 - 1e-12 <= res[name] <= 1.0 + 1e-12, (name, res[name])
+    assert res["lr+@5"] >= 0.0 and res["dor@5"] >= 0.0
+    # fall-out is the false positive rate
+    assert irmetrics.evaluate(
+        {"q": qrels}, {"q": run}, ["fallout@5", "fpr@5"], num_docs_in_collection=40
+    ) == pytest.approx({"fallout@5": res["fpr@5"], "fpr@5": res["fpr@5"]})
+
+
+def test_confusion_measures_need_collection_size() -> None:
+    with pytest.raises(irmetrics.Error, match="num_docs_in_collection"):
+        irmetrics.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["fallout@10"])
+    # TP-only measures do not need it
+    assert irmetrics.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["tpr@10"]) == {"tpr@10": 1.0}
+
+
+@settings(max_examples=60, deadline=None)
+@given(query())
+def test_perfect_ranking_scores_one(q: tuple[dict, dict]) -> None:
+    qrels, _ = q
+    if not any(v >= 1 for v in qrels.values()):
+        qrels["d0"] = 1
+    ranked = sorted(qrels, key=lambda d: -qrels[d])
+    run = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
+    num_rel = sum(v >= 1 for v in qrels.values())
+    names = [
+        *("ndcg_burges", "ndcg_burges@3", "nERR@5", "nerr@1", "relative_map@3", "hit_rate@1"),
+        *("ap_11pt", "iprec@1.0", f"tpr@{num_rel}", f"ppv@{num_rel}"),
+        *("ndcg_gain", "nDCG(g1=0.5,g3=3.5)@2", "nDCG(ideal_all=1)@100"),
+    ]
+    res = irmetrics.evaluate({"q": qrels}, {"q": run}, [*names, f"f1@{num_rel}"])
+    for name, v in res.items():
+        assert v == pytest.approx(1.0, abs=1e-12), (name, v)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=4), unique=True, min_size=2, max_size=15))
+def test_kendall_distance_self_and_reverse(items: list[str]) -> None:
+    assert irmetrics.kendall_topk_distance(items, items) == 0.0
+    assert irmetrics.kendall_topk_distance(items, items[::-1]) == 1.0
+    assert irmetrics.rbo(items, items) == pytest.approx(1.0, abs=1e-12)
+    assert 0.0 <= irmetrics.rbo(items, items[::-1]) <= 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.text(min_size=1, max_size=3), unique=True, max_size=10),
+    st.lists(st.text(min_size=1, max_size=3), unique=True, max_size=10),
+    st.integers(1, 12),
+)
+def test_topk_measures_bounded(a: list[str], b: list[str], k: int) -> None:
+    d = irmetrics.kendall_topk_distance(a, b, k)
+    assert 0.0 <= d <= 1.0
+    if a or b:
+        r = irmetrics.rbo(a, b)
+        assert (math.isnan(r) and not (a or b)) or 0.0 <= r <= 1.0 + 1e-12
+
+
+def test_score_correlations_published_examples() -> None:
+    # scipy.stats.kendalltau documentation example
+    assert irmetrics.kendall_tau([12, 2, 1, 12, 2], [1, 4, 7, 1, 0]) == pytest.approx(
+        -0.47140452079103173, abs=1e-12
+    )
+    # Wikipedia's Spearman example (IQ vs hours of TV): -29/165
+    iq = [106, 100, 86, 101, 99, 103, 97, 113, 112, 110]
+    tv = [7, 27, 2, 50, 28, 29, 20, 12, 6, 17]
+    assert irmetrics.spearman_rho(iq, tv) == pytest.approx(-29 / 165, abs=1e-12)
+    systems_map = {"a": 0.30, "b": 0.25, "c": 0.20, "d": 0.10}
+    systems_p10 = {"a": 0.50, "b": 0.55, "c": 0.40, "d": 0.10, "only_here": 0.9}
+    # one discordant pair of 6: (4 - 1) ... tau = (5 - 1) / 6
+    assert irmetrics.system_correlation(systems_map, systems_p10) == pytest.approx(4 / 6)
+    assert irmetrics.system_correlation(systems_map, systems_p10, "spearman") == pytest.approx(0.8)
+
+
+def test_compare_runs() -> None:
+    a = irmetrics.Run.from_dict({"q1": {"x": 3, "y": 2, "z": 1}, "q2": {"x": 1, "y": 2}})
+    b = irmetrics.Run.from_dict({"q1": {"x": 1, "y": 2, "z": 3}, "q2": {"x": 1, "y": 2}})
+    per_q = irmetrics.compare_runs(a, b, "kendall_topk", per_query=True)
+    assert per_q == {"q1": 1.0, "q2": 0.0}
+    assert irmetrics.compare_runs(a, b, "kendall_topk") == 0.5
+    assert irmetrics.compare_runs(a, a) == pytest.approx(1.0)
+    assert irmetrics.compare_runs(a, b, "kendall", per_query=True) == {"q1": -1.0, "q2": 1.0}
+    assert irmetrics.compare_runs(a, b, "spearman", per_query=True)["q1"] == pytest.approx(-1.0)
+    with pytest.raises(irmetrics.InputError):
+        irmetrics.compare_runs(a, b, "pearson")
+
+
+def test_aggregation() -> None:
+    per_q = {"q1": 0.2, "q2": 0.0, "q3": 0.5, "q4": 0.1}
+    assert irmetrics.aggregate(per_q) == pytest.approx(0.2)
+    assert irmetrics.aggregate(per_q, "median") == pytest.approx(0.15)
+    assert irmetrics.aggregate(per_q, "gmean") == pytest.approx((0.2 * 1e-5 * 0.5 * 0.1) ** 0.25)
+    assert irmetrics.aggregate([2, 4, 4, 4, 5, 5, 7, 9], "std") == pytest.approx((32 / 7) ** 0.5)
+    lo, hi = irmetrics.bootstrap_ci(per_q, seed=3)
+    assert (lo, hi) == irmetrics.bootstrap_ci(per_q, seed=3)
+    assert 0.0 <= lo <= 0.2 <= hi <= 0.5
+    with pytest.raises(irmetrics.Error):
+        irmetrics.aggregate(per_q, "mode")
+
+
+def test_evaluate_aggregate_option() -> None:
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1, "e": 1}}
+    run = {"q1": {"b": 2.0, "a": 1.0}, "q2": {"c": 1.0}, "q3": {"x": 1.0}}
+    # AP per query: 1/2, 1, 0
+    assert irmetrics.evaluate(qrels, run, ["map", "num_q"], aggregate="median") == {"map": 0.5}
+    assert irmetrics.evaluate(qrels, run, "map", aggregate="std") == {"map": 0.5}
+    assert irmetrics.evaluate(qrels, run, "map", aggregate="gmean")["map"] == pytest.approx(
+        irmetrics.evaluate(qrels, run, "gm_map")["gm_map"], abs=1e-15
+    )
+    with pytest.raises(irmetrics.Error):
+        irmetrics.evaluate(qrels, run, "map", aggregate="mode")
+
+
+def test_gm_map_matches_gmean_of_ap() -> None:
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1, "e": 1}}
+    run = {"q1": {"b": 2.0, "a": 1.0}, "q2": {"x": 1.0}, "q3": {"d": 1.0}}
+    res = irmetrics.evaluate(qrels, run, ["gm_map", "map"], per_query=False)
+    ap = irmetrics.evaluate(qrels, run, ["map"], per_query=True)["map"]
+    assert irmetrics.aggregate(ap, "gmean") == pytest.approx(res["gm_map"], abs=1e-15)
+    assert irmetrics.aggregate(ap) == pytest.approx(res["map"], abs=1e-15)
+
+
+def test_cli_prints_new_measures(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c 1\n")
+    run.write_text("q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "irmetrics", "-q", "-N", "10"]
+        + ["-m", "hits.1,3", "-m", "ERR@2", "-m", "fallout@2", "-m", "dcg_jk.3"]
+        + [str(qrels), str(run)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rows = {tuple(line.split()[:2]): line.split()[2] for line in out.splitlines()}
+    assert rows[("hits_1", "q1")] == "1.0000"
+    assert rows[("hits_3", "all")] == "2.0000"
+    # gdeval ERR, gmax 4: R(2) = 3/16 at rank 1, nothing at rank 2
+    assert rows[("err_cut_2(gmax=4)", "q1")] == "0.1875"
+    # 1 non-relevant of 10 - 2 in the top 2
+    assert rows[("fallout_2", "all")] == "0.1250"
+    # Jarvelin-Kekalainen, base 2: 2 + 0 + 1/log2(3)
+    assert rows[("dcg_jk_3", "q1")] == "2.6309"
+
+
+def test_published_worked_examples() -> None:
+    # Jarvelin & Kekalainen (2002): judgments 3,2,3,0,0,1,2,2,3,0 give DCG (base 2)
+    # 3, 5, 6.89, 6.89, 6.89, 7.28, 7.99, 8.66, 9.61, 9.61 at ranks 1..10.
+    labels = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]
+    qrels = {"q": {f"d{i}": g for i, g in enumerate(labels)}}
+    run = {"q": {f"d{i}": float(10 - i) for i in range(10)}}
+    res = irmetrics.evaluate(qrels, run, "dcg_jk.1,2,3,4,5,6,7,8,9,10")
+    want = [3, 5, 6.89, 6.89, 6.89, 7.28, 7.99, 8.66, 9.61, 9.61]
+    assert [round(res[f"dcg_jk_{k}"], 2) for k in range(1, 11)] == want
+    # Relevant at ranks 1, 3, 5 of 3 relevant: AP = (1 + 2/3 + 3/5) / 3 ~ 0.756,
+    # P@3 = 2/3, P@4 = 1/2, P@5 = 3/5; ÷ min(R, k) at k = 3 gives (1 + 2/3) / 3 too.
+    qrels = {"q": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1}}
+    run = {"q": {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}}
+    res = irmetrics.evaluate(qrels, run, ["AP", "P@3", "P@4", "P@5", "relative_map@3"])
+    assert res["AP"] == pytest.approx((1 + 2 / 3 + 3 / 5) / 3)
+    assert round(res["AP"], 3) == 0.756
+    assert res["P@3"] == pytest.approx(2 / 3)
+    assert res["P@4"] == 0.5
+    assert res["P@5"] == pytest.approx(3 / 5)
+    assert res["relative_map@3"] == pytest.approx((1 + 2 / 3) / 3)
