@@ -561,8 +561,29 @@ impl Measure {
     }
 
     /// Same family, relevance level and options: requests that merge into one.
+    fn has_explicit_params(&self) -> bool {
+        matches!(
+            self.params,
+            Params::Numbers { text: Some(_), .. } | Params::Pairs { text: Some(_), .. }
+        )
+    }
+
     fn same_kind(&self, other: &Measure) -> bool {
         self.family == other.family && self.rel_level == other.rel_level && self.opts == other.opts
+    }
+
+    /// Whether another request can share this measure's columns: same family, level and
+    /// options, and not two different explicit parameter lists (`rbp.p=0.5` and
+    /// `rbp.p=0.9` are two measures; `rbp` and `rbp.p=0.5` one, as in trec_eval).
+    fn mergeable(&self, other: &Measure) -> bool {
+        self.same_kind(other)
+            && match (&self.params, &other.params) {
+                (Params::Numbers { text: Some(a), .. }, Params::Numbers { text: Some(b), .. })
+                | (Params::Pairs { text: Some(a), .. }, Params::Pairs { text: Some(b), .. }) => {
+                    a == b
+                }
+                _ => true,
+            }
     }
 
     /// Merge another request of the same family and level into this one (cut-offs are
@@ -668,13 +689,14 @@ impl MeasureSet {
     fn index_of(&self, m: &Measure) -> usize {
         self.measures
             .iter()
-            .position(|e| e.same_kind(m))
+            .position(|e| e.mergeable(m) && (e.params == m.params || !m.has_explicit_params()))
+            .or_else(|| self.measures.iter().position(|e| e.mergeable(m)))
             .unwrap_or(0)
     }
 
     /// Add a measure, merging it with one of the same family and relevance level.
     pub fn add(&mut self, m: Measure) {
-        if let Some(existing) = self.measures.iter_mut().find(|e| e.same_kind(&m)) {
+        if let Some(existing) = self.measures.iter_mut().find(|e| e.mergeable(&m)) {
             existing.merge(m);
         } else {
             let pos = self
@@ -1191,6 +1213,27 @@ mod tests {
         assert!(parse_measure("P.5,5").is_err());
         assert!(parse_measure("P@").is_err());
         assert!(parse_measure("map.5").is_err());
+    }
+
+    #[test]
+    fn different_explicit_parameters_are_two_measures() {
+        let set = MeasureSet::parse(&["rbp.p=0.5", "rbp.p=0.9", "rbp"]).unwrap();
+        let c: Vec<String> = set
+            .measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect();
+        assert_eq!(c, ["rbp_p=0.5", "rbp_p=0.9"]);
+        let req: Vec<usize> = set.requests().iter().map(|(_, cols)| cols[0].0).collect();
+        assert_eq!(req, [0, 1, 0]);
+        // a nickname's default is replaced by explicit parameters, as in trec_eval
+        let set = MeasureSet::parse(&["all_trec", "relstring.20"]).unwrap();
+        let c: Vec<String> = set
+            .measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect();
+        assert!(c.contains(&"relstring_20".to_string()) && !c.contains(&"relstring".to_string()));
     }
 
     #[test]
