@@ -743,6 +743,13 @@ def machine():
     }
 
 
+def loadavg():
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+
+
 def versions(tools):
     from importlib.metadata import PackageNotFoundError, version
 
@@ -791,6 +798,16 @@ def report(rep, md):
         + ", ".join(f"{k} {v}" for k, v in rep["versions"].items())
         + f". Median of {rep['repeat']} fresh processes per cell."
     )
+    load = rep.get("load")
+    if load:
+        out[-1] += (
+            f" Load average (1 min) at start {load['start']:.2f}, at end {load['end']:.2f}"
+            + (
+                ": the machine was busy, wall times are inflated (CPU times less so)."
+                if max(load.values()) > 0.5 * m["usable_cores"]
+                else "."
+            )
+        )
     by_key = {(r["scale"], r["route"], r["tool"]): r for r in rep["results"]}
     for scale in rep["scales"]:
         d = rep["data"][scale]
@@ -1065,6 +1082,7 @@ def main(argv=None):
         "agreement": [],
         "targets": [],
     }
+    rep["load"] = {"start": loadavg()}
     if not args.no_startup:  # first: also warms caches (numba, .pyc) for the peers
         rep["startup"] = measure_startup(args)
     for scale in args.scales:
@@ -1109,6 +1127,7 @@ def main(argv=None):
             rep["threads"] += measure_threads(scale, qp, rp, args)
         if not args.no_check:
             rep["agreement"] += agreement(scale, rep["results"], qp, rp, args)
+    rep["load"]["end"] = loadavg()
     rep["targets"] = targets(rep)
     if args.json:
         with open(args.json, "w") as f:
