@@ -191,8 +191,8 @@ impl Evaluator {
         cancel: Option<&AtomicBool>,
     ) -> Result<Results> {
         let path = path.as_ref();
-        let r = crate::trec::open_input(path)?;
-        self.evaluate_reader(r, &path.display().to_string(), cancel)
+        let (r, size) = crate::trec::open_input_sized(path)?;
+        self.evaluate_stream(r, &path.display().to_string(), cancel, size)
     }
 
     /// Streaming evaluation of TREC run text from any reader (see [`Evaluator::evaluate_file`]).
@@ -201,6 +201,16 @@ impl Evaluator {
         r: impl Read + Send,
         source: &str,
         cancel: Option<&AtomicBool>,
+    ) -> Result<Results> {
+        self.evaluate_stream(r, source, cancel, None)
+    }
+
+    fn evaluate_stream(
+        &self,
+        r: impl Read + Send,
+        source: &str,
+        cancel: Option<&AtomicBool>,
+        size_hint: Option<u64>,
     ) -> Result<Results> {
         crate::parallel::with_threads(self.options.n_threads, || {
             let mut sink = Streamer {
@@ -212,7 +222,7 @@ impl Evaluator {
                 current: None,
                 pending: Vec::new(),
             };
-            let runid = crate::trec::read_run_blocks(r, source, &mut sink)?;
+            let runid = crate::trec::read_run_blocks(r, source, &mut sink, size_hint)?;
             if let Some(c) = sink.current.take() {
                 sink.pending.push(c);
             }

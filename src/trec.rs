@@ -52,10 +52,16 @@ fn split_fields<'a>(line: &'a [u8], out: &mut [&'a [u8]]) -> usize {
 /// Open a file for reading, transparently decompressing gzip (detected by its magic
 /// bytes, not its name). `-` is standard input.
 pub fn open_input(path: &Path) -> Result<Box<dyn Read + Send>> {
+    open_input_sized(path).map(|(r, _)| r)
+}
+
+/// [`open_input`], plus the size of the content when known (a plain file's length).
+pub(crate) fn open_input_sized(path: &Path) -> Result<(Box<dyn Read + Send>, Option<u64>)> {
     let io_err = |e: std::io::Error| Error::Io {
         path: path.to_path_buf(),
         source: e,
     };
+    let mut size = None;
     let raw: Box<dyn Read + Send> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin())
     } else {
@@ -66,16 +72,20 @@ pub fn open_input(path: &Path) -> Result<Box<dyn Read + Send>> {
                 source: std::io::Error::other("it is a directory, not a file"),
             });
         }
+        if meta.is_file() {
+            size = Some(meta.len());
+        }
         Box::new(std::fs::File::open(path).map_err(io_err)?)
     };
-    let mut br = BufReader::with_capacity(1 << 20, raw);
+    let mut br = BufReader::with_capacity(1 << 16, raw);
     let head = br.fill_buf().map_err(io_err)?;
     if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
-        Ok(Box::new(GzReader {
+        let gz = GzReader {
             inner: flate2::bufread::MultiGzDecoder::new(br),
-        }))
+        };
+        Ok((Box::new(gz), None))
     } else {
-        Ok(Box::new(br))
+        Ok((Box::new(br), size))
     }
 }
 
@@ -482,10 +492,13 @@ pub(crate) fn read_run_blocks(
     mut r: impl Read,
     source: &str,
     sink: &mut dyn SegmentSink,
+    size_hint: Option<u64>,
 ) -> Result<Vec<u8>> {
     let mut runid: Vec<u8> = Vec::new();
     let mut results = 0usize;
-    let mut buf: Vec<u8> = vec![0; BLOCK];
+    // A small input needs no 32 MiB buffer.
+    let block = size_hint.map_or(BLOCK, |n| (n as usize).saturating_add(1).clamp(4096, BLOCK));
+    let mut buf: Vec<u8> = vec![0; block];
     let mut filled = 0usize;
     let mut lines_before = 0u64;
     let mut eof = false;
@@ -561,21 +574,26 @@ pub(crate) fn read_run_blocks(
 
 /// Parse a run from a reader.
 pub fn parse_run_reader(r: impl Read, source: &str) -> Result<Run> {
+    parse_run_sized(r, source, None)
+}
+
+fn parse_run_sized(r: impl Read, source: &str, size_hint: Option<u64>) -> Result<Run> {
     let mut merger = Merger::default();
-    let runid = read_run_blocks(r, source, &mut merger)?;
+    let runid = read_run_blocks(r, source, &mut merger, size_hint)?;
     Run::from_queries(merger.queries, runid)
 }
 
 /// Parse a run held in memory.
 pub fn parse_run(data: &[u8], source: &str) -> Result<Run> {
-    parse_run_reader(data, source).map_err(|e| locate_run_duplicate(e, data, source))
+    parse_run_sized(data, source, Some(data.len() as u64))
+        .map_err(|e| locate_run_duplicate(e, data, source))
 }
 
 /// Parse a run file (streamed; gzip and `-` handled).
 pub fn read_run(path: &Path) -> Result<Run> {
     let source = path.display().to_string();
-    let r = open_input(path)?;
-    parse_run_reader(r, &source).map_err(|e| match e {
+    let (r, size) = open_input_sized(path)?;
+    parse_run_sized(r, &source, size).map_err(|e| match e {
         Error::DuplicateEntry { .. } if path.as_os_str() != "-" => match read_input(path) {
             Ok(data) => locate_run_duplicate(e, &data, &source),
             Err(_) => e,

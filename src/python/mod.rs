@@ -29,24 +29,34 @@ fn heavy<R: Send>(
     py: Python<'_>,
     f: impl FnOnce(&AtomicBool) -> CoreResult<R> + Send,
 ) -> PyResult<R> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
     let cancel = AtomicBool::new(false);
     let outcome = std::thread::scope(|s| {
-        let handle = s.spawn(|| f(&cancel));
+        let (tx, rx) = channel();
+        let rx = std::sync::Mutex::new(rx); // shared with the detached closure
+        let cancel_flag = &cancel;
+        let handle = s.spawn(move || {
+            let r = f(cancel_flag);
+            let _ = tx.send(());
+            r
+        });
         loop {
-            let finished = py.detach(|| {
-                let deadline = std::time::Instant::now() + Duration::from_millis(100);
-                while !handle.is_finished() && std::time::Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_micros(200));
-                }
-                handle.is_finished()
+            // Wake up as soon as the work is done, or every 100 ms to look for Ctrl-C.
+            let waited = py.detach(|| match rx.lock() {
+                Ok(rx) => rx.recv_timeout(Duration::from_millis(100)),
+                Err(_) => Err(RecvTimeoutError::Disconnected),
             });
-            if finished {
-                break Ok(py.detach(|| handle.join()));
-            }
-            if let Err(e) = py.check_signals() {
-                cancel.store(true, Ordering::Relaxed);
-                let _ = py.detach(|| handle.join());
-                break Err(e);
+            match waited {
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => {
+                    break Ok(py.detach(|| handle.join()))
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        cancel.store(true, Ordering::Relaxed);
+                        let _ = py.detach(|| handle.join());
+                        break Err(e);
+                    }
+                }
             }
         }
     })?;
