@@ -117,6 +117,20 @@ impl Qrels {
     }
 }
 
+/// Distinct non-negative labels with their counts, ascending.
+pub(crate) fn count_levels(labels: impl Iterator<Item = i64>) -> Vec<(i64, u64)> {
+    let mut lv: Vec<i64> = labels.filter(|&l| l >= 0).collect();
+    lv.sort_unstable();
+    let mut levels: Vec<(i64, u64)> = Vec::new();
+    for l in lv {
+        match levels.last_mut() {
+            Some((x, c)) if *x == l => *c += 1,
+            _ => levels.push((l, 1)),
+        }
+    }
+    levels
+}
+
 /// Builds [`Qrels`] one judgment at a time. Duplicate judgments are errors.
 #[derive(Default)]
 pub struct QrelsBuilder {
@@ -180,16 +194,7 @@ impl QrelsBuilder {
         let mut index = FxHashMap::default();
         index.reserve(queries.len());
         for (i, q) in queries.iter_mut().enumerate() {
-            let mut lv: Vec<i64> = q.labels.iter().copied().filter(|&l| l >= 0).collect();
-            lv.sort_unstable();
-            let mut levels: Vec<(i64, u64)> = Vec::new();
-            for l in lv {
-                match levels.last_mut() {
-                    Some((x, c)) if *x == l => *c += 1,
-                    _ => levels.push((l, 1)),
-                }
-            }
-            q.levels = levels;
+            q.levels = count_levels(q.labels.iter().copied());
             index.insert(q.qid.clone(), i as u32);
         }
         Qrels { queries, index }

@@ -46,14 +46,10 @@ pub(super) fn gain_map(opts: &[(String, f64)]) -> Vec<(i64, f64)> {
         .collect()
 }
 
-/// log2(rank + 1) for the 0-based position `i`.
-#[inline]
-fn discount(i: usize) -> f64 {
-    (i as f64 + 2.0).log2()
-}
+use super::discount;
 
 /// DCG of the ranking at each cut-off (`u64::MAX` for the whole ranking).
-fn dcg_at(c: &QueryCtx, gain: Gain, cutoffs: &[u64], out: &mut [f64]) {
+pub(super) fn dcg_at(c: &QueryCtx, gain: Gain, cutoffs: &[u64], out: &mut [f64]) {
     let mut sum = 0.0;
     let mut next = 0;
     for (i, &r) in c.rels.iter().enumerate() {

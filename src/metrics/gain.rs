@@ -95,10 +95,7 @@ impl<'g> Ideal<'g> {
     }
 }
 
-#[inline]
-fn discount(i: usize) -> f64 {
-    (i as f64 + 2.0).log2()
-}
+use super::discount;
 
 /// nDCG with trec_eval's gains; the ideal ranking uses every judged document.
 pub(super) fn ndcg(c: &QueryCtx, pairs: &[(String, f64)]) -> f64 {
@@ -313,24 +310,7 @@ pub(super) fn bin_g(c: &QueryCtx) -> f64 {
 /// nDCG at cut-offs with the labels as gains; the ideal is the top k of the judged
 /// documents (trec_eval's ndcg_cut; `-l` and gain maps do not apply).
 pub(super) fn ndcg_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
-    // DCG at each cut-off
-    let mut sum = 0.0;
-    let mut next = 0;
-    for (i, &r) in c.rels.iter().enumerate() {
-        while next < cutoffs.len() && i as u64 == cutoffs[next] {
-            out[next] = sum;
-            next += 1;
-        }
-        if next == cutoffs.len() {
-            break;
-        }
-        if r > 0 {
-            sum += r as f64 / discount(i);
-        }
-    }
-    for o in out.iter_mut().skip(next) {
-        *o = sum;
-    }
+    super::dcg::dcg_at(c, super::dcg::Gain::Linear, cutoffs, out);
     // Ideal DCG: labels in decreasing order (positive ones only)
     let mut idcg = 0.0;
     let mut next = 0;

@@ -177,6 +177,12 @@ pub fn relstring(c: &QueryCtx, len: usize) -> String {
         .collect()
 }
 
+/// The DCG discount log2(rank + 1) of the 0-based position `i`.
+#[inline]
+pub(crate) fn discount(i: usize) -> f64 {
+    (i as f64 + 2.0).log2()
+}
+
 /// Number of relevant documents in the top `k` (or in the whole list if shorter).
 #[inline]
 pub(crate) fn rel_in_top(c: &QueryCtx, k: usize) -> u64 {
@@ -190,16 +196,7 @@ pub(crate) mod test_util {
 
     /// Levels counted from a list of judged labels.
     pub fn levels(labels: &[i64]) -> Vec<(i64, u64)> {
-        let mut v: Vec<i64> = labels.iter().copied().filter(|&l| l >= 0).collect();
-        v.sort_unstable();
-        let mut out: Vec<(i64, u64)> = Vec::new();
-        for l in v {
-            match out.last_mut() {
-                Some((x, c)) if *x == l => *c += 1,
-                _ => out.push((l, 1)),
-            }
-        }
-        out
+        crate::qrels::count_levels(labels.iter().copied())
     }
 
     /// Value(s) of a measure by name for a ranked relevance list and judged labels.
