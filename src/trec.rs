@@ -18,6 +18,8 @@ use crate::run::{Run, RunQuery};
 
 /// Bytes read per block when streaming a run.
 const BLOCK: usize = 32 << 20;
+/// Most bytes added to the read buffer before each read.
+const READ_STEP: usize = 1 << 20;
 
 #[inline]
 pub(crate) fn is_ws(b: u8) -> bool {
@@ -398,18 +400,23 @@ impl Merger {
 }
 
 /// Parse a run from a reader, block by block (each block parsed in parallel).
-pub fn parse_run_reader(mut r: impl Read, source: &str) -> Result<Run> {
+pub fn parse_run_reader(r: impl Read, source: &str) -> Result<Run> {
+    parse_run_blocks(r, source, BLOCK)
+}
+
+fn parse_run_blocks(mut r: impl Read, source: &str, block: usize) -> Result<Run> {
     let mut merger = Merger::default();
     let mut runid: Vec<u8> = Vec::new();
     let mut buf: Vec<u8> = Vec::new();
     let mut lines_before = 0u64;
-    let mut block_size = BLOCK;
+    let mut block_size = block.max(1);
     let mut eof = false;
     while !eof {
         // Fill the buffer up to the block size.
         while buf.len() < block_size {
             let old = buf.len();
-            buf.resize(block_size, 0);
+            // grow by at most READ_STEP: a small file does not zero a whole block
+            buf.resize(block_size.min(old + READ_STEP), 0);
             let got = r.read(&mut buf[old..]).map_err(|e| Error::Io {
                 path: source.into(),
                 source: e,
@@ -476,7 +483,9 @@ pub fn parse_run_reader(mut r: impl Read, source: &str) -> Result<Run> {
 
 /// Parse a run held in memory.
 pub fn parse_run(data: &[u8], source: &str) -> Result<Run> {
-    parse_run_reader(data, source).map_err(|e| locate_run_duplicate(e, data, source))
+    // One block just large enough: small in-memory runs do not zero a 32 MiB buffer.
+    parse_run_blocks(data, source, data.len().min(BLOCK) + 1)
+        .map_err(|e| locate_run_duplicate(e, data, source))
 }
 
 /// Parse a run file (streamed; gzip and `-` handled).
@@ -542,7 +551,7 @@ pub fn write_run(run: &Run, w: &mut impl std::io::Write) -> std::io::Result<()> 
             w.write_all(&q.qid)?;
             w.write_all(b" Q0 ")?;
             w.write_all(q.docs.get(i as usize))?;
-            writeln!(w, " {} {:?} ", rank + 1, q.scores[i as usize])?;
+            write!(w, " {} {:?} ", rank + 1, q.scores[i as usize])?;
             w.write_all(tag)?;
             w.write_all(b"\n")?;
         }
@@ -616,6 +625,37 @@ mod tests {
             e.contains("r.txt:3") && e.contains("first at line 1"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn written_run_reads_back() {
+        let run = parse_run(
+            b"q1 0 d1 1 0.5 tag\nq1 0 d2 2 inf tag\nq2 0 d1 1 -0.25 tag\n",
+            "r",
+        )
+        .unwrap();
+        let mut buf = Vec::new();
+        write_run(&run, &mut buf).unwrap();
+        assert_eq!(
+            String::from_utf8(buf.clone()).unwrap(),
+            "q1 Q0 d2 1 inf tag\nq1 Q0 d1 2 0.5 tag\nq2 Q0 d1 1 -0.25 tag\n"
+        );
+        let back = parse_run(&buf, "w").unwrap();
+        assert_eq!(back.num_results(), 3);
+        assert_eq!(back.runid(), b"tag");
+    }
+
+    #[test]
+    fn small_blocks_give_the_same_run() {
+        let data = b"q1 0 d1 1 0.5 a\nq2 0 d1 1 0.5 a\nq1 0 d2 1 0.7 b\n";
+        for block in [1, 2, 7, 16, 100] {
+            let r = parse_run_blocks(&data[..], "r", block).unwrap();
+            assert_eq!(r.num_results(), 3);
+            assert_eq!(r.len(), 2);
+            assert_eq!(r.runid(), b"b");
+        }
+        let e = parse_run_blocks(&b"q1 0 d1 1 0.5 a\nq1 0 d2 x\n"[..], "r", 4).unwrap_err();
+        assert!(e.to_string().starts_with("r:2: "), "{e}");
     }
 
     #[test]
