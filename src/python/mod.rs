@@ -303,6 +303,17 @@ fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
             return Ok(b);
         }
     }
+    if !text.is_instance_of::<PyString>() {
+        return Err(errors::format_err(
+            text.py(),
+            format!(
+                "text must be a str or bytes in TREC format, got {}",
+                text.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ),
+        ));
+    }
     Ok(convert::id_bytes(text, &|| "text".into())?.into_owned())
 }
 
@@ -329,6 +340,9 @@ fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(out)
 }
 
+/// The most threads an evaluator may ask for (beyond, thread creation itself fails).
+const MAX_THREADS: usize = 4096;
+
 /// Evaluates runs against fixed judgments and measures (prepared once).
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
 pub struct PyEvaluator {
@@ -350,8 +364,19 @@ impl PyEvaluator {
         max_docs: Option<i64>,
         judged_only: bool,
         num_docs_in_collection: i64,
-        n_threads: usize,
+        n_threads: i64,
     ) -> PyResult<Self> {
+        let n_threads = match usize::try_from(n_threads) {
+            Ok(n) if n <= MAX_THREADS => n,
+            _ => {
+                return Err(errors::input_err(
+                    py,
+                    format!(
+                        "n_threads must be between 0 (all cores) and {MAX_THREADS}, got {n_threads}"
+                    ),
+                ))
+            }
+        };
         let names = measure_names(measures)?;
         let set = MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))?;
         let max_docs = match max_docs {
