@@ -495,3 +495,14 @@ def test_cli_output_is_atomic(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert out.read_text().startswith("runid")
     assert sorted(x.name for x in tmp_path.iterdir()) == ["bad.txt", "out.txt", "q.txt", "r.txt"]
+
+
+@pytest.mark.parametrize("where", ["heavy", "direct"])
+def test_a_panic_becomes_irmetrics_error(where: str) -> None:
+    """No user input is known to panic (fuzzed); should one, Python gets an Error."""
+    from irmetrics import _core
+
+    with pytest.raises(Error, match=rf"internal error \(please report it\): .*\({where}\)"):
+        _core._panic_for_tests(where)
+    # and the module keeps working
+    assert irmetrics.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "P.1") == {"P.1": 1.0}

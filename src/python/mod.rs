@@ -50,18 +50,25 @@ fn heavy<R: Send>(
     })?;
     match outcome {
         Ok(r) => r.map_err(|e| errors::to_py(py, e)),
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown".into());
-            Err(errors::internal(
-                py,
-                format!("internal error (please report it): {msg}"),
-            ))
-        }
+        Err(panic) => Err(panic_to_py(py, panic)),
     }
+}
+
+/// An unexpected panic as `irmetrics.Error` (never a crash or a `PanicException`).
+fn panic_to_py(py: Python<'_>, panic: Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    errors::internal(py, format!("internal error (please report it): {msg}"))
+}
+
+/// Run `f` on this thread (work too small for [`heavy`]), turning a panic into
+/// `irmetrics.Error`.
+fn guarded<R>(py: Python<'_>, f: impl FnOnce() -> PyResult<R>) -> PyResult<R> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|panic| Err(panic_to_py(py, panic)))
 }
 
 /// Relevance judgments: for each query, document ids with integer labels.
@@ -85,7 +92,9 @@ impl PyQrels {
     fn from_string(text: &Bound<'_, PyAny>, source: &str) -> PyResult<Self> {
         let py = text.py();
         let data = text_bytes(text)?;
-        let q = Qrels::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))?;
+        let q = guarded(py, || {
+            Qrels::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))
+        })?;
         Ok(PyQrels { inner: Arc::new(q) })
     }
 
@@ -99,7 +108,7 @@ impl PyQrels {
             )
         })?;
         Ok(PyQrels {
-            inner: Arc::new(convert::qrels_from_dict(d)?),
+            inner: Arc::new(guarded(d.py(), || convert::qrels_from_dict(d))?),
         })
     }
 
@@ -111,7 +120,9 @@ impl PyQrels {
         labels: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         Ok(PyQrels {
-            inner: Arc::new(convert::qrels_from_columns(query_ids, doc_ids, labels)?),
+            inner: Arc::new(guarded(query_ids.py(), || {
+                convert::qrels_from_columns(query_ids, doc_ids, labels)
+            })?),
         })
     }
 
@@ -197,7 +208,9 @@ impl PyRun {
     fn from_string(text: &Bound<'_, PyAny>, source: &str) -> PyResult<Self> {
         let py = text.py();
         let data = text_bytes(text)?;
-        let r = Run::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))?;
+        let r = guarded(py, || {
+            Run::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))
+        })?;
         Ok(PyRun { inner: Arc::new(r) })
     }
 
@@ -212,7 +225,7 @@ impl PyRun {
             )
         })?;
         Ok(PyRun {
-            inner: Arc::new(convert::run_from_dict(d, name)?),
+            inner: Arc::new(guarded(d.py(), || convert::run_from_dict(d, name))?),
         })
     }
 
@@ -226,7 +239,9 @@ impl PyRun {
         name: Option<&str>,
     ) -> PyResult<Self> {
         Ok(PyRun {
-            inner: Arc::new(convert::run_from_columns(query_ids, doc_ids, scores, name)?),
+            inner: Arc::new(guarded(query_ids.py(), || {
+                convert::run_from_columns(query_ids, doc_ids, scores, name)
+            })?),
         })
     }
 
@@ -378,7 +393,9 @@ impl PyEvaluator {
             }
         };
         let names = measure_names(measures)?;
-        let set = MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))?;
+        let set = guarded(py, || {
+            MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))
+        })?;
         let max_docs = match max_docs {
             Some(m) if m <= 0 => {
                 return Err(errors::input_err(
@@ -396,8 +413,9 @@ impl PyEvaluator {
             num_docs_in_collection,
             n_threads,
         };
-        let ev =
-            Evaluator::new(qrels.inner.clone(), set, options).map_err(|e| errors::to_py(py, e))?;
+        let ev = guarded(py, || {
+            Evaluator::new(qrels.inner.clone(), set, options).map_err(|e| errors::to_py(py, e))
+        })?;
         Ok(PyEvaluator {
             inner: Arc::new(ev),
         })
@@ -427,7 +445,7 @@ impl PyEvaluator {
         let ev = self.inner.clone();
         let r = run.inner.clone();
         let res = heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?;
-        results_to_py(py, &res, per_query, canonical)
+        guarded(py, || results_to_py(py, &res, per_query, canonical))
     }
 
     /// trec_eval's text output for a run.
@@ -570,7 +588,9 @@ fn cli_main(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
 /// `per_query`, `summary`, `qrels`, `runs`).
 #[pyfunction]
 fn parse_cli_args<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
-    let a = crate::cli::parse_args(&argv).map_err(|e| errors::to_py(py, e))?;
+    let a = guarded(py, || {
+        crate::cli::parse_args(&argv).map_err(|e| errors::to_py(py, e))
+    })?;
     let d = PyDict::new(py);
     d.set_item("measures", a.measures)?;
     d.set_item("per_query", a.per_query)?;
@@ -611,8 +631,22 @@ fn measures() -> Vec<(String, String, String)> {
 /// The canonical names a measure request expands to (`"nDCG@10"` -> `["ndcg_cut_10"]`).
 #[pyfunction]
 fn canonical_names(py: Python<'_>, measure: &str) -> PyResult<Vec<String>> {
-    let ms = crate::measure::parse_measure(measure).map_err(|e| errors::to_py(py, e))?;
+    let ms = guarded(py, || {
+        crate::measure::parse_measure(measure).map_err(|e| errors::to_py(py, e))
+    })?;
     Ok(ms.iter().flat_map(|m| m.column_names()).collect())
+}
+
+/// Deliberately panics, in a worker (`"heavy"`) or on the calling thread (`"direct"`):
+/// lets the tests prove that a panic reaches Python as `irmetrics.Error`.
+#[pyfunction]
+#[allow(clippy::panic)] // the one deliberate panic, for the test of the conversion
+fn _panic_for_tests(py: Python<'_>, where_: &str) -> PyResult<()> {
+    let msg = format!("deliberate test panic ({where_})");
+    match where_ {
+        "heavy" => heavy(py, move |_| -> CoreResult<()> { panic!("{msg}") }),
+        _ => guarded(py, move || -> PyResult<()> { panic!("{msg}") }),
+    }
 }
 
 #[pymodule]
@@ -624,6 +658,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(measures, m)?)?;
     m.add_function(wrap_pyfunction!(parse_cli_args, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     Ok(())
