@@ -506,3 +506,31 @@ def test_a_panic_becomes_irmetrics_error(where: str) -> None:
         _core._panic_for_tests(where)
     # and the module keeps working
     assert irmetrics.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "P.1") == {"P.1": 1.0}
+
+
+def _bad_input_rows(expect: str) -> list[dict]:
+    import csv
+
+    from conftest import shared_dir
+
+    d = shared_dir()
+    if d is None:
+        return []
+    manifest = d / "conformance" / "bad_input" / "MANIFEST.tsv"
+    rows = list(csv.DictReader(manifest.read_text().splitlines(), delimiter="\t"))
+    return [r for r in rows if r["expect"] == expect]
+
+
+@pytest.mark.parametrize("row", _bad_input_rows("reject"), ids=lambda r: r["case"])
+def test_conformance_rejects_get_a_clear_error(conformance: Path, row: dict) -> None:
+    """Every input trec_eval rejects (or crashes on) is refused with an irmetrics.Error
+    whose message points at the file, line or query."""
+    from irmetrics.compat import trec_eval
+
+    suite = conformance / "bad_input"
+    qrels, run = suite / row["qrels"], suite / row["run"]
+    with pytest.raises(Error) as e:
+        trec_eval(str(qrels), str(run), row["flags"].split())
+    msg = str(e.value)
+    assert len(msg) > 20 and "\n" not in msg
+    assert any(s in msg for s in ("qrels.txt", "run.txt", "query '", "queries: '")), msg
