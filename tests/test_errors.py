@@ -534,3 +534,90 @@ def test_conformance_rejects_get_a_clear_error(conformance: Path, row: dict) -> 
     msg = str(e.value)
     assert len(msg) > 20 and "\n" not in msg
     assert any(s in msg for s in ("qrels.txt", "run.txt", "query '", "queries: '")), msg
+
+
+# ---------------------------------------------------------------------------------
+# random junk: success or an irmetrics.Error, nothing else
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+JUNK = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(),
+        st.text(max_size=5),
+        st.binary(max_size=5),
+        st.sampled_from([np.int64(3), np.float32("nan"), np.bool_(False), np.uint64(2**64 - 1)]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.one_of(st.text(max_size=3), st.integers()), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
+JUNK_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@JUNK_SETTINGS
+@given(JUNK)
+def test_junk_python_values(value) -> None:
+    for build in (Qrels.from_dict, Run.from_dict):
+        try:
+            build(value)
+        except Error as e:
+            assert str(e)
+    if isinstance(value, list) and len(value) == 3:
+        for build in (Qrels.from_columns, Run.from_columns):
+            try:
+                build(*value)
+            except Error as e:
+                assert str(e)
+            except TypeError:  # a column that is not iterable
+                pass
+
+
+LINE_BITS = st.sampled_from(
+    [
+        "q1",
+        "q2",
+        "0",
+        "Q0",
+        "d1",
+        "d2",
+        "1",
+        "-1",
+        "0.5",
+        "inf",
+        "nan",
+        "1e400",
+        "x",
+        "#",
+        " ",
+        "\t",
+    ]
+)
+
+
+@JUNK_SETTINGS
+@given(st.lists(st.lists(LINE_BITS, max_size=7).map(" ".join), max_size=6), st.binary(max_size=8))
+def test_junk_trec_text(lines: list[str], noise: bytes) -> None:
+    text = "\n".join(lines).encode() + noise
+    for build in (Qrels.from_string, Run.from_string):
+        try:
+            build(text)
+        except (FormatError, InputError) as e:
+            assert "<string>" in str(e) or "query" in str(e)
+
+
+@JUNK_SETTINGS
+@given(st.text(alphabet="Pndcgmap_.@,=()-0123456789rel", max_size=12))
+def test_junk_measure_names(name: str) -> None:
+    try:
+        cols = irmetrics.canonical_names(name)
+    except MeasureError as e:
+        assert str(e)
+    else:
+        assert cols
