@@ -115,3 +115,28 @@ fn file_errors() {
     assert!(e.to_string().contains("corrupt or truncated gzip"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn negative_relevance_levels_are_refused() {
+    // trec_eval compares its "not pooled" / "unjudged" markers (-1, -2) with the level,
+    // so a negative level counts unjudged documents as relevant (map above 1).
+    let q = Qrels::from_bytes(b"q1 0 a 0\nq1 0 b 1\n", "q").unwrap();
+    let r = Run::from_bytes(b"q1 Q0 a 1 1 r\nq1 Q0 x 2 0.5 r\n", "r").unwrap();
+    let opts = Options {
+        relevance_level: -1,
+        ..Options::default()
+    };
+    let e = evaluate(&q, &r, &["map"], opts).unwrap_err();
+    assert!(
+        matches!(e, Error::Option(_)) && e.to_string().contains("-1"),
+        "{e}"
+    );
+    let e = evaluate(&q, &r, &["P(rel=-2)@5"], Options::default()).unwrap_err();
+    assert!(matches!(e, Error::Measure(_)), "{e}");
+    let zero = Options {
+        relevance_level: 0,
+        ..Options::default()
+    };
+    let res = evaluate(&q, &r, &["map"], zero).unwrap();
+    assert_eq!(res.summary_by_name("map"), Some(0.5)); // both judged documents relevant
+}

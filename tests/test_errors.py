@@ -398,6 +398,7 @@ def test_wrong_argument_types() -> None:
         ("ndcg.x=1", r"ndcg"),
         ("map@10@20", r"map"),
         ("Rprec@10", r"takes no @ cut-off"),
+        ("P(rel=-1)@5", r"relevance level rel=-1 must be 0 or more"),
         ("P", None),
     ],
 )
@@ -429,6 +430,7 @@ def test_measure_argument_types() -> None:
         ({"max_docs": -3}, "got -3"),
         ({"n_threads": -1}, "n_threads must be between 0 .all cores. and 4096, got -1"),
         ({"n_threads": 10**6}, "got 1000000"),
+        ({"relevance_level": -1}, r"relevance_level \(-l\) must be 0 or more, got -1"),
     ],
 )
 def test_bad_options(options: dict, message: str) -> None:
