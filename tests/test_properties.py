@@ -87,7 +87,7 @@ def data(draw: st.DrawFn) -> tuple[dict, dict, dict]:
     missing = any(q not in run for q in qrels)
     options = {
         "complete": True if missing else draw(st.booleans()),
-        "relevance_level": draw(st.sampled_from([1, 1, 2])),
+        "relevance_level": draw(st.sampled_from([0, 1, 1, 2])),
         "max_docs": draw(st.one_of(st.none(), st.integers(1, 8))),
         "judged_only": draw(st.booleans()),
     }
