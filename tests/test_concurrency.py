@@ -101,13 +101,14 @@ def _eval_seconds(ev: Evaluator, run: Run) -> float:
 
 def test_ctrl_c_stops_a_long_evaluation_promptly() -> None:
     cutoffs = ",".join(str(k) for k in range(1, 2001))
-    measures = [f"ndcg_cut.{cutoffs}", f"map_cut.{cutoffs}"]
-    nq = 50
-    while True:
+    families = ("P", "recall", "relative_P", "success", "map_cut", "ndcg_cut", "unj")
+    measures = [f"{f}.{cutoffs}" for f in families]
+    nq = 5
+    while True:  # calibrate: an evaluation of at least 1.5 s on this build and machine
         qrels, run = make(nq, 2000)
-        ev = Evaluator(qrels, measures, n_threads=2)
+        ev = Evaluator(qrels, measures, n_threads=1)
         full = _eval_seconds(ev, run)
-        if full >= 1.5 or nq >= 3200:
+        if full >= 1.5 or nq >= 640:
             break
         nq *= 2
     if full < 1.0:
@@ -121,8 +122,8 @@ def test_ctrl_c_stops_a_long_evaluation_promptly() -> None:
     timer.join()
     assert stopped < 0.2 + 0.6, f"took {stopped:.2f}s to stop (full evaluation {full:.2f}s)"
     assert stopped < full
-    # the evaluator is still usable afterwards
-    assert ev.evaluate(run)["ndcg_cut_1"] >= 0
+    # the module and the data are still usable afterwards
+    assert Evaluator(qrels, ["map"]).evaluate(run)["map"] >= 0
 
 
 def _rss_bytes() -> int:
