@@ -112,6 +112,24 @@ impl Evaluator {
                 )));
             }
         }
+        if options.relevance_level < 0 {
+            return Err(Error::Option(format!(
+                "relevance_level (-l) must be 0 or more, got {}; negative labels mean \
+                 'pooled but unjudged' and can never be relevant",
+                options.relevance_level
+            )));
+        }
+        if let Some(l) = measures
+            .measures()
+            .iter()
+            .filter_map(|m| m.rel_level)
+            .find(|&l| l < 0)
+        {
+            return Err(Error::Measure(format!(
+                "relevance level rel={l} must be 0 or more; negative labels mean 'pooled \
+                 but unjudged' and can never be relevant"
+            )));
+        }
         if qrels.is_empty() {
             return Err(Error::Input("the qrels contain no judgment".into()));
         }
@@ -222,7 +240,8 @@ impl Evaluator {
                 current: None,
                 pending: Vec::new(),
             };
-            let runid = crate::trec::read_run_blocks(r, source, &mut sink, size_hint)?;
+            let block = crate::trec::block_size(size_hint);
+            let runid = crate::trec::read_run_blocks(r, source, &mut sink, block)?;
             if let Some(c) = sink.current.take() {
                 sink.pending.push(c);
             }

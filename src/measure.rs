@@ -847,9 +847,16 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
             let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
             match k.trim() {
                 "rel" => {
-                    rel_level = Some(v.parse().map_err(|_| {
+                    let l: i64 = v.parse().map_err(|_| {
                         Error::Measure(format!("'{s}': rel must be a whole number, got '{v}'"))
-                    })?)
+                    })?;
+                    if l < 0 {
+                        return Err(Error::Measure(format!(
+                            "'{s}': relevance level rel={l} must be 0 or more; negative labels \
+                             mean 'pooled but unjudged' and can never be relevant"
+                        )));
+                    }
+                    rel_level = Some(l);
                 }
                 "p" => {
                     p = Some(parse_number(v).ok_or_else(|| {

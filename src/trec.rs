@@ -486,19 +486,22 @@ impl SegmentSink for Merger {
     }
 }
 
+/// Block size for an input of `size_hint` bytes: a small input needs no 32 MiB buffer.
+pub(crate) fn block_size(size_hint: Option<u64>) -> usize {
+    size_hint.map_or(BLOCK, |n| (n as usize).saturating_add(1).clamp(4096, BLOCK))
+}
+
 /// Parse a run from a reader, block by block (each block parsed in parallel), handing
 /// the pieces to `sink`. Returns the run tag (the last line's).
 pub(crate) fn read_run_blocks(
     mut r: impl Read,
     source: &str,
     sink: &mut dyn SegmentSink,
-    size_hint: Option<u64>,
+    block: usize,
 ) -> Result<Vec<u8>> {
     let mut runid: Vec<u8> = Vec::new();
     let mut results = 0usize;
-    // A small input needs no 32 MiB buffer.
-    let block = size_hint.map_or(BLOCK, |n| (n as usize).saturating_add(1).clamp(4096, BLOCK));
-    let mut buf: Vec<u8> = vec![0; block];
+    let mut buf: Vec<u8> = vec![0; block.max(1)];
     let mut filled = 0usize;
     let mut lines_before = 0u64;
     let mut eof = false;
@@ -574,18 +577,18 @@ pub(crate) fn read_run_blocks(
 
 /// Parse a run from a reader.
 pub fn parse_run_reader(r: impl Read, source: &str) -> Result<Run> {
-    parse_run_sized(r, source, None)
+    parse_run_blocks(r, source, BLOCK)
 }
 
-fn parse_run_sized(r: impl Read, source: &str, size_hint: Option<u64>) -> Result<Run> {
+fn parse_run_blocks(r: impl Read, source: &str, block: usize) -> Result<Run> {
     let mut merger = Merger::default();
-    let runid = read_run_blocks(r, source, &mut merger, size_hint)?;
+    let runid = read_run_blocks(r, source, &mut merger, block)?;
     Run::from_queries(merger.queries, runid)
 }
 
 /// Parse a run held in memory.
 pub fn parse_run(data: &[u8], source: &str) -> Result<Run> {
-    parse_run_sized(data, source, Some(data.len() as u64))
+    parse_run_blocks(data, source, block_size(Some(data.len() as u64)))
         .map_err(|e| locate_run_duplicate(e, data, source))
 }
 
@@ -593,7 +596,7 @@ pub fn parse_run(data: &[u8], source: &str) -> Result<Run> {
 pub fn read_run(path: &Path) -> Result<Run> {
     let source = path.display().to_string();
     let (r, size) = open_input_sized(path)?;
-    parse_run_sized(r, &source, size).map_err(|e| match e {
+    parse_run_blocks(r, &source, block_size(size)).map_err(|e| match e {
         Error::DuplicateEntry { .. } if path.as_os_str() != "-" => match read_input(path) {
             Ok(data) => locate_run_duplicate(e, &data, &source),
             Err(_) => e,
@@ -747,6 +750,37 @@ mod tests {
             e.contains("r.txt:3") && e.contains("first at line 1"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn written_run_reads_back() {
+        let run = parse_run(
+            b"q1 0 d1 1 0.5 tag\nq1 0 d2 2 inf tag\nq2 0 d1 1 -0.25 tag\n",
+            "r",
+        )
+        .unwrap();
+        let mut buf = Vec::new();
+        write_run(&run, &mut buf).unwrap();
+        assert_eq!(
+            String::from_utf8(buf.clone()).unwrap(),
+            "q1 Q0 d2 1 inf tag\nq1 Q0 d1 2 0.5 tag\nq2 Q0 d1 1 -0.25 tag\n"
+        );
+        let back = parse_run(&buf, "w").unwrap();
+        assert_eq!(back.num_results(), 3);
+        assert_eq!(back.runid(), b"tag");
+    }
+
+    #[test]
+    fn small_blocks_give_the_same_run() {
+        let data = b"q1 0 d1 1 0.5 a\nq2 0 d1 1 0.5 a\nq1 0 d2 1 0.7 b\n";
+        for block in [1, 2, 7, 16, 100] {
+            let r = parse_run_blocks(&data[..], "r", block).unwrap();
+            assert_eq!(r.num_results(), 3);
+            assert_eq!(r.len(), 2);
+            assert_eq!(r.runid(), b"b");
+        }
+        let e = parse_run_blocks(&b"q1 0 d1 1 0.5 a\nq1 0 d2 x\n"[..], "r", 4).unwrap_err();
+        assert!(e.to_string().starts_with("r:2: "), "{e}");
     }
 
     #[test]

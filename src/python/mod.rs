@@ -62,18 +62,25 @@ fn heavy<R: Send>(
     })?;
     match outcome {
         Ok(r) => r.map_err(|e| errors::to_py(py, e)),
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown".into());
-            Err(errors::internal(
-                py,
-                format!("internal error (please report it): {msg}"),
-            ))
-        }
+        Err(panic) => Err(panic_to_py(py, panic)),
     }
+}
+
+/// An unexpected panic as `irmetrics.Error` (never a crash or a `PanicException`).
+fn panic_to_py(py: Python<'_>, panic: Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    errors::internal(py, format!("internal error (please report it): {msg}"))
+}
+
+/// Run `f` on this thread (work too small for [`heavy`]), turning a panic into
+/// `irmetrics.Error`.
+fn guarded<R>(py: Python<'_>, f: impl FnOnce() -> PyResult<R>) -> PyResult<R> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|panic| Err(panic_to_py(py, panic)))
 }
 
 /// Relevance judgments: for each query, document ids with integer labels.
@@ -97,7 +104,9 @@ impl PyQrels {
     fn from_string(text: &Bound<'_, PyAny>, source: &str) -> PyResult<Self> {
         let py = text.py();
         let data = text_bytes(text)?;
-        let q = Qrels::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))?;
+        let q = guarded(py, || {
+            Qrels::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))
+        })?;
         Ok(PyQrels { inner: Arc::new(q) })
     }
 
@@ -111,7 +120,7 @@ impl PyQrels {
             )
         })?;
         Ok(PyQrels {
-            inner: Arc::new(convert::qrels_from_dict(d)?),
+            inner: Arc::new(guarded(d.py(), || convert::qrels_from_dict(d))?),
         })
     }
 
@@ -123,7 +132,9 @@ impl PyQrels {
         labels: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         Ok(PyQrels {
-            inner: Arc::new(convert::qrels_from_columns(query_ids, doc_ids, labels)?),
+            inner: Arc::new(guarded(query_ids.py(), || {
+                convert::qrels_from_columns(query_ids, doc_ids, labels)
+            })?),
         })
     }
 
@@ -228,7 +239,9 @@ impl PyRun {
     fn from_string(text: &Bound<'_, PyAny>, source: &str) -> PyResult<Self> {
         let py = text.py();
         let data = text_bytes(text)?;
-        let r = Run::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))?;
+        let r = guarded(py, || {
+            Run::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))
+        })?;
         Ok(PyRun { inner: Arc::new(r) })
     }
 
@@ -243,7 +256,7 @@ impl PyRun {
             )
         })?;
         Ok(PyRun {
-            inner: Arc::new(convert::run_from_dict(d, name)?),
+            inner: Arc::new(guarded(d.py(), || convert::run_from_dict(d, name))?),
         })
     }
 
@@ -257,7 +270,9 @@ impl PyRun {
         name: Option<&str>,
     ) -> PyResult<Self> {
         Ok(PyRun {
-            inner: Arc::new(convert::run_from_columns(query_ids, doc_ids, scores, name)?),
+            inner: Arc::new(guarded(query_ids.py(), || {
+                convert::run_from_columns(query_ids, doc_ids, scores, name)
+            })?),
         })
     }
 
@@ -389,6 +404,17 @@ fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
             return Ok(b);
         }
     }
+    if !text.is_instance_of::<PyString>() {
+        return Err(errors::format_err(
+            text.py(),
+            format!(
+                "text must be a str or bytes in TREC format, got {}",
+                text.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ),
+        ));
+    }
     Ok(convert::id_bytes(text, &|| "text".into())?.into_owned())
 }
 
@@ -415,6 +441,9 @@ fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(out)
 }
 
+/// The most threads an evaluator may ask for (beyond, thread creation itself fails).
+const MAX_THREADS: usize = 4096;
+
 /// Evaluates runs against fixed judgments and measures (prepared once).
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
 pub struct PyEvaluator {
@@ -436,10 +465,23 @@ impl PyEvaluator {
         max_docs: Option<i64>,
         judged_only: bool,
         num_docs_in_collection: i64,
-        n_threads: usize,
+        n_threads: i64,
     ) -> PyResult<Self> {
+        let n_threads = match usize::try_from(n_threads) {
+            Ok(n) if n <= MAX_THREADS => n,
+            _ => {
+                return Err(errors::input_err(
+                    py,
+                    format!(
+                        "n_threads must be between 0 (all cores) and {MAX_THREADS}, got {n_threads}"
+                    ),
+                ))
+            }
+        };
         let names = measure_names(measures)?;
-        let set = MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))?;
+        let set = guarded(py, || {
+            MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))
+        })?;
         let max_docs = match max_docs {
             Some(m) if m <= 0 => {
                 return Err(errors::input_err(
@@ -457,8 +499,9 @@ impl PyEvaluator {
             num_docs_in_collection,
             n_threads,
         };
-        let ev =
-            Evaluator::new(qrels.inner.clone(), set, options).map_err(|e| errors::to_py(py, e))?;
+        let ev = guarded(py, || {
+            Evaluator::new(qrels.inner.clone(), set, options).map_err(|e| errors::to_py(py, e))
+        })?;
         Ok(PyEvaluator {
             inner: Arc::new(ev),
         })
@@ -479,7 +522,7 @@ impl PyEvaluator {
         let ev = self.inner.clone();
         let r = run.inner.clone();
         let res = heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?;
-        results_to_py(py, &res, per_query, canonical)
+        guarded(py, || results_to_py(py, &res, per_query, canonical))
     }
 
     /// Evaluate a run file query by query without loading it (bounded memory); the
@@ -704,7 +747,9 @@ fn cli_main(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
 /// `per_query`, `summary`, `qrels`, `runs`).
 #[pyfunction]
 fn parse_cli_args<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
-    let a = crate::cli::parse_args(&argv).map_err(|e| errors::to_py(py, e))?;
+    let a = guarded(py, || {
+        crate::cli::parse_args(&argv).map_err(|e| errors::to_py(py, e))
+    })?;
     let d = PyDict::new(py);
     d.set_item("measures", a.measures)?;
     d.set_item("per_query", a.per_query)?;
@@ -752,8 +797,22 @@ fn measures() -> Vec<(String, String, String)> {
 /// The canonical names a measure request expands to (`"nDCG@10"` -> `["ndcg_cut_10"]`).
 #[pyfunction]
 fn canonical_names(py: Python<'_>, measure: &str) -> PyResult<Vec<String>> {
-    let ms = crate::measure::parse_measure(measure).map_err(|e| errors::to_py(py, e))?;
+    let ms = guarded(py, || {
+        crate::measure::parse_measure(measure).map_err(|e| errors::to_py(py, e))
+    })?;
     Ok(ms.iter().flat_map(|m| m.column_names()).collect())
+}
+
+/// Deliberately panics, in a worker (`"heavy"`) or on the calling thread (`"direct"`):
+/// lets the tests prove that a panic reaches Python as `irmetrics.Error`.
+#[pyfunction]
+#[allow(clippy::panic)] // the one deliberate panic, for the test of the conversion
+fn _panic_for_tests(py: Python<'_>, where_: &str) -> PyResult<()> {
+    let msg = format!("deliberate test panic ({where_})");
+    match where_ {
+        "heavy" => heavy(py, move |_| -> CoreResult<()> { panic!("{msg}") }),
+        _ => guarded(py, move || -> PyResult<()> { panic!("{msg}") }),
+    }
 }
 
 #[pymodule]
@@ -766,6 +825,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_cli_args, m)?)?;
     m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     extras::register(m)?;

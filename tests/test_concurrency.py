@@ -1,0 +1,194 @@
+"""Concurrency and resources: many Python threads at once, Ctrl-C, memory over many
+calls, atomic output files."""
+
+from __future__ import annotations
+
+import _thread
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import irmetrics
+from irmetrics import Evaluator, Qrels, Run
+
+MEASURES = ["all_trec", "P.1,3", "ndcg_cut.3", "success.1"]
+PY_THREADS = 16
+
+
+def make(nq: int, nd: int, seed: int = 0) -> tuple[Qrels, Run]:
+    qids = [f"q{i}" for i in range(nq)]
+    qrels = {
+        q: {f"d{j}": (i * 7 + j * 3 + seed) % 4 - 1 for j in range(0, nd, 3)}
+        for i, q in enumerate(qids)
+    }
+    for q in qrels:
+        qrels[q]["d0"] = 1
+    run = {
+        q: {f"d{j}": float((i * 31 + j * 17 + seed) % 50) for j in range(nd)}
+        for i, q in enumerate(qids)
+    }
+    return Qrels.from_dict(qrels), Run.from_dict(run)
+
+
+def test_many_python_threads_at_once() -> None:
+    qrels, _ = make(40, 30)
+    ev = Evaluator(qrels, MEASURES)
+    runs = [make(40, 30, seed=s)[1] for s in range(8)]
+    expected = [ev.evaluate(r, per_query=True) for r in runs]
+    barrier = threading.Barrier(PY_THREADS)
+
+    def work(i: int) -> bool:
+        barrier.wait()
+        ok = True
+        for k in range(10):
+            j = (i + k) % len(runs)
+            ok &= ev.evaluate(runs[j], per_query=True) == expected[j]
+            ok &= irmetrics.evaluate(qrels, runs[j], MEASURES, per_query=True) == expected[j]
+        return ok
+
+    with ThreadPoolExecutor(PY_THREADS) as pool:
+        assert all(pool.map(work, range(PY_THREADS)))
+
+
+def test_threads_mixed_with_errors() -> None:
+    """Failing evaluations in some threads do not disturb the others."""
+    qrels, run = make(10, 10)
+    ev = Evaluator(qrels, ["map"])
+    good = ev.evaluate(run)
+    bad = Run.from_dict({"x": {"d": 1.0}})
+
+    def work(i: int) -> bool:
+        if i % 2:
+            with pytest.raises(irmetrics.InputError):
+                ev.evaluate(bad)
+            return True
+        return ev.evaluate(run) == good
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(work, range(64)))
+
+
+def test_concurrent_writes_to_one_path(tmp_path: Path) -> None:
+    """Each writer has its own temporary file: the result is always one whole file."""
+    runs = [make(20, 50, seed=s)[1] for s in range(4)]
+    texts = []
+    for i, r in enumerate(runs):
+        r.to_file(tmp_path / f"ref{i}.txt")
+        texts.append((tmp_path / f"ref{i}.txt").read_text())
+    target = tmp_path / "out.txt"
+
+    def work(i: int) -> None:
+        for _ in range(10):
+            runs[i % 4].to_file(target)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(work, range(8)))
+    assert target.read_text() in texts
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def _eval_seconds(ev: Evaluator, run: Run) -> float:
+    t = time.perf_counter()
+    ev.evaluate(run)
+    return time.perf_counter() - t
+
+
+def test_ctrl_c_stops_a_long_evaluation_promptly() -> None:
+    cutoffs = ",".join(str(k) for k in range(1, 2001))
+    families = ("P", "recall", "relative_P", "success", "map_cut", "ndcg_cut", "unj")
+    measures = [f"{f}.{cutoffs}" for f in families]
+    nq = 5
+    while True:  # calibrate: an evaluation of at least 1.5 s on this build and machine
+        qrels, run = make(nq, 2000)
+        ev = Evaluator(qrels, measures, n_threads=1)
+        full = _eval_seconds(ev, run)
+        if full >= 1.5 or nq >= 640:
+            break
+        nq *= 2
+    if full < 1.0:
+        pytest.skip(f"evaluation too fast to interrupt ({full:.2f}s)")
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    t0 = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        ev.evaluate(run)
+    stopped = time.perf_counter() - t0
+    timer.join()
+    assert stopped < 0.2 + 0.6, f"took {stopped:.2f}s to stop (full evaluation {full:.2f}s)"
+    assert stopped < full
+    # the module and the data are still usable afterwards
+    assert Evaluator(qrels, ["map"]).evaluate(run)["map"] >= 0
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc")
+def test_repeated_evaluation_does_not_grow_memory() -> None:
+    qrels, run = make(5, 20)
+    ev = Evaluator(qrels, MEASURES)
+    for _ in range(500):
+        ev.evaluate(run, per_query=True)
+    before = _rss_bytes()
+    for i in range(10_000):
+        ev.evaluate(run, per_query=i % 2 == 0)
+    grown = _rss_bytes() - before
+    assert grown < 8 << 20, f"RSS grew by {grown / 2**20:.1f} MiB over 10,000 calls"
+
+
+def test_repeated_errors_do_not_grow_memory() -> None:
+    ev = Evaluator(make(3, 5)[0], ["map"])
+    bad = Run.from_dict({"x": {"d": 1.0}})
+    for _ in range(300):
+        with pytest.raises(irmetrics.InputError):
+            ev.evaluate(bad)
+    before = _rss_bytes()
+    for _ in range(3000):
+        try:
+            ev.evaluate(bad)
+        except irmetrics.InputError:
+            pass
+        try:
+            Run.from_string("q Q0 d 1 nan r\n")
+        except irmetrics.FormatError:
+            pass
+    assert _rss_bytes() - before < 8 << 20
+
+
+@pytest.mark.skipif(os.name != "posix", reason="signals")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_interrupted_cli_leaves_no_half_file(tmp_path: Path, sig: int) -> None:
+    qrels, run = make(400, 400)
+    qrels.to_file(tmp_path / "q.txt")
+    run.to_file(tmp_path / "r.txt")
+    out = tmp_path / "out.txt"
+    args = [sys.executable, "-m", "irmetrics", "-q", "-m", "all_trec", "--output", str(out)]
+    args += [str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]
+    p = subprocess.run(args, capture_output=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    complete = out.read_bytes()
+    out.unlink()
+    outcomes = set()
+    for delay in (0.05, 0.2, 0.4, 0.8):
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        proc.send_signal(sig)
+        proc.communicate(timeout=120)
+        if out.exists():
+            assert out.read_bytes() == complete, "a partial output file was left"
+            outcomes.add("complete")
+            out.unlink()
+        else:
+            outcomes.add("absent")
+        if sig == signal.SIGINT:
+            assert not list(tmp_path.glob(".out.txt.*.tmp")), "temporary file left behind"
+    assert outcomes

@@ -1,0 +1,626 @@
+"""Every bad input gets an exception of the documented hierarchy with a clear message.
+
+Hierarchy: ``irmetrics.Error``; ``FileError(Error, OSError)``, ``FormatError(Error,
+ValueError)``, ``InputError(Error, ValueError)`` > ``MissingQueryError``,
+``MeasureError(Error, ValueError)``. Each case checks the class and that the message
+names the file/line/key and says what to do. Nothing may crash or return numbers.
+See README "Input policy and errors".
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import irmetrics
+from irmetrics import (
+    Error,
+    Evaluator,
+    FileError,
+    FormatError,
+    InputError,
+    MeasureError,
+    MissingQueryError,
+    Qrels,
+    Run,
+)
+
+np = pytest.importorskip("numpy")
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\n"
+RUN = "q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\nq2 Q0 d3 1 0.5 r\n"
+
+
+def write(tmp_path: Path, name: str, data: str | bytes) -> Path:
+    p = tmp_path / name
+    p.write_bytes(data.encode() if isinstance(data, str) else data)
+    return p
+
+
+# ---------------------------------------------------------------------------------
+# hierarchy
+
+
+def test_hierarchy() -> None:
+    assert issubclass(FileError, Error) and issubclass(FileError, OSError)
+    for cls in (FormatError, InputError, MeasureError):
+        assert issubclass(cls, Error) and issubclass(cls, ValueError)
+    assert issubclass(MissingQueryError, InputError)
+    for cls in (Error, FileError, FormatError, InputError, MeasureError, MissingQueryError):
+        assert cls.__module__ == "irmetrics" and cls.__doc__
+
+
+# ---------------------------------------------------------------------------------
+# files
+
+
+@pytest.mark.parametrize("reader", [Qrels.from_file, Run.from_file])
+def test_missing_file(tmp_path: Path, reader) -> None:
+    path = tmp_path / "nope.txt"
+    with pytest.raises(FileError, match=r"cannot read .*nope\.txt: .*No such file") as e:
+        reader(path)
+    assert isinstance(e.value, OSError)
+
+
+@pytest.mark.parametrize("reader", [Qrels.from_file, Run.from_file])
+def test_directory(tmp_path: Path, reader) -> None:
+    with pytest.raises(FileError, match="it is a directory, not a file"):
+        reader(tmp_path)
+
+
+@pytest.mark.parametrize("reader", [Qrels.from_file, Run.from_file])
+def test_path_through_a_file(tmp_path: Path, reader) -> None:
+    f = write(tmp_path, "f.txt", QRELS)
+    with pytest.raises(FileError, match=r"f\.txt/x"):
+        reader(f / "x")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads anything")
+@pytest.mark.parametrize("reader", [Qrels.from_file, Run.from_file])
+def test_unreadable(tmp_path: Path, reader) -> None:
+    f = write(tmp_path, "locked.txt", QRELS)
+    f.chmod(0)
+    with pytest.raises(FileError, match="Permission denied"):
+        reader(f)
+
+
+@pytest.mark.parametrize("reader,text", [(Qrels.from_file, QRELS), (Run.from_file, RUN)])
+def test_truncated_gzip(tmp_path: Path, reader, text: str) -> None:
+    data = gzip.compress(text.encode() * 50)
+    f = write(tmp_path, "cut.gz", data[: len(data) // 2])
+    with pytest.raises(FileError, match=r"cut\.gz: corrupt or truncated gzip data"):
+        reader(f)
+
+
+@pytest.mark.parametrize("reader,text", [(Qrels.from_file, QRELS), (Run.from_file, RUN)])
+def test_corrupt_gzip(tmp_path: Path, reader, text: str) -> None:
+    data = bytearray(gzip.compress(text.encode() * 50))
+    for i in range(12, len(data) - 8, 7):
+        data[i] ^= 0x5A
+    f = write(tmp_path, "bad.gz", bytes(data))
+    with pytest.raises(FileError, match=r"bad\.gz: corrupt or truncated gzip data"):
+        reader(f)
+
+
+def test_gzip_header_only(tmp_path: Path) -> None:
+    f = write(tmp_path, "magic.gz", b"\x1f\x8b")
+    with pytest.raises(FileError, match="corrupt or truncated gzip"):
+        Run.from_file(f)
+
+
+def test_empty_files(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"empty\.qrels: no judgments .*empty"):
+        Qrels.from_file(write(tmp_path, "empty.qrels", ""))
+    with pytest.raises(InputError, match=r"empty\.run: no results .*empty"):
+        Run.from_file(write(tmp_path, "empty.run", ""))
+    with pytest.raises(InputError, match="no results"):
+        Run.from_file(write(tmp_path, "empty.run.gz", gzip.compress(b"")))
+
+
+def test_only_comments(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"c\.run: no results .*only comments"):
+        Run.from_file(write(tmp_path, "c.run", "# a\n\n   # b\n\n"))
+    with pytest.raises(FormatError, match=r"c\.qrels:1: the qrels end with a comment"):
+        Qrels.from_file(write(tmp_path, "c.qrels", "# only a comment\n"))
+    with pytest.raises(FormatError, match=r"c2\.qrels:2: a second comment line in a row"):
+        Qrels.from_file(write(tmp_path, "c2.qrels", "# a\n# b\nq 0 d 1\n"))
+
+
+# ---------------------------------------------------------------------------------
+# lines
+
+
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("q1 Q0 d9 1 0.5", "expected 6 fields 'qid iter docno rank score tag', found 5"),
+        ("q1 Q0 d9", "found 3"),
+        ("q1 0 d9 1", "found 4 .is this a qrels file given as a run"),
+        ("q1 Q0 d9 1 abc r", "score 'abc' is not a number"),
+        ("q1 Q0 d9 1 2.5x r", "score '2.5x' is not a number"),
+        ("q1 Q0 d9 1 1,5 r", "score '1,5' is not a number"),
+        ("q1 Q0 d9 1 0x1p2 r", "score '0x1p2' is not a number"),
+        ("q1 Q0 d9 1 nan r", "score 'nan' is NaN"),
+        ("q1 Q0 d9 1 -NaN r", "is NaN"),
+        ("q1 Q0 d9 1 \x00 r", "NUL byte"),
+    ],
+)
+def test_bad_run_line(tmp_path: Path, line: str, message: str) -> None:
+    f = write(tmp_path, "bad.run", RUN + line + "\nq2 Q0 d9 2 0.1 r\n")
+    with pytest.raises(FormatError, match=rf"bad\.run:4: .*{message}"):
+        Run.from_file(f)
+    with pytest.raises(FormatError, match=rf"<string>:4: .*{message}"):
+        Run.from_string(RUN + line + "\n")
+
+
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("q1 0 d9", "expected 4 fields 'qid iter docno rel', found 3"),
+        ("q1 0 d9 1 x", "found 5"),
+        ("q1 Q0 d9 1 0.5 r", "found 6 .is this a run file given as qrels"),
+        ("", "blank line"),
+        ("  # indented", "a comment must start with '#' in the first column"),
+        ("q1 0 d9 1.7", "relevance label '1.7' is not a whole number"),
+        ("q1 0 d9 x", "label 'x' is not a whole number"),
+        ("q1 0 d9 2abc", "label '2abc' is not a whole number"),
+        ("q1 0 d9 99999999999999999999", "too large"),
+        ("q1 0 d9 \x00", "NUL byte"),
+    ],
+)
+def test_bad_qrels_line(tmp_path: Path, line: str, message: str) -> None:
+    f = write(tmp_path, "bad.qrels", QRELS + line + "\nq2 0 d9 1\n")
+    with pytest.raises(FormatError, match=rf"bad\.qrels:5: .*{message}"):
+        Qrels.from_file(f)
+
+
+def test_inf_scores_are_numbers_and_ordered() -> None:
+    q = Qrels.from_string("q 0 a 1\nq 0 b 0\nq 0 c 1\n")
+    r = Run.from_string("q Q0 a 1 -inf r\nq Q0 b 2 +inf r\nq Q0 c 3 1e308 r\n")
+    assert r.to_dict() == {"q": {"a": float("-inf"), "b": float("inf"), "c": 1e308}}
+    res = irmetrics.evaluate(q, r, "relstring", per_query=True)
+    assert res["relstring"]["q"] == "011"
+
+
+def test_labels_accept_sign_and_extremes() -> None:
+    q = Qrels.from_string("q 0 a +1\nq 0 b -9223372036854775808\nq 0 c 9223372036854775807\n")
+    assert q.to_dict()["q"] == {"a": 1, "b": -(2**63), "c": 2**63 - 1}
+
+
+def test_extra_run_columns_are_ignored() -> None:
+    r = Run.from_string("q Q0 d 1 0.5 tag extra columns\n")
+    assert r.runid == "tag" and r.num_results == 1
+
+
+def test_invalid_utf8_ids_round_trip() -> None:
+    q = Qrels.from_string(b"q\xff 0 d\xfe 1\n")
+    r = Run.from_string(b"q\xff Q0 d\xfe 1 1 r\n")
+    qid = b"q\xff".decode("utf-8", "surrogateescape")
+    assert q.query_ids() == [qid]
+    assert irmetrics.evaluate(q, r, "P.1", per_query=True) == {"P.1": {qid: 1.0}}
+    # the surrogate-escaped str names the same query
+    again = Qrels.from_dict({qid: {b"d\xfe".decode("utf-8", "surrogateescape"): 1}})
+    assert irmetrics.evaluate(again, r, "P.1") == {"P.1": 1.0}
+
+
+def test_very_long_line() -> None:
+    doc = "d" * (8 << 20)
+    r = Run.from_string(f"q Q0 {doc} 1 0.5 r\nq Q0 x 2 0.4 r")
+    assert r.num_results == 2
+    with pytest.raises(FormatError, match=r"<string>:1: .*found 3"):
+        Run.from_string(f"q Q0 {doc}")
+
+
+# ---------------------------------------------------------------------------------
+# semantics
+
+
+def test_duplicate_doc_in_run_names_both_lines(tmp_path: Path) -> None:
+    f = write(tmp_path, "dup.run", RUN + "q1 Q0 d1 9 0.1 r\n")
+    with pytest.raises(
+        FormatError,
+        match=r"dup\.run:4: document 'd1' appears twice for query 'q1' \(first at line 1\)",
+    ):
+        Run.from_file(f)
+    with pytest.raises(FormatError, match=r"dup\.run\.gz:4: .*first at line 1"):
+        Run.from_file(
+            write(tmp_path, "dup.run.gz", gzip.compress((RUN + "q1 Q0 d1 9 0 r\n").encode()))
+        )
+
+
+def test_duplicate_doc_in_qrels_names_both_lines(tmp_path: Path) -> None:
+    f = write(tmp_path, "dup.qrels", QRELS + "q1 0 d2 1\n")
+    with pytest.raises(FormatError, match=r"dup\.qrels:5: document 'd2' .*first at line 2"):
+        Qrels.from_file(f)
+
+
+def test_duplicates_in_python_inputs() -> None:
+    with pytest.raises(FormatError, match="'d' appears twice for query 'q'"):
+        Run.from_columns(["q", "q"], ["d", "d"], [1.0, 2.0])
+    with pytest.raises(FormatError, match="'d' appears twice for query 'q'"):
+        Qrels.from_columns(["q", "q"], ["d", "d"], [1, 0])
+
+
+def test_no_common_queries() -> None:
+    ev = Evaluator(Qrels.from_string(QRELS), "map")
+    with pytest.raises(InputError, match="no query of the run is judged.*swapped"):
+        ev.evaluate(Run.from_string("x Q0 d1 1 1 r\n"))
+
+
+def test_judged_query_without_results() -> None:
+    ev = Evaluator(Qrels.from_string(QRELS + "q3 0 d1 1\n"), "map")
+    with pytest.raises(MissingQueryError, match="query 'q3' .*complete=True"):
+        ev.evaluate(Run.from_string(RUN))
+    ev = Evaluator(Qrels.from_string(QRELS + "q3 0 d1 1\n"), "map", complete=True)
+    assert ev.evaluate(Run.from_string(RUN))["map"] >= 0
+
+
+def test_query_with_only_negative_labels() -> None:
+    with pytest.raises(InputError, match="query 'q9' has only negative labels"):
+        Evaluator(Qrels.from_string(QRELS + "q9 0 d1 -1\n"), "map")
+
+
+# ---------------------------------------------------------------------------------
+# Python values
+
+
+@pytest.mark.parametrize(
+    "qrels,message",
+    [
+        ({1: {"d": 1}}, r"query id 1 must be a str, got int"),
+        ({"q": {2: 1}}, r"document id 2 of query 'q' must be a str, got int"),
+        ({"q": {b"d": 1}}, r"must be a str, got bytes"),
+        ({None: {"d": 1}}, r"must be a str, got NoneType"),
+        ({"q": {"d": True}}, r"qrels\['q'\]\['d'\] must be an integer label, got bool"),
+        ({"q": {"d": 1.0}}, r"qrels\['q'\]\['d'\] must be an integer label, got float"),
+        ({"q": {"d": float("nan")}}, r"must be an integer label, got float"),
+        ({"q": {"d": "1"}}, r"must be an integer label, got str"),
+        ({"q": {"d": None}}, r"must be an integer label, got NoneType"),
+        ({"q": {"d": 2**70}}, r"too large for a label"),
+        ({"q": [("d", 1)]}, r"qrels\['q'\] must be a dict of \{doc_id: label\}, got list"),
+        ({"q": {"d": {"x": 1}}}, r"must be an integer label, got dict"),
+        ({"q": {"d": np.float64(1)}}, r"must be an integer label, got float64"),
+        ({"q": {"d": np.bool_(True)}}, r"must be an integer label, got bool"),
+        ([("q", "d", 1)], r"Qrels.from_dict expects a dict"),
+    ],
+)
+def test_bad_qrels_values(qrels, message: str) -> None:
+    with pytest.raises(FormatError, match=message):
+        Qrels.from_dict(qrels)
+
+
+@pytest.mark.parametrize(
+    "run,message",
+    [
+        ({1: {"d": 1.0}}, r"query id 1 must be a str"),
+        ({"q": {("d",): 1.0}}, r"document id \('d',\) of query 'q' must be a str, got tuple"),
+        ({"q": {"d": float("nan")}}, r"run\['q'\]\['d'\] is NaN"),
+        ({"q": {"d": np.nan}}, r"is NaN"),
+        ({"q": {"d": np.float32("nan")}}, r"is NaN"),
+        ({"q": {"d": True}}, r"run\['q'\]\['d'\] must be a number, got bool"),
+        ({"q": {"d": "0.5"}}, r"must be a number, got str"),
+        ({"q": {"d": None}}, r"must be a number, got NoneType"),
+        ({"q": {"d": [1.0]}}, r"must be a number, got list"),
+        ({"q": {"d": 1j}}, r"must be a number, got complex"),
+        ({"q": 0.5}, r"run\['q'\] must be a dict of \{doc_id: score\}, got float"),
+        ("q d 0.5", r"Run.from_dict expects a dict"),
+    ],
+)
+def test_bad_run_values(run, message: str) -> None:
+    with pytest.raises(FormatError, match=message):
+        Run.from_dict(run)
+
+
+def test_empty_python_inputs() -> None:
+    with pytest.raises(InputError, match="no judgment"):
+        Evaluator(Qrels.from_dict({}), "map")
+    with pytest.raises(InputError, match="no judgment"):
+        Evaluator(Qrels.from_dict({"q": {}}), "map")
+    ev = Evaluator(Qrels.from_string(QRELS), "map")
+    with pytest.raises(InputError):
+        ev.evaluate(Run.from_dict({}))
+
+
+def test_numpy_scalars_are_accepted() -> None:
+    q = Qrels.from_dict({"q": {"a": np.int64(2), "b": np.int8(0), "c": np.uint16(1)}})
+    r = Run.from_dict({"q": {"a": np.float32(0.5), "b": np.float64(0.7), "c": np.int32(3)}})
+    assert q.to_dict() == {"q": {"a": 2, "b": 0, "c": 1}}
+    assert r.to_dict() == {"q": {"a": 0.5, "b": 0.7, "c": 3.0}}
+    res = irmetrics.evaluate(q, r, ["P.1", "map"])
+    assert res["P.1"] == 1.0
+    cols = Run.from_columns(np.array(["q", "q"]), np.array(["a", "b"]), np.array([0.5, 1.0]))
+    assert cols.num_results == 2
+
+
+def test_numpy_nan_in_columns() -> None:
+    with pytest.raises(FormatError, match=r"score at row 1 is NaN"):
+        Run.from_columns(["q", "q"], ["a", "b"], np.array([0.5, np.nan]))
+    with pytest.raises(FormatError, match=r"label at row 0 must be an integer label, got float64"):
+        Qrels.from_columns(["q"], ["a"], np.array([1.0]))
+
+
+def test_columns_of_different_lengths() -> None:
+    with pytest.raises(FormatError, match="columns differ in length"):
+        Run.from_columns(["q", "q"], ["a"], [1.0, 2.0])
+    with pytest.raises(FormatError, match="columns differ in length"):
+        Qrels.from_columns(["q"], ["a", "b"], [1])
+
+
+def test_pandas_columns() -> None:
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"q": ["q", "q"], "d": ["a", "b"], "s": [0.5, None]})
+    with pytest.raises(FormatError, match="score at row 1 is NaN"):
+        Run.from_columns(df.q, df.d, df.s)
+
+
+def test_wrong_argument_types() -> None:
+    with pytest.raises(TypeError, match="qrels must be a Qrels, a dict or a file path"):
+        irmetrics.evaluate(42, {"q": {"d": 1.0}}, "map")
+    with pytest.raises(TypeError, match="run must be a Run, a dict or a file path"):
+        irmetrics.evaluate({"q": {"d": 1}}, [1], "map")
+    with pytest.raises(FormatError, match="text must be a str or bytes in TREC format, got int"):
+        Run.from_string(42)
+    with pytest.raises(FormatError, match="got list"):
+        Qrels.from_string(["q 0 d 1"])
+
+
+# ---------------------------------------------------------------------------------
+# measures and options
+
+
+@pytest.mark.parametrize(
+    "name,message",
+    [
+        ("mapp", r"unknown measure 'mapp'.*map"),
+        ("ndgc_cut.10", r"unknown measure"),
+        ("", r"empty measure name"),
+        ("P.0", r"P"),
+        ("P@0", r"'P': '0' is not a positive whole number of documents"),
+        ("P.-1", r"P"),
+        ("ndcg_cut.0", r"ndcg_cut"),
+        ("recall@-5", r"recall"),
+        ("P.", r"P"),
+        ("P.a", r"P"),
+        ("P@", r"nothing after '@'"),
+        ("P(rel=x)@5", r"rel must be a whole number"),
+        ("P(rel=2@5", r"unbalanced parenthesis"),
+        ("P(foo=1)@5", r"option 'foo' is not supported"),
+        ("nDCG(p=0.5)@10", r"p applies to RBP only"),
+        ("rbp.p=2", r"rbp"),
+        ("rbp.p=nan", r"rbp"),
+        ("set_F.1,2", r"set_F"),
+        ("utility.1,2", r"utility"),
+        ("relstring.-1", r"relstring"),
+        ("ndcg.x=1", r"ndcg"),
+        ("map@10@20", r"map"),
+        ("Rprec@10", r"takes no @ cut-off"),
+        ("P(rel=-1)@5", r"relevance level rel=-1 must be 0 or more"),
+        ("P", None),
+    ],
+)
+def test_bad_measure(name: str, message: str | None) -> None:
+    if message is None:  # a valid control
+        assert irmetrics.canonical_names(name)
+        return
+    with pytest.raises(MeasureError, match=message) as e:
+        Evaluator(Qrels.from_string(QRELS), [name])
+    assert len(str(e.value)) > len(name)
+    with pytest.raises(MeasureError):
+        irmetrics.canonical_names(name)
+
+
+def test_measure_argument_types() -> None:
+    q = Qrels.from_string(QRELS)
+    with pytest.raises(MeasureError, match="no measure requested"):
+        Evaluator(q, [])
+    with pytest.raises(InputError, match="measure names must be str, got <class 'int'>"):
+        Evaluator(q, ["map", 5])
+    with pytest.raises(InputError, match="measures must be a str or a list of str"):
+        Evaluator(q, 5)
+
+
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"max_docs": 0}, "max_docs must be a positive number of documents, got 0"),
+        ({"max_docs": -3}, "got -3"),
+        ({"n_threads": -1}, "n_threads must be between 0 .all cores. and 4096, got -1"),
+        ({"n_threads": 10**6}, "got 1000000"),
+        ({"relevance_level": -1}, r"relevance_level \(-l\) must be 0 or more, got -1"),
+    ],
+)
+def test_bad_options(options: dict, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        Evaluator(Qrels.from_string(QRELS), "map", **options)
+
+
+def test_bad_keys_option() -> None:
+    ev = Evaluator(Qrels.from_string(QRELS), "map")
+    with pytest.raises(InputError, match="keys must be 'requested' or 'canonical', got 'x'"):
+        ev.evaluate(Run.from_string(RUN), keys="x")
+
+
+def test_inputs_are_not_mutated() -> None:
+    import copy
+
+    qd = {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 1}}
+    rd = {"q1": {"d2": 0.5, "d1": 0.5, "d9": float("inf")}, "q2": {"d1": -1.0}}
+    qc, rc = copy.deepcopy(qd), copy.deepcopy(rd)
+    cols = (["q1", "q1"], ["d1", "d2"], np.array([0.1, 0.2]))
+    cols_copy = (list(cols[0]), list(cols[1]), cols[2].copy())
+    irmetrics.evaluate(qd, rd, ["all_trec"], per_query=True)
+    Run.from_columns(*cols)
+    assert qd == qc and list(qd) == list(qc) and rd == rc and list(rd["q1"]) == list(rc["q1"])
+    assert cols[0] == cols_copy[0] and cols[1] == cols_copy[1]
+    assert (cols[2] == cols_copy[2]).all()
+
+
+# ---------------------------------------------------------------------------------
+# the command line
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "irmetrics", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_cli_errors_are_one_clear_line(tmp_path: Path) -> None:
+    q = write(tmp_path, "q.txt", QRELS)
+    r = write(tmp_path, "r.txt", RUN + "q1 Q0 d7 1 abc r\n")
+    p = cli(str(q), str(r))
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.strip() == f"irmetrics: {r}:4: score 'abc' is not a number " + (
+        "(trec_eval would silently read only its numeric prefix, or 0)"
+    )
+    assert "Traceback" not in p.stderr and "panicked" not in p.stderr
+    p = cli("-m", "mapp", str(q), str(q))
+    assert p.returncode == 1 and "unknown measure 'mapp'" in p.stderr
+    p = cli(str(q), str(tmp_path / "missing.txt"))
+    assert p.returncode == 1 and "missing.txt" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_cli_output_is_atomic(tmp_path: Path) -> None:
+    q = write(tmp_path, "q.txt", QRELS)
+    r = write(tmp_path, "r.txt", RUN)
+    out = tmp_path / "out.txt"
+    out.write_text("previous\n")
+    bad = write(tmp_path, "bad.txt", RUN + "q1 Q0 d7 1 nan r\n")
+    p = cli("--output", str(out), str(q), str(bad))
+    assert p.returncode == 1
+    assert out.read_text() == "previous\n"  # a failed run leaves the old file alone
+    p = cli("--output", str(out), str(q), str(r))
+    assert p.returncode == 0, p.stderr
+    assert out.read_text().startswith("runid")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["bad.txt", "out.txt", "q.txt", "r.txt"]
+
+
+@pytest.mark.parametrize("where", ["heavy", "direct"])
+def test_a_panic_becomes_irmetrics_error(where: str) -> None:
+    """No user input is known to panic (fuzzed); should one, Python gets an Error."""
+    from irmetrics import _core
+
+    with pytest.raises(Error, match=rf"internal error \(please report it\): .*\({where}\)"):
+        _core._panic_for_tests(where)
+    # and the module keeps working
+    assert irmetrics.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "P.1") == {"P.1": 1.0}
+
+
+def _bad_input_rows(expect: str) -> list[dict]:
+    import csv
+
+    from conftest import shared_dir
+
+    d = shared_dir()
+    if d is None:
+        return []
+    manifest = d / "conformance" / "bad_input" / "MANIFEST.tsv"
+    rows = list(csv.DictReader(manifest.read_text().splitlines(), delimiter="\t"))
+    return [r for r in rows if r["expect"] == expect]
+
+
+@pytest.mark.parametrize("row", _bad_input_rows("reject"), ids=lambda r: r["case"])
+def test_conformance_rejects_get_a_clear_error(conformance: Path, row: dict) -> None:
+    """Every input trec_eval rejects (or crashes on) is refused with an irmetrics.Error
+    whose message points at the file, line or query."""
+    from irmetrics.compat import trec_eval
+
+    suite = conformance / "bad_input"
+    qrels, run = suite / row["qrels"], suite / row["run"]
+    with pytest.raises(Error) as e:
+        trec_eval(str(qrels), str(run), row["flags"].split())
+    msg = str(e.value)
+    assert len(msg) > 20 and "\n" not in msg
+    assert any(s in msg for s in ("qrels.txt", "run.txt", "query '", "queries: '")), msg
+
+
+# ---------------------------------------------------------------------------------
+# random junk: success or an irmetrics.Error, nothing else
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+JUNK = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(),
+        st.text(max_size=5),
+        st.binary(max_size=5),
+        st.sampled_from([np.int64(3), np.float32("nan"), np.bool_(False), np.uint64(2**64 - 1)]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.one_of(st.text(max_size=3), st.integers()), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
+JUNK_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@JUNK_SETTINGS
+@given(JUNK)
+def test_junk_python_values(value) -> None:
+    for build in (Qrels.from_dict, Run.from_dict):
+        try:
+            build(value)
+        except Error as e:
+            assert str(e)
+    if isinstance(value, list) and len(value) == 3:
+        for build in (Qrels.from_columns, Run.from_columns):
+            try:
+                build(*value)
+            except Error as e:
+                assert str(e)
+            except TypeError:  # a column that is not iterable
+                pass
+
+
+LINE_BITS = st.sampled_from(
+    [
+        "q1",
+        "q2",
+        "0",
+        "Q0",
+        "d1",
+        "d2",
+        "1",
+        "-1",
+        "0.5",
+        "inf",
+        "nan",
+        "1e400",
+        "x",
+        "#",
+        " ",
+        "\t",
+    ]
+)
+
+
+@JUNK_SETTINGS
+@given(st.lists(st.lists(LINE_BITS, max_size=7).map(" ".join), max_size=6), st.binary(max_size=8))
+def test_junk_trec_text(lines: list[str], noise: bytes) -> None:
+    text = "\n".join(lines).encode() + noise
+    for build in (Qrels.from_string, Run.from_string):
+        try:
+            build(text)
+        except (FormatError, InputError) as e:
+            assert "<string>" in str(e) or "query" in str(e)
+
+
+@JUNK_SETTINGS
+@given(st.text(alphabet="Pndcgmap_.@,=()-0123456789rel", max_size=12))
+def test_junk_measure_names(name: str) -> None:
+    try:
+        cols = irmetrics.canonical_names(name)
+    except MeasureError as e:
+        assert str(e)
+    else:
+        assert cols
