@@ -159,15 +159,7 @@ impl PyQrels {
 
     /// `{query_id: {doc_id: label}}`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let out = PyDict::new(py);
-        for q in self.inner.queries() {
-            let inner = PyDict::new(py);
-            for (doc, label) in q.iter() {
-                inner.set_item(id_to_py(py, doc)?, label)?;
-            }
-            out.set_item(id_to_py(py, q.id())?, inner)?;
-        }
-        Ok(out)
+        nested_dict(py, self.inner.queries().iter().map(|q| (q.id(), q.iter())))
     }
 
     /// Write TREC qrels text to a file.
@@ -182,13 +174,7 @@ impl PyQrels {
 
     /// Query ids, in byte order.
     fn query_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let ids: PyResult<Vec<_>> = self
-            .inner
-            .queries()
-            .iter()
-            .map(|q| id_to_py(py, q.id()))
-            .collect();
-        PyList::new(py, ids?)
+        id_list(py, self.inner.queries().iter().map(|q| q.id()))
     }
 
     /// Number of judgments.
@@ -299,15 +285,7 @@ impl PyRun {
 
     /// `{query_id: {doc_id: score}}`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let out = PyDict::new(py);
-        for q in self.inner.queries() {
-            let inner = PyDict::new(py);
-            for (doc, score) in q.iter() {
-                inner.set_item(id_to_py(py, doc)?, score)?;
-            }
-            out.set_item(id_to_py(py, q.id())?, inner)?;
-        }
-        Ok(out)
+        nested_dict(py, self.inner.queries().iter().map(|q| (q.id(), q.iter())))
     }
 
     /// Write TREC run text to a file (ranked, ranks from 1).
@@ -322,13 +300,7 @@ impl PyRun {
 
     /// Query ids, in byte order.
     fn query_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let ids: PyResult<Vec<_>> = self
-            .inner
-            .queries()
-            .iter()
-            .map(|q| id_to_py(py, q.id()))
-            .collect();
-        PyList::new(py, ids?)
+        id_list(py, self.inner.queries().iter().map(|q| q.id()))
     }
 
     /// The run tag (trec_eval's runid: the tag of the file's last line).
@@ -362,6 +334,31 @@ impl PyRun {
             self.inner.num_results()
         )
     }
+}
+
+/// `{query_id: {doc_id: value}}` from the crate's per-query iterators.
+fn nested_dict<'py, 'a, V: IntoPyObject<'py>>(
+    py: Python<'py>,
+    queries: impl Iterator<Item = (&'a [u8], impl Iterator<Item = (&'a [u8], V)>)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (qid, docs) in queries {
+        let inner = PyDict::new(py);
+        for (doc, value) in docs {
+            inner.set_item(id_to_py(py, doc)?, value)?;
+        }
+        out.set_item(id_to_py(py, qid)?, inner)?;
+    }
+    Ok(out)
+}
+
+/// A list of ids as Python strings.
+fn id_list<'py, 'a>(
+    py: Python<'py>,
+    ids: impl Iterator<Item = &'a [u8]>,
+) -> PyResult<Bound<'py, PyList>> {
+    let ids: PyResult<Vec<_>> = ids.map(|id| id_to_py(py, id)).collect();
+    PyList::new(py, ids?)
 }
 
 const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid"];
