@@ -21,6 +21,19 @@ pub(crate) struct Ids {
 }
 
 impl Ids {
+    /// Room for `n` ids of `bytes` bytes together.
+    pub(crate) fn with_capacity(n: usize, bytes: usize) -> Self {
+        Ids {
+            bytes: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(n),
+        }
+    }
+
+    /// Bytes used by the ids.
+    pub(crate) fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.ends.len()

@@ -21,11 +21,15 @@ fn parallel_ok(n: usize) -> bool {
     n >= SEQUENTIAL_BELOW && !FORKED.load(Ordering::Relaxed)
 }
 
-/// `items.map(f).collect()`, in order.
-pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+/// `items.map(f).collect()` for a few large work items (file chunks): parallel as soon
+/// as there are two.
+pub(crate) fn map_chunks<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync + Send,
+) -> Vec<R> {
     #[cfg(feature = "parallel")]
     {
-        if parallel_ok(items.len()) {
+        if items.len() > 1 && !FORKED.load(Ordering::Relaxed) {
             use rayon::prelude::*;
             return items.par_iter().map(f).collect();
         }
@@ -48,6 +52,21 @@ pub(crate) fn map_with<T: Sync, S, R: Send>(
     }
     let mut s = init();
     items.iter().map(|t| f(&mut s, t)).collect()
+}
+
+/// `items.map(f).collect()` where `f` may change the item, in order.
+pub(crate) fn map_mut<T: Send, R: Send>(
+    items: &mut [T],
+    f: impl Fn(&mut T) -> R + Sync + Send,
+) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        if parallel_ok(items.len()) {
+            use rayon::prelude::*;
+            return items.par_iter_mut().map(f).collect();
+        }
+    }
+    items.iter_mut().map(f).collect()
 }
 
 /// The result of `f` for the first item (in order) for which it returns `Some`.

@@ -131,7 +131,8 @@ pub(crate) fn count_levels(labels: impl Iterator<Item = i64>) -> Vec<(i64, u64)>
     levels
 }
 
-/// Builds [`Qrels`] one judgment at a time. Duplicate judgments are errors.
+/// Builds [`Qrels`] one judgment at a time. Duplicate judgments are found by
+/// [`QrelsBuilder::build`].
 #[derive(Default)]
 pub struct QrelsBuilder {
     queries: Vec<QrelsQuery>,
@@ -165,38 +166,62 @@ impl QrelsBuilder {
         i
     }
 
-    /// Add one judgment. A second judgment of the same document for the same query is
-    /// an [`Error::DuplicateEntry`] (without a location; file readers add it).
+    /// Add one judgment.
     pub fn add(&mut self, qid: &[u8], doc: &[u8], label: i64) -> Result<()> {
         let i = self.query_slot(qid);
         let q = &mut self.queries[i];
         q.docs.push(doc)?;
-        let pos = q.docs.len() - 1;
-        if q.index.insert(&q.docs, pos).is_some() {
+        q.labels.push(label);
+        Ok(())
+    }
+
+    /// Add consecutive judgments of one query (a parsed block of a file).
+    pub(crate) fn add_segment(&mut self, qid: &[u8], docs: Ids, labels: Vec<i64>) -> Result<()> {
+        let i = self.query_slot(qid);
+        let q = &mut self.queries[i];
+        if q.labels.is_empty() {
+            q.docs = docs;
+            q.labels = labels;
+        } else {
+            for d in docs.iter() {
+                q.docs.push(d)?;
+            }
+            q.labels.extend(labels);
+        }
+        Ok(())
+    }
+
+    /// Finish: index each query's documents (in parallel), count the label levels and
+    /// order the queries by id. A document judged twice for one query is an
+    /// [`Error::DuplicateEntry`] (without a location; file readers add it).
+    pub fn build(self) -> Result<Qrels> {
+        let mut queries = self.queries;
+        let dups = crate::parallel::map_mut(&mut queries, |q| {
+            let mut index = IdIndex::with_capacity(q.docs.len());
+            if let Some(i) = (0..q.docs.len()).find(|&i| index.insert(&q.docs, i).is_some()) {
+                return Some((show(&q.qid), show(q.docs.get(i))));
+            }
+            q.index = index;
+            q.levels = count_levels(q.labels.iter().copied());
+            None
+        });
+        if let Some((query, doc)) = dups.into_iter().flatten().next() {
             return Err(Error::DuplicateEntry {
                 location: crate::error::Location {
                     source: String::new(),
                     line: 0,
                 },
-                query: show(qid),
-                doc: show(doc),
+                query,
+                doc,
                 first: String::new(),
             });
         }
-        q.labels.push(label);
-        Ok(())
-    }
-
-    /// Finish: order queries by id and count the label levels.
-    pub fn build(self) -> Qrels {
-        let mut queries = self.queries;
         queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
         let mut index = FxHashMap::default();
         index.reserve(queries.len());
-        for (i, q) in queries.iter_mut().enumerate() {
-            q.levels = count_levels(q.labels.iter().copied());
+        for (i, q) in queries.iter().enumerate() {
             index.insert(q.qid.clone(), i as u32);
         }
-        Qrels { queries, index }
+        Ok(Qrels { queries, index })
     }
 }

@@ -13,6 +13,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 
 use crate::error::{show, Error, Location, Result};
+use crate::ids::Ids;
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::{Run, RunQuery};
 
@@ -169,37 +170,52 @@ fn parse_score(field: &[u8]) -> std::result::Result<f64, String> {
 // ------------------------------------------------------------------------------------
 // qrels
 
-/// Parse TREC qrels (`qid iter docno rel`).
-pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
-    check_nul(data, source, 0)?;
-    let mut b = QrelsBuilder::default();
-    let mut pos = 0;
-    let mut line_no = 0u64;
-    let mut prev_comment = false;
-    let mut judgments = 0usize;
+/// What one chunk of a qrels file parses into.
+struct QrelsChunk {
+    /// Consecutive lines of one query: (qid, documents, labels).
+    segments: Vec<(Box<[u8]>, Ids, Vec<i64>)>,
+    judgments: usize,
+    /// First problem: byte offset of its line and message.
+    error: Option<(usize, String)>,
+}
+
+fn parse_qrels_chunk(data: &[u8], start: usize, end: usize) -> QrelsChunk {
+    let mut out = QrelsChunk {
+        segments: Vec::new(),
+        judgments: 0,
+        error: None,
+    };
+    // Was the line before this chunk a comment? (trec_eval skips one at a time.)
+    let mut prev_comment = start > 0 && {
+        let before = &data[..start - 1];
+        let ls = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+        before.get(ls) == Some(&b'#')
+    };
     let mut fields: [&[u8]; 5] = [&[]; 5];
-    while pos < data.len() {
-        let end = memchr::memchr(b'\n', &data[pos..]).map_or(data.len(), |i| pos + i);
-        let line = &data[pos..end];
-        line_no += 1;
-        let next = end + 1;
+    let mut pos = start;
+    while pos < end {
+        let nl = memchr::memchr(b'\n', &data[pos..end]).map_or(end, |i| pos + i);
+        let line = &data[pos..nl];
+        let line_start = pos;
+        let next = nl + 1;
         pos = next;
+        let fail = |msg: String| Some((line_start, msg));
         if line.first() == Some(&b'#') {
             if prev_comment {
-                return Err(Error::format(
-                    source,
-                    line_no,
+                out.error = fail(
                     "a second comment line in a row; trec_eval skips only one '#' line at a \
-                     time in qrels and rejects this file; merge or remove the comments",
-                ));
+                     time in qrels and rejects this file; merge or remove the comments"
+                        .into(),
+                );
+                break;
             }
             if next >= data.len() || data[next..].iter().all(|&c| is_ws(c)) {
-                return Err(Error::format(
-                    source,
-                    line_no,
+                out.error = fail(
                     "the qrels end with a comment line, which trec_eval cannot read (it \
-                     crashes); remove the trailing comment",
-                ));
+                     crashes); remove the trailing comment"
+                        .into(),
+                );
+                break;
             }
             prev_comment = true;
             continue;
@@ -207,70 +223,111 @@ pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
         prev_comment = false;
         let n = split_fields(line, &mut fields);
         if n == 0 {
-            return Err(Error::format(
-                source,
-                line_no,
+            out.error = fail(
                 "blank line; qrels lines are 'qid iter docno rel' and blank lines are not \
-                 allowed (trec_eval rejects them)",
-            ));
+                 allowed (trec_eval rejects them)"
+                    .into(),
+            );
+            break;
         }
         if n != 4 {
             let hint = if fields[0].first() == Some(&b'#') {
                 "; a comment must start with '#' in the first column"
+            } else if n == 6 {
+                " (is this a run file given as qrels?)"
             } else {
                 ""
             };
-            return Err(Error::format(
-                source,
-                line_no,
-                format!(
-                    "expected 4 fields 'qid iter docno rel', found {n}{hint}{}",
-                    if n == 6 {
-                        " (is this a run file given as qrels?)"
-                    } else {
-                        ""
-                    }
-                ),
+            out.error = fail(format!(
+                "expected 4 fields 'qid iter docno rel', found {n}{hint}"
             ));
+            break;
         }
-        let label = parse_label(fields[3]).map_err(|m| Error::format(source, line_no, m))?;
-        if let Err(e) = b.add(fields[0], fields[2], label) {
-            return Err(match e {
-                Error::DuplicateEntry { query, doc, .. } => {
-                    let first = find_line(data, |f| f[0] == fields[0] && f[2] == fields[2], 4);
-                    Error::DuplicateEntry {
-                        location: Location {
-                            source: source.to_string(),
-                            line: line_no,
-                        },
-                        query,
-                        doc,
-                        first: first.map_or(String::new(), |l| format!(" (first at line {l})")),
-                    }
-                }
-                other => other,
-            });
+        let label = match parse_label(fields[3]) {
+            Ok(l) => l,
+            Err(m) => {
+                out.error = fail(m);
+                break;
+            }
+        };
+        if !matches!(out.segments.last(), Some(seg) if &*seg.0 == fields[0]) {
+            out.segments
+                .push((fields[0].into(), Ids::default(), Vec::new()));
         }
-        judgments += 1;
+        let Some(seg) = out.segments.last_mut() else {
+            continue;
+        };
+        if let Err(e) = seg.1.push(fields[2]) {
+            out.error = fail(e.to_string());
+            break;
+        }
+        seg.2.push(label);
+        out.judgments += 1;
+    }
+    out
+}
+
+/// Parse TREC qrels (`qid iter docno rel`), in parallel chunks.
+pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
+    check_nul(data, source, 0)?;
+    let bounds = chunk_bounds(data, threads() * 4);
+    let chunks = crate::parallel::map_chunks(&bounds, |&(s, e)| parse_qrels_chunk(data, s, e));
+    let mut b = QrelsBuilder::default();
+    let mut judgments = 0usize;
+    for ch in chunks {
+        if let Some((off, msg)) = ch.error {
+            return Err(Error::format(source, line_of(data, off), msg));
+        }
+        judgments += ch.judgments;
+        for (qid, docs, labels) in ch.segments {
+            b.add_segment(&qid, docs, labels)?;
+        }
     }
     if judgments == 0 {
         return Err(Error::Input(format!(
             "{source}: no judgments (the qrels file is empty or has only comments)"
         )));
     }
-    Ok(b.build())
+    b.build().map_err(|e| match e {
+        Error::DuplicateEntry { query, doc, .. } => {
+            let lines = find_lines(data, |f| show(f[0]) == query && show(f[2]) == doc, 4, 2);
+            let (line, first) = match lines.as_slice() {
+                [a, b] => (*b, format!(" (first at line {a})")),
+                _ => (0, String::new()),
+            };
+            Error::DuplicateEntry {
+                location: Location {
+                    source: source.to_string(),
+                    line,
+                },
+                query,
+                doc,
+                first,
+            }
+        }
+        other => other,
+    })
 }
 
-/// 1-based number of the first line whose fields satisfy `pred` (error paths only).
-fn find_line(data: &[u8], pred: impl Fn(&[&[u8]]) -> bool, min_fields: usize) -> Option<u64> {
+/// 1-based numbers of the first `max` lines whose fields satisfy `pred` (error paths).
+fn find_lines(
+    data: &[u8],
+    pred: impl Fn(&[&[u8]]) -> bool,
+    min_fields: usize,
+    max: usize,
+) -> Vec<u64> {
     let mut fields: [&[u8]; 6] = [&[]; 6];
+    let mut out = Vec::new();
     for (i, line) in data.split(|&c| c == b'\n').enumerate() {
         let n = split_fields(line, &mut fields);
         if n >= min_fields && pred(&fields[..n.min(6)]) {
-            return Some(i as u64 + 1);
+            out.push(i as u64 + 1);
+            if out.len() == max {
+                break;
+            }
         }
     }
-    None
+    out
 }
 
 // ------------------------------------------------------------------------------------
@@ -400,13 +457,18 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         let q = match &mut cur {
             Some(q) if &*q.qid == qid => q,
             _ => {
+                // queries tend to be alike: reserve what the previous one needed
+                let (n, bytes) = cur
+                    .as_ref()
+                    .map_or((0, 0), |q| (q.len(), q.docs.byte_len()));
                 if let Some(q) = cur.take() {
                     out.segments.push((q, cur_start));
                 }
                 cur_start = line_start;
                 cur.insert(RunQuery {
                     qid: qid.into(),
-                    ..Default::default()
+                    docs: Ids::with_capacity(n, bytes),
+                    scores: Vec::with_capacity(n),
                 })
             }
         };
@@ -539,7 +601,7 @@ pub(crate) fn read_run_blocks(
         let block = &buf[..cut];
         check_nul(block, source, lines_before)?;
         let bounds = chunk_bounds(block, threads() * 4);
-        let chunks = crate::parallel::map(&bounds, |&(s, e)| parse_run_chunk(block, s, e));
+        let chunks = crate::parallel::map_chunks(&bounds, |&(s, e)| parse_run_chunk(block, s, e));
         // Line numbers are counted only where needed: at segment starts, incrementally.
         let mut counted_to = 0usize;
         let mut line = lines_before + 1;
@@ -609,17 +671,7 @@ pub fn read_run(path: &Path) -> Result<Run> {
 fn locate_run_duplicate(e: Error, data: &[u8], source: &str) -> Error {
     match e {
         Error::DuplicateEntry { query, doc, .. } => {
-            let mut fields: [&[u8]; 6] = [&[]; 6];
-            let mut seen = Vec::new();
-            for (i, line) in data.split(|&c| c == b'\n').enumerate() {
-                let n = split_fields(line, &mut fields);
-                if n >= 6 && show(fields[0]) == query && show(fields[2]) == doc {
-                    seen.push(i as u64 + 1);
-                    if seen.len() == 2 {
-                        break;
-                    }
-                }
-            }
+            let seen = find_lines(data, |f| show(f[0]) == query && show(f[2]) == doc, 6, 2);
             let (line, first) = match seen.as_slice() {
                 [a, b] => (*b, format!(" (first at line {a})")),
                 _ => (0, String::new()),

@@ -172,7 +172,7 @@ pub(crate) fn qrels_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Qrels> {
                 .map_err(|e| super::errors::to_py(py, e))?;
         }
     }
-    Ok(b.build())
+    b.build().map_err(|e| super::errors::to_py(py, e))
 }
 
 /// `{qid: {doc: score}}` to [`Run`].
@@ -268,7 +268,7 @@ pub(crate) fn qrels_from_columns(
         b.add(&qid, &doc, l)
             .map_err(|e| super::errors::to_py(py, e))?;
     }
-    Ok(b.build())
+    b.build().map_err(|e| super::errors::to_py(py, e))
 }
 
 /// Three parallel columns (query ids, doc ids, scores) to [`Run`].
