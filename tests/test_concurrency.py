@@ -121,8 +121,9 @@ def test_ctrl_c_stops_a_long_evaluation_promptly() -> None:
         ev.evaluate(run)
     stopped = time.perf_counter() - t0
     timer.join()
-    assert stopped < 0.2 + 0.6, f"took {stopped:.2f}s to stop (full evaluation {full:.2f}s)"
-    assert stopped < full
+    # signal at 0.2 s, polled every 0.1 s, then the query being computed finishes
+    limit = 0.2 + 0.5 + 2 * full / nq
+    assert stopped < min(limit, full), f"took {stopped:.2f}s to stop (full run {full:.2f}s)"
     # the module and the data are still usable afterwards
     assert Evaluator(qrels, ["map"]).evaluate(run)["map"] >= 0
 
