@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Inputs smaller than this many items are processed on the calling thread.
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(crate) const SEQUENTIAL_BELOW: usize = 16;
 
 /// Set in a child process after `fork()`: the parent's thread pool does not exist
@@ -16,8 +17,45 @@ pub fn mark_forked() {
     FORKED.store(true, Ordering::Relaxed);
 }
 
+/// Size rayon's global pool from `IRMETRICS_NUM_THREADS` (once, before first use);
+/// without it rayon uses all cores (or `RAYON_NUM_THREADS`).
 #[inline]
+fn init_global() {
+    #[cfg(feature = "parallel")]
+    {
+        static INIT: std::sync::Once = std::sync::Once::new();
+        INIT.call_once(|| {
+            let n = std::env::var("IRMETRICS_NUM_THREADS")
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if n > 0 {
+                // fails only if the pool already exists; then it stays as it is
+                let _ = rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build_global();
+            }
+        });
+    }
+}
+
+/// Threads available to the current (or global) pool.
+pub(crate) fn current_threads() -> usize {
+    init_global();
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads().max(1)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
+#[inline]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 fn parallel_ok(n: usize) -> bool {
+    init_global();
     n >= SEQUENTIAL_BELOW && !FORKED.load(Ordering::Relaxed)
 }
 
@@ -29,6 +67,7 @@ pub(crate) fn map_chunks<T: Sync, R: Send>(
 ) -> Vec<R> {
     #[cfg(feature = "parallel")]
     {
+        init_global();
         if items.len() > 1 && !FORKED.load(Ordering::Relaxed) {
             use rayon::prelude::*;
             return items.par_iter().map(f).collect();
@@ -84,19 +123,13 @@ pub(crate) fn find_first<T: Sync, R: Send>(
     items.iter().find_map(f)
 }
 
-/// Run `f` with at most `n_threads` threads (0 = rayon's default: all cores, or the
+/// Run `f` with `n_threads` threads (0 = the default: all cores, or the
 /// `IRMETRICS_NUM_THREADS` / `RAYON_NUM_THREADS` environment variables).
 pub fn with_threads<R: Send>(n_threads: usize, f: impl FnOnce() -> R + Send) -> R {
     #[cfg(feature = "parallel")]
     {
-        let n = if n_threads == 0 {
-            std::env::var("IRMETRICS_NUM_THREADS")
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .unwrap_or(0)
-        } else {
-            n_threads
-        };
+        init_global();
+        let n = n_threads;
         if FORKED.load(Ordering::Relaxed) {
             return f();
         }

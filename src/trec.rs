@@ -508,14 +508,7 @@ fn chunk_bounds(block: &[u8], n: usize) -> Vec<(usize, usize)> {
 }
 
 fn threads() -> usize {
-    #[cfg(feature = "parallel")]
-    {
-        rayon::current_num_threads().max(1)
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        1
-    }
+    crate::parallel::current_threads()
 }
 
 /// Receives the parsed pieces of a run, in file order.
