@@ -56,6 +56,16 @@ impl Ids {
         Ok(())
     }
 
+    /// Keep the first `n` ids.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn truncate(&mut self, n: usize) {
+        if n < self.ends.len() {
+            self.ends.truncate(n);
+            let end = self.ends.last().map_or(0, |&e| e as usize);
+            self.bytes.truncate(end);
+        }
+    }
+
     pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
         (0..self.len()).map(move |i| self.get(i))
     }

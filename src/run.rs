@@ -246,6 +246,20 @@ impl RunBuilder {
         }
     }
 
+    /// Number of results in a query slot.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn slot_len(&self, slot: usize) -> usize {
+        self.queries[slot].len()
+    }
+
+    /// Drop the results of a query slot beyond the first `n`.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn truncate_slot(&mut self, slot: usize, n: usize) {
+        let q = &mut self.queries[slot];
+        q.docs.truncate(n);
+        q.scores.truncate(n);
+    }
+
     /// Add one result to a query slot from [`RunBuilder::query`]. Scores must not be NaN.
     #[inline]
     pub fn push(&mut self, slot: usize, doc: &[u8], score: f64) -> Result<()> {

@@ -18,7 +18,7 @@ use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::{Run, RunQuery};
 
 /// Bytes read per block when streaming a run.
-const BLOCK: usize = 32 << 20;
+const BLOCK: usize = 16 << 20;
 
 #[inline]
 pub(crate) fn is_ws(b: u8) -> bool {
@@ -335,12 +335,15 @@ fn find_lines(
 
 /// What one chunk of a run file parses into.
 struct Chunk {
-    /// Consecutive lines of one query form one segment (with its first line's offset).
-    segments: Vec<(RunQuery, usize)>,
+    /// Consecutive lines of one query form one segment (with the 0-based index, within
+    /// the chunk, of its first line).
+    segments: Vec<(RunQuery, u64)>,
     /// Tag of the chunk's last result line.
     last_tag: Option<Vec<u8>>,
-    /// First problem: byte offset within the block and message.
-    error: Option<(usize, String)>,
+    /// First problem: line index within the chunk and message.
+    error: Option<(u64, String)>,
+    /// Lines in the chunk.
+    lines: u64,
 }
 
 /// C `isspace` in the C locale, as a table.
@@ -409,15 +412,27 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         segments: Vec::new(),
         last_tag: None,
         error: None,
+        lines: 0,
     };
+    if let Some(p) = memchr::memchr(0, &block[start..end]) {
+        let idx = memchr::memchr_iter(b'\n', &block[start..start + p]).count() as u64;
+        out.error = Some((
+            idx,
+            "contains a NUL byte; TREC files are text (is this a binary or corrupt file?)".into(),
+        ));
+        return out;
+    }
     let mut cur: Option<RunQuery> = None;
-    let mut cur_start = 0usize;
+    let mut cur_start = 0u64;
     let mut last_line: Option<(usize, usize)> = None;
     let mut pos = start;
+    let mut idx = 0u64;
     while pos < end {
         let nl = memchr::memchr(b'\n', &block[pos..end]).map_or(end, |i| pos + i);
         let line = &block[pos..nl];
         let line_start = pos;
+        let line_idx = idx;
+        idx += 1;
         pos = nl + 1;
         // qid iter docno rank score tag: scan the first five fields and the start of
         // the sixth; the tag itself is only read for the chunk's last line.
@@ -434,7 +449,7 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
             let mut fields: [&[u8]; 6] = [&[]; 6];
             let n = split_fields(line, &mut fields);
             out.error = Some((
-                line_start,
+                line_idx,
                 format!(
                     "expected 6 fields 'qid iter docno rank score tag', found {n}{}",
                     if n == 4 {
@@ -449,7 +464,7 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         let score = match parse_score(&line[s0..s1]) {
             Ok(s) => s,
             Err(m) => {
-                out.error = Some((line_start, m));
+                out.error = Some((line_idx, m));
                 break;
             }
         };
@@ -464,7 +479,7 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
                 if let Some(q) = cur.take() {
                     out.segments.push((q, cur_start));
                 }
-                cur_start = line_start;
+                cur_start = line_idx;
                 cur.insert(RunQuery {
                     qid: qid.into(),
                     docs: Ids::with_capacity(n, bytes),
@@ -473,12 +488,13 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
             }
         };
         if let Err(e) = q.docs.push(&line[d0..d1]) {
-            out.error = Some((line_start, e.to_string()));
+            out.error = Some((line_idx, e.to_string()));
             break;
         }
         q.scores.push(score);
         last_line = Some((line_start, nl));
     }
+    out.lines = idx;
     if let Some(q) = cur {
         out.segments.push((q, cur_start));
     }
@@ -541,40 +557,42 @@ impl SegmentSink for Merger {
     }
 }
 
-/// Block size for an input of `size_hint` bytes: a small input needs no 32 MiB buffer.
+/// Block size for an input of `size_hint` bytes: a small input needs no full-size buffer.
 pub(crate) fn block_size(size_hint: Option<u64>) -> usize {
     size_hint.map_or(BLOCK, |n| (n as usize).saturating_add(1).clamp(4096, BLOCK))
 }
 
-/// Parse a run from a reader, block by block (each block parsed in parallel), handing
-/// the pieces to `sink`. Returns the run tag (the last line's).
-pub(crate) fn read_run_blocks(
+/// Read `r` in blocks of whole lines on a thread of its own, so that reading overlaps
+/// parsing. Each message is a buffer and the length of its whole lines; buffers come
+/// back through `recycled` and are reused (zeroed once, when first allocated).
+fn read_blocks(
     mut r: impl Read,
-    source: &str,
-    sink: &mut dyn SegmentSink,
     block: usize,
-) -> Result<Vec<u8>> {
-    let mut runid: Vec<u8> = Vec::new();
-    let mut results = 0usize;
-    let mut buf: Vec<u8> = vec![0; block.max(1)];
-    let mut filled = 0usize;
-    let mut lines_before = 0u64;
-    let mut eof = false;
-    while !eof {
-        // Fill the buffer (zeroed once, reused for every block).
-        while filled < buf.len() {
-            match r.read(&mut buf[filled..]) {
+    tx: std::sync::mpsc::SyncSender<std::io::Result<(Vec<u8>, usize)>>,
+    recycled: std::sync::mpsc::Receiver<Vec<u8>>,
+) {
+    let mut size = block.max(1);
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let mut buf = recycled.try_recv().unwrap_or_default();
+        if buf.len() < size {
+            buf.resize(size, 0);
+        }
+        let mut filled = carry.len();
+        buf[..filled].copy_from_slice(&carry);
+        carry.clear();
+        let mut eof = false;
+        while filled < size {
+            match r.read(&mut buf[filled..size]) {
                 Ok(0) => {
                     eof = true;
                     break;
                 }
                 Ok(k) => filled += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    return Err(Error::Io {
-                        path: source.into(),
-                        source: e,
-                    })
+                    let _ = tx.send(Err(e));
+                    return;
                 }
             }
         }
@@ -584,58 +602,80 @@ pub(crate) fn read_run_blocks(
             match memchr::memrchr(b'\n', &buf[..filled]) {
                 Some(i) => i + 1,
                 None => {
-                    // One line longer than the buffer: grow it and read on.
-                    let new_len = buf.len() * 2;
-                    buf.resize(new_len, 0);
+                    // One line longer than the buffer: read on with a larger one.
+                    carry.extend_from_slice(&buf[..filled]);
+                    size *= 2;
                     continue;
                 }
             }
         };
-        let block = &buf[..cut];
-        check_nul(block, source, lines_before)?;
-        let bounds = chunk_bounds(block, threads() * 4);
-        let chunks = crate::parallel::map_chunks(&bounds, |&(s, e)| parse_run_chunk(block, s, e));
-        // Line numbers are counted only where needed: at segment starts, incrementally.
-        let mut counted_to = 0usize;
-        let mut line = lines_before + 1;
-        for ch in chunks {
-            if let Some((off, msg)) = ch.error {
-                return Err(Error::format(
-                    source,
-                    lines_before + line_of(block, off),
-                    msg,
-                ));
-            }
-            for (seg, off) in ch.segments {
-                line += memchr::memchr_iter(b'\n', &block[counted_to..off]).count() as u64;
-                counted_to = off;
-                results += seg.len();
-                sink.segment(seg, line)?;
-            }
-            if let Some(t) = ch.last_tag {
-                runid = t;
-            }
+        carry.extend_from_slice(&buf[cut..filled]);
+        if cut > 0 && tx.send(Ok((buf, cut))).is_err() {
+            return; // the parser stopped (an error)
         }
-        line += memchr::memchr_iter(b'\n', &block[counted_to..]).count() as u64;
-        lines_before = line - 1;
-        sink.block_done()?;
-        buf.copy_within(cut..filled, 0);
-        filled -= cut;
+        if eof {
+            return;
+        }
     }
-    if results == 0 {
-        return Err(Error::Input(format!(
-            "{source}: no results (the run file is empty or has only comments and blank lines)"
-        )));
-    }
-    Ok(runid)
+}
+
+/// Parse a run from a reader, block by block (each block parsed in parallel while the
+/// next is read), handing the pieces to `sink`. Returns the run tag (the last line's).
+pub(crate) fn read_run_blocks(
+    r: impl Read + Send,
+    source: &str,
+    sink: &mut dyn SegmentSink,
+    block: usize,
+) -> Result<Vec<u8>> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let (give_back, recycled) = std::sync::mpsc::channel();
+    // `move`: on an early error the receiver is dropped with the closure, which stops
+    // the reader thread before the scope waits for it.
+    std::thread::scope(move |scope| {
+        scope.spawn(move || read_blocks(r, block, tx, recycled));
+        let mut runid: Vec<u8> = Vec::new();
+        let mut results = 0usize;
+        let mut line = 1u64; // number of the first line of the next chunk
+        for msg in &rx {
+            let (buf, len) = msg.map_err(|e| Error::Io {
+                path: source.into(),
+                source: e,
+            })?;
+            let data = &buf[..len];
+            let bounds = chunk_bounds(data, threads() * 4);
+            let chunks =
+                crate::parallel::map_chunks(&bounds, |&(s, e)| parse_run_chunk(data, s, e));
+            for ch in chunks {
+                if let Some((idx, msg)) = ch.error {
+                    return Err(Error::format(source, line + idx, msg));
+                }
+                for (seg, idx) in ch.segments {
+                    results += seg.len();
+                    sink.segment(seg, line + idx)?;
+                }
+                if let Some(t) = ch.last_tag {
+                    runid = t;
+                }
+                line += ch.lines;
+            }
+            sink.block_done()?;
+            let _ = give_back.send(buf);
+        }
+        if results == 0 {
+            return Err(Error::Input(format!(
+                "{source}: no results (the run file is empty or has only comments and blank lines)"
+            )));
+        }
+        Ok(runid)
+    })
 }
 
 /// Parse a run from a reader.
-pub fn parse_run_reader(r: impl Read, source: &str) -> Result<Run> {
+pub fn parse_run_reader(r: impl Read + Send, source: &str) -> Result<Run> {
     parse_run_blocks(r, source, BLOCK)
 }
 
-fn parse_run_blocks(r: impl Read, source: &str, block: usize) -> Result<Run> {
+fn parse_run_blocks(r: impl Read + Send, source: &str, block: usize) -> Result<Run> {
     let mut merger = Merger::default();
     let runid = read_run_blocks(r, source, &mut merger, block)?;
     Run::from_queries(merger.queries, runid)

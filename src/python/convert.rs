@@ -182,6 +182,13 @@ pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResu
     for (qk, qv) in d.iter() {
         let qid = id_bytes(&qk, &|| format!("query id {}", short_repr(&qk)))?;
         let inner = inner_dict(&qv, &qk, "run")?;
+        if inner.is_empty() {
+            continue; // as in a run file: a query without results is absent
+        }
+        let slot = b.query(&qid);
+        if push_exact_entries(inner, &mut b, slot) {
+            continue;
+        }
         for (dk, dv) in inner.iter() {
             let doc = id_bytes(&dk, &|| {
                 format!(
@@ -192,7 +199,7 @@ pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResu
             })?;
             let what = || format!("run[{}][{}]", short_repr(&qk), short_repr(&dk));
             let score = score_value(&dv, &what)?;
-            b.add(&qid, &doc, score)
+            b.push(slot, &doc, score)
                 .map_err(|e| super::errors::to_py(py, e))?;
         }
     }
@@ -203,25 +210,114 @@ pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResu
     Ok(b.build_unique())
 }
 
-/// A column of ids: a list (fast path) or any iterable.
+/// The common case of `{doc_id: score}`, fast: every key an exact `str` and every value
+/// an exact `float` or `int` (not NaN), read through borrowed references. Returns false,
+/// having added nothing, when any entry needs the general path (which validates it and
+/// reports errors).
+fn push_exact_entries(inner: &Bound<'_, PyDict>, b: &mut RunBuilder, slot: usize) -> bool {
+    use pyo3::ffi;
+    let start = b.slot_len(slot);
+    let dict = inner.as_ptr();
+    let mut pos: ffi::Py_ssize_t = 0;
+    let mut key: *mut ffi::PyObject = std::ptr::null_mut();
+    let mut value: *mut ffi::PyObject = std::ptr::null_mut();
+    let mut ok = true;
+    // SAFETY: we hold the GIL (through `inner`) and run no Python code in this loop
+    // (only exact str/float/int are read, by functions that call no user code), so the
+    // dict cannot change while PyDict_Next hands out borrowed references, and each
+    // UTF-8 buffer is read before the next call.
+    unsafe {
+        while ffi::PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
+            if ffi::PyUnicode_CheckExact(key) == 0 {
+                ok = false;
+                break;
+            }
+            let score = if ffi::PyFloat_CheckExact(value) != 0 {
+                ffi::PyFloat_AsDouble(value)
+            } else if ffi::PyLong_CheckExact(value) != 0 {
+                let x = ffi::PyLong_AsDouble(value);
+                if x == -1.0 && !ffi::PyErr_Occurred().is_null() {
+                    ffi::PyErr_Clear();
+                    ok = false;
+                    break;
+                }
+                x
+            } else {
+                ok = false;
+                break;
+            };
+            if score.is_nan() {
+                ok = false;
+                break;
+            }
+            let mut size: ffi::Py_ssize_t = 0;
+            let data = ffi::PyUnicode_AsUTF8AndSize(key, &mut size);
+            if data.is_null() {
+                ffi::PyErr_Clear(); // e.g. lone surrogates: the general path encodes them
+                ok = false;
+                break;
+            }
+            let doc = std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
+            if b.push(slot, doc, score).is_err() {
+                ok = false;
+                break;
+            }
+        }
+    }
+    if !ok {
+        b.truncate_slot(slot, start);
+    }
+    ok
+}
+
+/// A column of ids: a list, or anything with `tolist()` (numpy arrays, pandas Series:
+/// one C-level conversion), or any iterable.
 fn id_column<'py>(col: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
     if let Ok(l) = col.cast::<PyList>() {
         return Ok(l.iter().collect());
     }
+    if let Ok(l) = col.call_method0("tolist") {
+        if let Ok(l) = l.cast::<PyList>() {
+            return Ok(l.iter().collect());
+        }
+    }
     col.try_iter()?.collect()
 }
 
-/// A column of numbers: a float64 (or int64) numpy array read in place, or any iterable.
+/// A float64 view of a numeric column: numpy arrays are read in place, pandas Series
+/// and other array-likes are converted once with `to_numpy()` / `numpy.asarray`.
+fn numeric_array<'py>(col: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+    let is_float64 =
+        |a: &Bound<'py, PyAny>| a.extract::<numpy::PyReadonlyArray1<'_, f64>>().is_ok();
+    if is_float64(col) {
+        return Some(col.clone());
+    }
+    let arr = col.call_method0("to_numpy").ok()?;
+    // only real numbers: bool and object columns are checked value by value
+    let kind: String = arr
+        .getattr("dtype")
+        .ok()?
+        .getattr("kind")
+        .ok()?
+        .extract()
+        .ok()?;
+    if !matches!(kind.as_str(), "f" | "i" | "u") {
+        return None;
+    }
+    let f = arr.call_method1("astype", ("float64",)).ok()?;
+    is_float64(&f).then_some(f)
+}
+
+/// A column of numbers: a float64 array read in place (numpy, pandas), or any iterable.
 fn number_column(
     col: &Bound<'_, PyAny>,
     what: &str,
     value: impl Fn(&Bound<'_, PyAny>, &dyn Fn() -> String) -> PyResult<f64>,
 ) -> PyResult<Vec<f64>> {
-    if let Ok(a) = col.extract::<numpy::PyReadonlyArray1<'_, f64>>() {
-        return Ok(a.as_array().iter().copied().collect());
-    }
-    if let Ok(a) = col.extract::<numpy::PyReadonlyArray1<'_, i64>>() {
-        return Ok(a.as_array().iter().map(|&v| v as f64).collect());
+    if let Some(arr) = numeric_array(col) {
+        if let Ok(a) = arr.extract::<numpy::PyReadonlyArray1<'_, f64>>() {
+            return Ok(a.as_array().iter().copied().collect());
+        }
     }
     let mut out = Vec::new();
     for (row, v) in col.try_iter()?.enumerate() {
@@ -251,8 +347,18 @@ pub(crate) fn qrels_from_columns(
 ) -> PyResult<Qrels> {
     let py = qids.py();
     let (q, d) = (id_column(qids)?, id_column(docs)?);
-    let labels: Vec<i64> = if let Ok(a) = labels.extract::<numpy::PyReadonlyArray1<'_, i64>>() {
-        a.as_array().to_vec()
+    let int_array = labels
+        .extract::<numpy::PyReadonlyArray1<'_, i64>>()
+        .map(|a| a.as_array().to_vec())
+        .or_else(|_| {
+            labels.call_method0("to_numpy").and_then(|a| {
+                Ok(a.extract::<numpy::PyReadonlyArray1<'_, i64>>()?
+                    .as_array()
+                    .to_vec())
+            })
+        });
+    let labels: Vec<i64> = if let Ok(v) = int_array {
+        v
     } else {
         let mut out = Vec::new();
         for (row, v) in labels.try_iter()?.enumerate() {
