@@ -56,6 +56,13 @@ impl Ids {
         Ok(())
     }
 
+    /// Make room for `n` more ids of `bytes` bytes together.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn reserve(&mut self, n: usize, bytes: usize) {
+        self.ends.reserve(n);
+        self.bytes.reserve(bytes);
+    }
+
     /// Keep the first `n` ids.
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub(crate) fn truncate(&mut self, n: usize) {

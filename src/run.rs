@@ -252,6 +252,20 @@ impl RunBuilder {
         self.queries[slot].len()
     }
 
+    /// Bytes of the document ids of a query slot.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn slot_bytes(&self, slot: usize) -> usize {
+        self.queries[slot].docs.byte_len()
+    }
+
+    /// Make room for `n` more results with ids of `bytes` bytes together.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn reserve(&mut self, slot: usize, n: usize, bytes: usize) {
+        let q = &mut self.queries[slot];
+        q.docs.reserve(n, bytes);
+        q.scores.reserve(n);
+    }
+
     /// Drop the results of a query slot beyond the first `n`.
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub(crate) fn truncate_slot(&mut self, slot: usize, n: usize) {

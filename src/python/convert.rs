@@ -179,6 +179,7 @@ pub(crate) fn qrels_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Qrels> {
 pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResult<Run> {
     let py = d.py();
     let mut b = RunBuilder::default();
+    let mut id_bytes_per_doc = 16usize;
     for (qk, qv) in d.iter() {
         let qid = id_bytes(&qk, &|| format!("query id {}", short_repr(&qk)))?;
         let inner = inner_dict(&qv, &qk, "run")?;
@@ -186,7 +187,11 @@ pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResu
             continue; // as in a run file: a query without results is absent
         }
         let slot = b.query(&qid);
+        // room for this query, ids sized like the previous query's
+        let n = inner.len();
+        b.reserve(slot, n, n * id_bytes_per_doc.max(8));
         if push_exact_entries(inner, &mut b, slot) {
+            id_bytes_per_doc = b.slot_bytes(slot) / b.slot_len(slot).max(1) + 1;
             continue;
         }
         for (dk, dv) in inner.iter() {
