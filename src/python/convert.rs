@@ -390,31 +390,83 @@ pub(crate) fn run_from_columns(
     name: Option<&str>,
 ) -> PyResult<Run> {
     let py = qids.py();
-    let (q, d) = (id_column(qids)?, id_column(docs)?);
+    // Everything that may run Python code first: the fast path below reads borrowed
+    // string buffers, which stay valid only while no Python code runs.
     let scores = number_column(scores, "score", score_value)?;
+    let (q, d) = (id_list(qids)?, id_list(docs)?);
     check_lengths(py, [q.len(), d.len(), scores.len()], "score")?;
+    if let Some(i) = scores.iter().position(|s| s.is_nan()) {
+        return Err(format_err(
+            py,
+            format!("score at row {i} is NaN; a ranking needs comparable scores"),
+        ));
+    }
     let mut b = RunBuilder::default();
-    let mut slot = 0usize;
-    let mut prev: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
-    for (row, ((q, d), &score)) in q.iter().zip(&d).zip(&scores).enumerate() {
-        // consecutive rows usually share the query id object
-        if q.as_ptr() != prev {
-            let qid = id_bytes(q, &|| format!("query id at row {row}"))?;
-            slot = b.query(&qid);
-            prev = q.as_ptr();
+    if let (Some(qs), Some(ds)) = (exact_str_items(&q), exact_str_items(&d)) {
+        let mut slot = usize::MAX;
+        let mut prev: &[u8] = &[];
+        for ((qid, doc), &score) in qs.iter().zip(&ds).zip(&scores) {
+            if slot == usize::MAX || *qid != prev {
+                slot = b.query(qid);
+                prev = qid;
+            }
+            b.push(slot, doc, score)
+                .map_err(|e| super::errors::to_py(py, e))?;
         }
-        let doc = id_bytes(d, &|| format!("document id at row {row}"))?;
-        if score.is_nan() {
-            return Err(format_err(
-                py,
-                format!("score at row {row} is NaN; a ranking needs comparable scores"),
-            ));
+    } else {
+        for (row, ((q, d), &score)) in q.iter().zip(d.iter()).zip(&scores).enumerate() {
+            let qid = id_bytes(&q, &|| format!("query id at row {row}"))?;
+            let slot = b.query(&qid);
+            let doc = id_bytes(&d, &|| format!("document id at row {row}"))?;
+            b.push(slot, &doc, score)
+                .map_err(|e| super::errors::to_py(py, e))?;
         }
-        b.push(slot, &doc, score)
-            .map_err(|e| super::errors::to_py(py, e))?;
     }
     if let Some(n) = name {
         b.runid(n.as_bytes());
     }
     b.build().map_err(|e| super::errors::to_py(py, e))
+}
+
+/// A column as a list: itself, `tolist()` (numpy, pandas) or `list(column)`.
+fn id_list<'py>(col: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    if let Ok(l) = col.cast::<PyList>() {
+        return Ok(l.clone());
+    }
+    if let Ok(l) = col.call_method0("tolist") {
+        if let Ok(l) = l.cast_into::<PyList>() {
+            return Ok(l);
+        }
+    }
+    let items: Vec<Bound<'py, PyAny>> = col.try_iter()?.collect::<PyResult<_>>()?;
+    PyList::new(col.py(), items)
+}
+
+/// The UTF-8 bytes of every item of `list` when all are exact `str` (None otherwise).
+/// The slices borrow the strings' own buffers: valid while the list holds them and no
+/// Python code runs (callers do nothing but Rust work with them).
+fn exact_str_items<'a>(list: &'a Bound<'_, PyList>) -> Option<Vec<&'a [u8]>> {
+    use pyo3::ffi;
+    let n = list.len();
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        // SAFETY: i < len and the list is not modified (no Python code runs here);
+        // PyList_GetItem returns a borrowed reference kept alive by the list, and the
+        // UTF-8 buffer of an exact str lives as long as the str.
+        unsafe {
+            let item = ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t);
+            if item.is_null() || ffi::PyUnicode_CheckExact(item) == 0 {
+                ffi::PyErr_Clear();
+                return None;
+            }
+            let mut size: ffi::Py_ssize_t = 0;
+            let data = ffi::PyUnicode_AsUTF8AndSize(item, &mut size);
+            if data.is_null() {
+                ffi::PyErr_Clear(); // lone surrogates: the general path encodes them
+                return None;
+            }
+            out.push(std::slice::from_raw_parts(data.cast::<u8>(), size as usize));
+        }
+    }
+    Some(out)
 }
