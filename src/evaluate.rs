@@ -241,7 +241,7 @@ impl Evaluator {
                 pending: Vec::new(),
             };
             let block = crate::trec::block_size(size_hint);
-            let runid = crate::trec::read_run_blocks(r, source, &mut sink, block)?;
+            let runid = crate::trec::read_run_blocks(r, source, &mut sink, block, cancel)?;
             if let Some(c) = sink.current.take() {
                 sink.pending.push(c);
             }

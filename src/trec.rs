@@ -288,25 +288,7 @@ pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
             "{source}: no judgments (the qrels file is empty or has only comments)"
         )));
     }
-    b.build().map_err(|e| match e {
-        Error::DuplicateEntry { query, doc, .. } => {
-            let lines = find_lines(data, |f| show(f[0]) == query && show(f[2]) == doc, 4, 2);
-            let (line, first) = match lines.as_slice() {
-                [a, b] => (*b, format!(" (first at line {a})")),
-                _ => (0, String::new()),
-            };
-            Error::DuplicateEntry {
-                location: Location {
-                    source: source.to_string(),
-                    line,
-                },
-                query,
-                doc,
-                first,
-            }
-        }
-        other => other,
-    })
+    b.build().map_err(|e| locate_duplicate(e, data, source, 4))
 }
 
 /// 1-based numbers of the first `max` lines whose fields satisfy `pred` (error paths).
@@ -626,6 +608,7 @@ pub(crate) fn read_run_blocks(
     source: &str,
     sink: &mut dyn SegmentSink,
     block: usize,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<Vec<u8>> {
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     let (give_back, recycled) = std::sync::mpsc::channel();
@@ -637,6 +620,9 @@ pub(crate) fn read_run_blocks(
         let mut results = 0usize;
         let mut line = 1u64; // number of the first line of the next chunk
         for msg in &rx {
+            if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+                return Err(Error::Interrupted);
+            }
             let (buf, len) = msg.map_err(|e| Error::Io {
                 path: source.into(),
                 source: e,
@@ -676,35 +662,58 @@ pub fn parse_run_reader(r: impl Read + Send, source: &str) -> Result<Run> {
 }
 
 fn parse_run_blocks(r: impl Read + Send, source: &str, block: usize) -> Result<Run> {
+    parse_run_blocks_cancellable(r, source, block, None)
+}
+
+fn parse_run_blocks_cancellable(
+    r: impl Read + Send,
+    source: &str,
+    block: usize,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<Run> {
     let mut merger = Merger::default();
-    let runid = read_run_blocks(r, source, &mut merger, block)?;
+    let runid = read_run_blocks(r, source, &mut merger, block, cancel)?;
     Run::from_queries(merger.queries, runid)
 }
 
 /// Parse a run held in memory.
 pub fn parse_run(data: &[u8], source: &str) -> Result<Run> {
     parse_run_blocks(data, source, block_size(Some(data.len() as u64)))
-        .map_err(|e| locate_run_duplicate(e, data, source))
+        .map_err(|e| locate_duplicate(e, data, source, 6))
 }
 
 /// Parse a run file (streamed; gzip and `-` handled).
 pub fn read_run(path: &Path) -> Result<Run> {
+    read_run_cancellable(path, None)
+}
+
+/// [`read_run`], stopping with [`Error::Interrupted`] soon after `cancel` is set.
+pub fn read_run_cancellable(
+    path: &Path,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<Run> {
     let source = path.display().to_string();
     let (r, size) = open_input_sized(path)?;
-    parse_run_blocks(r, &source, block_size(size)).map_err(|e| match e {
+    parse_run_blocks_cancellable(r, &source, block_size(size), cancel).map_err(|e| match e {
         Error::DuplicateEntry { .. } if path.as_os_str() != "-" => match read_input(path) {
-            Ok(data) => locate_run_duplicate(e, &data, &source),
+            Ok(data) => locate_duplicate(e, &data, &source, 6),
             Err(_) => e,
         },
         e => e,
     })
 }
 
-/// Give a run's duplicate-document error its file and line numbers.
-fn locate_run_duplicate(e: Error, data: &[u8], source: &str) -> Error {
+/// Give a duplicate-document error its file and both line numbers (qrels lines have
+/// 4 fields, run lines at least 6; the document is the third field of both).
+fn locate_duplicate(e: Error, data: &[u8], source: &str, min_fields: usize) -> Error {
     match e {
         Error::DuplicateEntry { query, doc, .. } => {
-            let seen = find_lines(data, |f| show(f[0]) == query && show(f[2]) == doc, 6, 2);
+            let seen = find_lines(
+                data,
+                |f| show(f[0]) == query && show(f[2]) == doc,
+                min_fields,
+                2,
+            );
             let (line, first) = match seen.as_slice() {
                 [a, b] => (*b, format!(" (first at line {a})")),
                 _ => (0, String::new()),

@@ -215,7 +215,9 @@ impl PyRun {
     /// Read a TREC run file (`qid iter docno rank score tag`); gzip is detected, "-" is stdin.
     #[staticmethod]
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let r = heavy(py, |_| Run::from_file(&path))?;
+        let r = heavy(py, |cancel| {
+            crate::trec::read_run_cancellable(&path, Some(cancel))
+        })?;
         Ok(PyRun { inner: Arc::new(r) })
     }
 
