@@ -983,24 +983,16 @@ def targets(rep):
             a["peak_rss"] / MIB < size,
             "MiB",
         )
-    a = by_key.get((s, "stream", "irmetrics"))
-    if a:
-        add(
-            "M streaming route (--stream): peak RSS < 200 MiB",
-            s,
-            a["peak_rss"] / MIB,
-            a["peak_rss"] / MIB < 200,
-            "MiB",
-        )
-    a = by_key.get(("XL", "stream", "irmetrics"))
-    if a:
-        add(
-            "XL streaming route (--stream): peak RSS < 200 MiB",
-            "XL",
-            a["peak_rss"] / MIB,
-            a["peak_rss"] / MIB < 200,
-            "MiB",
-        )
+    for scale, at in (("M", s), ("XL", "XL")):
+        a = by_key.get((at, "stream", "irmetrics"))
+        if a:
+            add(
+                f"{scale} streaming route (--stream): peak RSS < 200 MiB",
+                at,
+                a["peak_rss"] / MIB,
+                a["peak_rss"] / MIB < 200,
+                "MiB",
+            )
     pe, irm = by_key.get((s, "dict", "pytrec_eval")), by_key.get((s, "dict", "irmetrics"))
     if pe and irm and "evaluate" in pe["phases"]:
         x = pe["phases"]["evaluate"] / irm["t_wall"]

@@ -1,7 +1,7 @@
 //! Counting measures: num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret, unj,
 //! and beyond trec_eval hits and judged.
 
-use super::{rel_in_top, QueryCtx, NONPOOL, UNJUDGED};
+use super::{counts_at, rel_counts_at, QueryCtx, NONPOOL, UNJUDGED};
 use crate::measure::Family;
 
 /// The integer counts (as f64).
@@ -21,22 +21,15 @@ pub(super) fn count(f: Family, c: &QueryCtx, out: &mut [f64]) {
 /// Fraction of the top k that is unjudged (not in the qrels, or negative label); a
 /// ranking shorter than k is padded with judged documents.
 pub(super) fn unjudged_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    counts_at(c.rels, cutoffs, |r| r == NONPOOL || r == UNJUDGED, out);
     for (o, &k) in out.iter_mut().zip(cutoffs) {
-        let unj = c
-            .rels
-            .iter()
-            .take(k as usize)
-            .filter(|&&r| r == NONPOOL || r == UNJUDGED)
-            .count();
-        *o = unj as f64 / k as f64;
+        *o /= k as f64;
     }
 }
 
 /// hits@k: number of relevant documents in the top k.
 pub(super) fn hits_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
-    for (o, &k) in out.iter_mut().zip(cutoffs) {
-        *o = rel_in_top(c, k.min(usize::MAX as u64) as usize) as f64;
-    }
+    rel_counts_at(c, cutoffs, out);
 }
 
 /// judged@k (ir_measures): fraction of the top min(k, retrieved) documents present in

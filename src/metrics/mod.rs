@@ -183,6 +183,35 @@ pub(crate) fn discount(i: usize) -> f64 {
     (i as f64 + 2.0).log2()
 }
 
+/// For each cut-off k (ascending), how many of the top k documents satisfy `pred`,
+/// written into `out`: one pass over the ranking for all cut-offs.
+pub(crate) fn counts_at(
+    rels: &[i64],
+    cutoffs: &[u64],
+    pred: impl Fn(i64) -> bool,
+    out: &mut [f64],
+) {
+    let (mut count, mut i) = (0u64, 0usize);
+    for (o, &k) in out.iter_mut().zip(cutoffs) {
+        let k = (k.min(usize::MAX as u64) as usize).min(rels.len());
+        if k < i {
+            // cut-offs out of order (never from the parser): count again
+            (count, i) = (0, 0);
+        }
+        while i < k {
+            count += u64::from(pred(rels[i]));
+            i += 1;
+        }
+        *o = count as f64;
+    }
+}
+
+/// Relevant documents in the top k for each (ascending) cut-off, into `out`.
+#[inline]
+pub(crate) fn rel_counts_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    counts_at(c.rels, cutoffs, |r| r >= c.rel_level, out);
+}
+
 /// Number of relevant documents in the top `k` (or in the whole list if shorter).
 #[inline]
 pub(crate) fn rel_in_top(c: &QueryCtx, k: usize) -> u64 {

@@ -2,21 +2,23 @@
 //! recip_rank, and the set measures (set_P, set_recall, set_relative_P, set_map,
 //! set_F, utility).
 
-use super::{rel_in_top, QueryCtx};
+use super::{rel_counts_at, rel_in_top, QueryCtx};
 use crate::measure::Family;
 
 /// P@k = relevant in top k / k (a short ranking counts as padded with non-relevant).
 pub(super) fn precision_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    rel_counts_at(c, cutoffs, out);
     for (o, &k) in out.iter_mut().zip(cutoffs) {
-        *o = rel_in_top(c, k as usize) as f64 / k as f64;
+        *o /= k as f64;
     }
 }
 
 /// Recall@k = relevant in top k / R (0 when R = 0).
 pub(super) fn recall_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
-    for (o, &k) in out.iter_mut().zip(cutoffs) {
+    rel_counts_at(c, cutoffs, out);
+    for o in out.iter_mut() {
         *o = if c.num_rel > 0 {
-            rel_in_top(c, k as usize) as f64 / c.num_rel as f64
+            *o / c.num_rel as f64
         } else {
             0.0
         };
@@ -25,24 +27,18 @@ pub(super) fn recall_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
 
 /// relative_P@k = relevant in top k / min(k, R) (0 when R = 0).
 pub(super) fn relative_precision_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    rel_counts_at(c, cutoffs, out);
     for (o, &k) in out.iter_mut().zip(cutoffs) {
         let denom = k.min(c.num_rel);
-        *o = if denom > 0 {
-            rel_in_top(c, k as usize) as f64 / denom as f64
-        } else {
-            0.0
-        };
+        *o = if denom > 0 { *o / denom as f64 } else { 0.0 };
     }
 }
 
 /// success@k = 1 if a relevant document is in the top k.
 pub(super) fn success_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
-    for (o, &k) in out.iter_mut().zip(cutoffs) {
-        *o = if rel_in_top(c, k as usize) > 0 {
-            1.0
-        } else {
-            0.0
-        };
+    rel_counts_at(c, cutoffs, out);
+    for o in out.iter_mut() {
+        *o = if *o > 0.0 { 1.0 } else { 0.0 };
     }
 }
 
@@ -50,11 +46,12 @@ pub(super) fn success_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
 /// P = hits/k and R = hits/num_rel; 0 when no relevant document is in the top k.
 pub(super) fn f_at(c: &QueryCtx, beta: f64, cutoffs: &[u64], out: &mut [f64]) {
     let b2 = beta * beta;
+    rel_counts_at(c, cutoffs, out);
     for (o, &k) in out.iter_mut().zip(cutoffs) {
-        let hits = rel_in_top(c, k.min(usize::MAX as u64) as usize);
-        *o = if hits > 0 && c.num_rel > 0 {
-            let p = hits as f64 / k as f64;
-            let r = hits as f64 / c.num_rel as f64;
+        let hits = *o;
+        *o = if hits > 0.0 && c.num_rel > 0 {
+            let p = hits / k as f64;
+            let r = hits / c.num_rel as f64;
             (1.0 + b2) * p * r / (b2 * p + r)
         } else {
             0.0
