@@ -271,22 +271,20 @@ class IrMetrics(Tool):
         with t("evaluate"):
             return self._means(irm.Evaluator(qrels, IRM_MEASURES).evaluate(run))
 
+    # dict and DataFrame runs go straight to `evaluate`, as pytrec_eval's dicts do: they
+    # are converted and evaluated batch by batch (conversion overlaps evaluation).
     def route_dict(self, irm, qd, rd, t):
         with t("qrels"):
             ev = irm.Evaluator(irm.Qrels.from_dict(qd), IRM_MEASURES)
-        with t("run"):
-            run = irm.Run.from_dict(rd)
         with t("evaluate"):
-            return self._means(ev.evaluate(run))
+            return self._means(ev.evaluate(rd))
 
     def route_df(self, irm, qdf, rdf, t):
         q, d, s, lab = self.df_names
         with t("qrels"):
             ev = irm.Evaluator(irm.Qrels.from_columns(qdf[q], qdf[d], qdf[lab]), IRM_MEASURES)
-        with t("run"):
-            run = irm.Run.from_columns(rdf[q], rdf[d], rdf[s])
         with t("evaluate"):
-            return self._means(ev.evaluate(run))
+            return self._means(ev.evaluate(rdf))
 
     def route_cli(self, qp, rp, extra=()):
         exe = os.path.join(os.path.dirname(sys.executable), "irmetrics")

@@ -232,47 +232,35 @@ impl Evaluator {
     ) -> Result<Results> {
         crate::parallel::with_threads(self.options.n_threads, || {
             let mut sink = Streamer {
-                ev: self,
-                source,
-                cancel,
-                rows: (0..self.qrels.len()).map(|_| None).collect(),
-                finished: FxHashSet::default(),
+                stream: self.stream(source, cancel),
                 current: None,
-                pending: Vec::new(),
             };
             let block = crate::trec::block_size(size_hint);
             let runid = crate::trec::read_run_blocks(r, source, &mut sink, block, cancel)?;
             if let Some(c) = sink.current.take() {
-                sink.pending.push(c);
+                sink.stream.push(c);
             }
-            sink.flush()?;
-            let mut rows = sink.rows;
-            let matched = rows.iter().filter(|r| r.is_some()).count();
-            self.check_coverage(matched, || {
-                let mut ids: Vec<&[u8]> = sink.finished.iter().map(|q| &**q).collect();
-                ids.sort_unstable();
-                ids.truncate(3);
-                ids.iter().map(|i| i.to_vec()).collect()
-            })?;
-            let queries: Vec<&QrelsQuery> = self.qrels.queries().iter().collect();
-            if !self.options.complete {
-                if let Some(i) = rows.iter().position(|r| r.is_none()) {
-                    return Err(Error::MissingQuery {
-                        query: show(queries[i].id()),
-                    });
-                }
-            }
-            let mut s = Scratch::default();
-            let rows: Vec<Row> = queries
-                .iter()
-                .zip(rows.iter_mut())
-                .map(|(qq, row)| {
-                    row.take()
-                        .unwrap_or_else(|| self.eval_query(qq, None, &mut s))
-                })
-                .collect();
-            Ok(self.finish(&queries, rows, runid))
+            sink.stream.finish(runid)
         })
+    }
+
+    /// Evaluate a run handed over query by query (see [`QueryStream`]): only the
+    /// per-query values are kept. `source` names the run in error messages; the
+    /// evaluation stops with [`Error::Interrupted`] soon after `cancel` is set.
+    pub fn stream<'a>(&'a self, source: &str, cancel: Option<&'a AtomicBool>) -> QueryStream<'a> {
+        QueryStream {
+            ev: self,
+            source: source.to_string(),
+            cancel,
+            rows: (0..self.qrels.len()).map(|_| None).collect(),
+            seen: FxHashSet::default(),
+            pending: Vec::new(),
+            pending_results: 0,
+            spare: Vec::new(),
+            recycle: false,
+            check_duplicates: true,
+            pool: crate::parallel::Pool::new(self.options.n_threads),
+        }
     }
 
     fn finish(&self, queries: &[&QrelsQuery], rows: Vec<Row>, runid: Vec<u8>) -> Results {
@@ -395,58 +383,305 @@ impl Evaluator {
     }
 }
 
-/// Groups a streamed run into queries and evaluates each finished query.
-struct Streamer<'a> {
+/// Evaluates a run handed over one query at a time, keeping only the per-query values
+/// (bounded memory): the core of [`Evaluator::evaluate_file`], also usable for results
+/// produced on the fly. Each query must come whole and once. Queries are evaluated in
+/// parallel batches; the numbers are those of [`Evaluator::evaluate`] on the same run.
+///
+/// ```
+/// use irmetrics::{Evaluator, MeasureSet, Options, Qrels};
+/// let qrels = Qrels::from_bytes(b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d9 1\n", "qrels").unwrap();
+/// let ev = Evaluator::new(qrels, MeasureSet::parse(&["P.1"]).unwrap(), Options::default()).unwrap();
+/// let mut stream = ev.stream("my engine", None);
+/// stream.add(b"q1", [(&b"d2"[..], 0.9), (&b"d1"[..], 0.5)]).unwrap();
+/// stream.add(b"q2", [(&b"d9"[..], 1.0)]).unwrap();
+/// let res = stream.finish(b"engine-v1".to_vec()).unwrap();
+/// assert_eq!(res.summary_by_name("P_1"), Some(0.5));
+/// ```
+pub struct QueryStream<'a> {
     ev: &'a Evaluator,
-    source: &'a str,
+    source: String,
     cancel: Option<&'a AtomicBool>,
     /// One slot per qrels query.
     rows: Vec<Option<Row>>,
-    /// Queries already seen and closed.
-    finished: FxHashSet<Box<[u8]>>,
-    current: Option<RunQuery>,
+    /// Queries already handed over.
+    seen: FxHashSet<Box<[u8]>>,
     pending: Vec<RunQuery>,
+    pending_results: usize,
+    /// Evaluated queries' buffers, for [`QueryStream::spare`].
+    spare: Vec<RunQuery>,
+    recycle: bool,
+    check_duplicates: bool,
+    pool: crate::parallel::Pool,
 }
 
-impl Streamer<'_> {
-    /// Evaluate the finished queries (in parallel) and keep only their values.
-    fn flush(&mut self) -> Result<()> {
+/// Pending results that make a batch worth evaluating in parallel.
+const BATCH_RESULTS: usize = 1 << 18;
+
+impl QueryStream<'_> {
+    /// Add one query's results (`(document, score)` pairs in any order); fails if the
+    /// query was added before, a document occurs twice or a score is NaN.
+    pub fn add<'d>(
+        &mut self,
+        qid: &[u8],
+        results: impl IntoIterator<Item = (&'d [u8], f64)>,
+    ) -> Result<()> {
+        if self.contains(qid) {
+            return Err(Error::Input(format!(
+                "{}: query '{}' was given before; each query must come whole, once",
+                self.source,
+                show(qid)
+            )));
+        }
+        let mut q = self.spare();
+        q.qid = qid.into();
+        for (doc, score) in results {
+            q.push(doc, score)?;
+        }
+        if !q.is_empty() {
+            self.push(q);
+        }
+        if self.wants_flush() {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Whether query `qid` was handed over already.
+    pub(crate) fn contains(&self, qid: &[u8]) -> bool {
+        self.seen.contains(qid)
+    }
+
+    /// Skip the duplicate-document check (for inputs unique by construction: dict keys).
+    pub(crate) fn unique_documents(&mut self) {
+        self.check_duplicates = false;
+    }
+
+    /// An empty query whose buffers (from an evaluated query) can be filled again.
+    pub(crate) fn spare(&mut self) -> RunQuery {
+        self.recycle = true;
+        self.spare.pop().unwrap_or_default()
+    }
+
+    /// Hand over one whole query (not seen before: see [`QueryStream::contains`]).
+    pub(crate) fn push(&mut self, q: RunQuery) {
+        self.seen.insert(q.qid.clone());
+        self.pending_results += q.len();
+        self.pending.push(q);
+    }
+
+    /// True when enough results wait for [`QueryStream::flush`].
+    pub(crate) fn wants_flush(&self) -> bool {
+        self.pending_results >= BATCH_RESULTS
+    }
+
+    /// Evaluate the waiting queries (in parallel) and keep only their values.
+    pub(crate) fn flush(&mut self) -> Result<()> {
         if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Interrupted);
         }
         let pending = std::mem::take(&mut self.pending);
+        self.pending_results = 0;
         let ev = self.ev;
-        let source = self.source;
-        let out = crate::parallel::map_with(
-            &pending,
-            || (Scratch::default(), IdIndex::default()),
-            |(s, dup), rq| -> Result<Option<(usize, Row)>> {
-                rq.check_duplicates(dup).map_err(|e| match e {
-                    Error::DuplicateEntry { query, doc, .. } => Error::DuplicateEntry {
-                        location: Location {
-                            source: source.to_string(),
-                            line: 0,
-                        },
-                        query,
-                        doc,
-                        first: String::new(),
-                    },
-                    e => e,
-                })?;
-                let Some(&qi) = ev.qrels.index.get(rq.id()) else {
-                    return Ok(None); // not judged: ignored, as trec_eval does
-                };
-                let qq = &ev.qrels.queries()[qi as usize];
-                Ok(Some((qi as usize, ev.eval_query(qq, Some(rq), s))))
-            },
-        );
+        let source = self.source.as_str();
+        let check = self.check_duplicates;
+        let out = self.pool.install(|| {
+            crate::parallel::map_with(
+                &pending,
+                || (Scratch::default(), IdIndex::default()),
+                |(s, dup), rq| -> Result<Option<(usize, Row)>> {
+                    if check {
+                        rq.check_duplicates(dup).map_err(|e| match e {
+                            Error::DuplicateEntry { query, doc, .. } => Error::DuplicateEntry {
+                                location: Location {
+                                    source: source.to_string(),
+                                    line: 0,
+                                },
+                                query,
+                                doc,
+                                first: String::new(),
+                            },
+                            e => e,
+                        })?;
+                    }
+                    let Some(&qi) = ev.qrels.index.get(rq.id()) else {
+                        return Ok(None); // not judged: ignored, as trec_eval does
+                    };
+                    let qq = &ev.qrels.queries()[qi as usize];
+                    Ok(Some((qi as usize, ev.eval_query(qq, Some(rq), s))))
+                },
+            )
+        });
         for r in out {
             if let Some((qi, row)) = r? {
                 self.rows[qi] = Some(row);
             }
         }
+        if self.recycle {
+            for mut q in pending {
+                q.clear();
+                self.spare.push(q);
+            }
+        }
         Ok(())
     }
+
+    /// Evaluate what is left and return the results (`runid`: the run's tag).
+    pub fn finish(mut self, runid: Vec<u8>) -> Result<Results> {
+        self.flush()?;
+        let ev = self.ev;
+        let mut rows = self.rows;
+        let matched = rows.iter().filter(|r| r.is_some()).count();
+        let seen = self.seen;
+        ev.check_coverage(matched, || {
+            let mut ids: Vec<&[u8]> = seen.iter().map(|q| &**q).collect();
+            ids.sort_unstable();
+            ids.truncate(3);
+            ids.iter().map(|i| i.to_vec()).collect()
+        })?;
+        let queries: Vec<&QrelsQuery> = ev.qrels.queries().iter().collect();
+        if !ev.options.complete {
+            if let Some(i) = rows.iter().position(|r| r.is_none()) {
+                return Err(Error::MissingQuery {
+                    query: show(queries[i].id()),
+                });
+            }
+        }
+        let mut s = Scratch::default();
+        let rows: Vec<Row> = queries
+            .iter()
+            .zip(rows.iter_mut())
+            .map(|(qq, row)| {
+                row.take()
+                    .unwrap_or_else(|| ev.eval_query(qq, None, &mut s))
+            })
+            .collect();
+        Ok(ev.finish(&queries, rows, runid))
+    }
+}
+
+/// Hands queries from a producing thread to [`Evaluator::evaluate_pipelined`]'s
+/// evaluating thread, in batches, and brings back evaluated queries' buffers for reuse.
+#[cfg_attr(not(feature = "python"), allow(dead_code))]
+pub(crate) struct Batcher {
+    batch: Vec<RunQuery>,
+    batch_results: usize,
+    spare: Vec<RunQuery>,
+    seen: FxHashSet<Box<[u8]>>,
+    tx: std::sync::mpsc::SyncSender<Vec<RunQuery>>,
+    back: std::sync::mpsc::Receiver<Vec<RunQuery>>,
+    stopped: bool,
+}
+
+#[cfg_attr(not(feature = "python"), allow(dead_code))]
+impl Batcher {
+    /// Whether a query with this id may come now (each query comes once).
+    pub(crate) fn accepts(&self, qid: &[u8]) -> bool {
+        !self.seen.contains(qid)
+    }
+
+    /// An empty query to fill (buffers of evaluated queries when there are some).
+    pub(crate) fn spare(&mut self) -> RunQuery {
+        if self.spare.is_empty() {
+            while let Ok(v) = self.back.try_recv() {
+                self.spare.extend(v);
+            }
+        }
+        self.spare.pop().unwrap_or_default()
+    }
+
+    /// Hand over a whole query. Returns true when a batch left for evaluation (a good
+    /// moment to look for Ctrl-C); an evaluation that stopped (an error) shows at the end.
+    pub(crate) fn push(&mut self, q: RunQuery) -> bool {
+        self.seen.insert(q.qid.clone());
+        self.batch_results += q.len();
+        self.batch.push(q);
+        if self.batch_results < BATCH_RESULTS {
+            return false;
+        }
+        self.send();
+        true
+    }
+
+    fn send(&mut self) {
+        self.batch_results = 0;
+        let batch = std::mem::take(&mut self.batch);
+        if !self.stopped && !batch.is_empty() && self.tx.send(batch).is_err() {
+            self.stopped = true;
+        }
+    }
+}
+
+impl Evaluator {
+    /// Evaluate the queries that `produce` makes on the calling thread while the batches
+    /// already made are evaluated on other threads (conversion from Python objects
+    /// overlaps evaluation). `produce` returns Ok(false) to abandon the evaluation;
+    /// `wait` runs the closure it is given (the Python layer releases the GIL there).
+    /// `unique`: the documents of a query are known to be distinct (dict keys).
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn evaluate_pipelined<E>(
+        &self,
+        runid: Vec<u8>,
+        unique: bool,
+        produce: impl FnOnce(&mut Batcher) -> std::result::Result<bool, E>,
+        wait: impl FnOnce(&mut (dyn FnMut() + Send)),
+    ) -> std::result::Result<Option<Result<Results>>, E> {
+        let cancel = AtomicBool::new(false);
+        let cancel = &cancel;
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<RunQuery>>(1);
+            let (back_tx, back) = std::sync::mpsc::channel();
+            let worker = scope.spawn(move || -> Result<Results> {
+                let mut stream = self.stream("run", Some(cancel));
+                stream.recycle = true;
+                if unique {
+                    stream.unique_documents();
+                }
+                for batch in rx {
+                    for q in batch {
+                        stream.push(q);
+                    }
+                    stream.flush()?;
+                    let _ = back_tx.send(std::mem::take(&mut stream.spare));
+                }
+                stream.finish(runid)
+            });
+            let mut b = Batcher {
+                batch: Vec::new(),
+                batch_results: 0,
+                spare: Vec::new(),
+                seen: FxHashSet::default(),
+                tx,
+                back,
+                stopped: false,
+            };
+            let produced = produce(&mut b);
+            if !matches!(produced, Ok(true)) {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            b.send();
+            drop(b); // closes the channel: the worker finishes
+            let mut handle = Some(worker);
+            let mut joined = None;
+            wait(&mut || joined = handle.take().map(|h| h.join()));
+            let res = match joined {
+                Some(Ok(r)) => r,
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                None => Err(Error::Interrupted),
+            };
+            match produced {
+                Ok(true) => Ok(Some(res)),
+                Ok(false) => Ok(None),
+                Err(e) => Err(e),
+            }
+        })
+    }
+}
+
+/// Groups the segments of a streamed run file into queries for a [`QueryStream`].
+struct Streamer<'a> {
+    stream: QueryStream<'a>,
+    current: Option<RunQuery>,
 }
 
 impl crate::trec::SegmentSink for Streamer<'_> {
@@ -455,9 +690,9 @@ impl crate::trec::SegmentSink for Streamer<'_> {
             Some(c) if c.qid == seg.qid => return c.append(seg),
             _ => {}
         }
-        if self.finished.contains(&seg.qid) {
+        if self.stream.contains(&seg.qid) {
             return Err(Error::format(
-                self.source,
+                &self.stream.source,
                 line,
                 format!(
                     "query '{}' appears again after other queries: streaming evaluation needs \
@@ -468,15 +703,14 @@ impl crate::trec::SegmentSink for Streamer<'_> {
             ));
         }
         if let Some(c) = self.current.take() {
-            self.pending.push(c);
+            self.stream.push(c);
         }
-        self.finished.insert(seg.qid.clone());
         self.current = Some(seg);
         Ok(())
     }
 
     fn block_done(&mut self) -> Result<()> {
-        self.flush()
+        self.stream.flush()
     }
 }
 
@@ -555,5 +789,91 @@ mod tests {
             })
             .collect();
         assert!(out.windows(2).all(|w| w[0] == w[1]));
+    }
+
+    /// Many queries: a run of 600 queries x 1000 results, several batches.
+    fn big() -> (Qrels, Run) {
+        let mut q = String::new();
+        let mut r = String::new();
+        for i in 0..600u64 {
+            for j in 0..1000u64 {
+                let d = (i * 7919 + j * 104_729) % 5000;
+                r.push_str(&format!(
+                    "q{i} Q0 d{d} 0 {} t\n",
+                    (j * 37 % 101) as f64 / 10.0
+                ));
+                if j % 25 == 0 {
+                    q.push_str(&format!("q{i} 0 d{d} {}\n", j % 3));
+                }
+            }
+        }
+        (
+            Qrels::from_bytes(q.as_bytes(), "q").unwrap(),
+            Run::from_bytes(r.as_bytes(), "r").unwrap(),
+        )
+    }
+
+    #[test]
+    fn query_stream_and_pipeline_equal_whole_evaluation() {
+        let (qrels, run) = big();
+        let ms = MeasureSet::parse(&["all_trec"]).unwrap();
+        let ev = Evaluator::new(qrels, ms, Options::default()).unwrap();
+        let want = ev.evaluate(&run).unwrap().to_trec(true, false);
+        assert!(ev.evaluate(&run).unwrap().summary_by_name("num_rel_ret") > Some(1000.0));
+        // query by query
+        let mut stream = ev.stream("r", None);
+        for q in run.queries() {
+            stream.add(q.id(), q.iter()).unwrap();
+        }
+        let got = stream.finish(b"t".to_vec()).unwrap();
+        assert_eq!(got.to_trec(true, false), want);
+        // pipelined, buffers recycled
+        let res = ev
+            .evaluate_pipelined(
+                b"t".to_vec(),
+                false,
+                |b| -> std::result::Result<bool, ()> {
+                    for q in run.queries() {
+                        let mut rq = b.spare();
+                        assert!(rq.is_empty());
+                        rq.qid = q.id().into();
+                        for (d, s) in q.iter() {
+                            rq.push(d, s).unwrap();
+                        }
+                        b.push(rq);
+                    }
+                    Ok(true)
+                },
+                |f| f(),
+            )
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert_eq!(res.to_trec(true, false), want);
+        // abandoned, and failed
+        let none = ev.evaluate_pipelined(Vec::new(), false, |_| Ok::<_, ()>(false), |f| f());
+        assert!(matches!(none, Ok(None)));
+        let failed = ev.evaluate_pipelined(Vec::new(), false, |_| Err::<bool, _>("no"), |f| f());
+        assert!(matches!(failed, Err("no")));
+    }
+
+    #[test]
+    fn query_stream_refuses_repeats_and_duplicates() {
+        let (qrels, _) = setup();
+        let ms = MeasureSet::parse(&["map"]).unwrap();
+        let ev = Evaluator::new(qrels, ms, Options::default()).unwrap();
+        let mut s = ev.stream("engine", None);
+        s.add(b"q1", [(&b"a"[..], 1.0)]).unwrap();
+        let e = s.add(b"q1", [(&b"c"[..], 1.0)]).unwrap_err().to_string();
+        assert!(e.contains("query 'q1' was given before"), "{e}");
+        s.add(b"q2", [(&b"x"[..], 1.0), (&b"x"[..], 0.5)]).unwrap();
+        let e = s.finish(Vec::new()).unwrap_err().to_string();
+        assert_eq!(e, "engine: document 'x' appears twice for query 'q2'");
+        let mut s = ev.stream("engine", None);
+        let e = s
+            .add(b"q1", [(&b"a"[..], f64::NAN)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("NaN"), "{e}");
     }
 }

@@ -64,7 +64,6 @@ impl Ids {
     }
 
     /// Keep the first `n` ids.
-    #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub(crate) fn truncate(&mut self, n: usize) {
         if n < self.ends.len() {
             self.ends.truncate(n);

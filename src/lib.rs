@@ -49,7 +49,7 @@ pub mod trec;
 mod python;
 
 pub use error::{Error, Result};
-pub use evaluate::{evaluate, Evaluator, Options};
+pub use evaluate::{evaluate, Evaluator, Options, QueryStream};
 pub use measure::{parse_measure, Family, Measure, MeasureSet};
 pub use qrels::{Qrels, QrelsBuilder, QrelsQuery};
 pub use results::{Column, Results};

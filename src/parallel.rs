@@ -123,26 +123,49 @@ pub(crate) fn find_first<T: Sync, R: Send>(
     items.iter().find_map(f)
 }
 
-/// Run `f` with `n_threads` threads (0 = the default: all cores, or the
-/// `IRMETRICS_NUM_THREADS` / `RAYON_NUM_THREADS` environment variables).
-pub fn with_threads<R: Send>(n_threads: usize, f: impl FnOnce() -> R + Send) -> R {
+/// A thread count to run work with: a pool of its own when it differs from the
+/// default pool's, built once and reused (streaming evaluation runs many batches).
+pub(crate) struct Pool {
     #[cfg(feature = "parallel")]
-    {
-        init_global();
-        let n = n_threads;
-        if FORKED.load(Ordering::Relaxed) {
-            return f();
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Pool {
+    /// `n_threads` threads (0 = the default: all cores, or the `IRMETRICS_NUM_THREADS` /
+    /// `RAYON_NUM_THREADS` environment variables).
+    pub(crate) fn new(n_threads: usize) -> Pool {
+        #[cfg(feature = "parallel")]
+        {
+            init_global();
+            let n = n_threads;
+            let own = n > 0 && n != rayon::current_num_threads() && !FORKED.load(Ordering::Relaxed);
+            Pool {
+                pool: own
+                    .then(|| rayon::ThreadPoolBuilder::new().num_threads(n).build().ok())
+                    .flatten(),
+            }
         }
-        if n > 0 && n != rayon::current_num_threads() {
-            if let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(n).build() {
-                return pool.install(f);
+        #[cfg(not(feature = "parallel"))]
+        {
+            let _ = n_threads;
+            Pool {}
+        }
+    }
+
+    /// Run `f` on this pool's threads.
+    pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        #[cfg(feature = "parallel")]
+        if let Some(p) = &self.pool {
+            if !FORKED.load(Ordering::Relaxed) {
+                return p.install(f);
             }
         }
         f()
     }
-    #[cfg(not(feature = "parallel"))]
-    {
-        let _ = n_threads;
-        f()
-    }
+}
+
+/// Run `f` with `n_threads` threads (0 = the default: all cores, or the
+/// `IRMETRICS_NUM_THREADS` / `RAYON_NUM_THREADS` environment variables).
+pub fn with_threads<R: Send>(n_threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    Pool::new(n_threads).install(f)
 }

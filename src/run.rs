@@ -68,6 +68,28 @@ impl RunQuery {
         }
     }
 
+    /// Add one result; scores must not be NaN.
+    #[inline]
+    pub(crate) fn push(&mut self, doc: &[u8], score: f64) -> Result<()> {
+        if score.is_nan() {
+            return Err(Error::Input(format!(
+                "score of document '{}' for query '{}' is NaN; NaN has no place in a ranking",
+                show(doc),
+                show(&self.qid)
+            )));
+        }
+        self.docs.push(doc)?;
+        self.scores.push(score);
+        Ok(())
+    }
+
+    /// Empty it, keeping its buffers.
+    pub(crate) fn clear(&mut self) {
+        self.qid = Box::default();
+        self.docs.truncate(0);
+        self.scores.clear();
+    }
+
     pub(crate) fn append(&mut self, mut other: RunQuery) -> Result<()> {
         if self.scores.is_empty() {
             self.docs = other.docs;
@@ -246,48 +268,10 @@ impl RunBuilder {
         }
     }
 
-    /// Number of results in a query slot.
-    #[cfg_attr(not(feature = "python"), allow(dead_code))]
-    pub(crate) fn slot_len(&self, slot: usize) -> usize {
-        self.queries[slot].len()
-    }
-
-    /// Bytes of the document ids of a query slot.
-    #[cfg_attr(not(feature = "python"), allow(dead_code))]
-    pub(crate) fn slot_bytes(&self, slot: usize) -> usize {
-        self.queries[slot].docs.byte_len()
-    }
-
-    /// Make room for `n` more results with ids of `bytes` bytes together.
-    #[cfg_attr(not(feature = "python"), allow(dead_code))]
-    pub(crate) fn reserve(&mut self, slot: usize, n: usize, bytes: usize) {
-        let q = &mut self.queries[slot];
-        q.docs.reserve(n, bytes);
-        q.scores.reserve(n);
-    }
-
-    /// Drop the results of a query slot beyond the first `n`.
-    #[cfg_attr(not(feature = "python"), allow(dead_code))]
-    pub(crate) fn truncate_slot(&mut self, slot: usize, n: usize) {
-        let q = &mut self.queries[slot];
-        q.docs.truncate(n);
-        q.scores.truncate(n);
-    }
-
     /// Add one result to a query slot from [`RunBuilder::query`]. Scores must not be NaN.
     #[inline]
     pub fn push(&mut self, slot: usize, doc: &[u8], score: f64) -> Result<()> {
-        let q = &mut self.queries[slot];
-        if score.is_nan() {
-            return Err(Error::Input(format!(
-                "score of document '{}' for query '{}' is NaN; NaN has no place in a ranking",
-                show(doc),
-                show(&q.qid)
-            )));
-        }
-        q.docs.push(doc)?;
-        q.scores.push(score);
-        Ok(())
+        self.queries[slot].push(doc, score)
     }
 
     /// Set the run tag.
@@ -299,13 +283,6 @@ impl RunBuilder {
     /// Finish; fails if a document occurs twice for one query.
     pub fn build(self) -> Result<Run> {
         Run::from_queries(self.queries, self.runid)
-    }
-
-    /// Finish without the duplicate check, for callers whose documents are unique per
-    /// query by construction (dictionary keys). Queries given twice are still merged.
-    #[cfg_attr(not(feature = "python"), allow(dead_code))]
-    pub(crate) fn build_unique(self) -> Run {
-        Run::from_unique(self.queries, self.runid)
     }
 }
 

@@ -133,13 +133,37 @@ def check_against_trec_eval(res: dict, expected: dict) -> None:
             assert value == pytest.approx(expected[name][qid], abs=1e-12), (name, qid)
 
 
-@pytest.mark.parametrize("route", ["file", "dict", "columns", "dataframe", "stream", "string"])
+ROUTES = [
+    "file",
+    "dict",
+    "columns",
+    "object_arrays",
+    "dataframe",
+    "stream",
+    "string",
+    "dict_streamed",
+    "dataframe_streamed",
+    "dataframe_ungrouped",
+]
+
+
+@pytest.mark.parametrize("route", ROUTES)
 def test_every_input_route_gives_trec_eval_values(case: dict, route: str) -> None:
     qrels = irmetrics.Qrels.from_file(case["qrels"])
     ev = irmetrics.Evaluator(qrels, MEASURES)
     loaded = irmetrics.Run.from_file(case["run"])
+    rows = [(q, d, s) for q, docs in loaded.to_dict().items() for d, s in docs.items()]
+    df = pd.DataFrame(rows, columns=["q_id", "doc_id", "score"])
     if route == "stream":
         res = ev.evaluate_file(case["run"], per_query=True, keys="canonical")
+    elif route == "dict_streamed":  # converted and evaluated batch by batch
+        res = ev.evaluate(loaded.to_dict(), per_query=True, keys="canonical")
+    elif route == "dataframe_streamed":
+        res = ev.evaluate(df, per_query=True, keys="canonical")
+    elif route == "dataframe_ungrouped":  # rows of a query apart: built whole first
+        shuffled = df.sample(frac=1.0, random_state=7)
+        assert shuffled.q_id.tolist() != sorted(shuffled.q_id.tolist())
+        res = ev.evaluate(shuffled, per_query=True, keys="canonical")
     else:
         if route == "file":
             run = loaded
@@ -147,17 +171,54 @@ def test_every_input_route_gives_trec_eval_values(case: dict, route: str) -> Non
             run = irmetrics.Run.from_dict(loaded.to_dict())
         elif route == "string":
             run = irmetrics.Run.from_string(Path(case["run"]).read_bytes())
+        elif route == "columns":
+            run = irmetrics.Run.from_columns(
+                df.q_id.tolist(), df.doc_id.tolist(), df.score.to_numpy()
+            )
+        elif route == "object_arrays":
+            run = irmetrics.Run.from_columns(
+                np.array(df.q_id.tolist(), dtype=object),
+                np.array(df.doc_id.tolist(), dtype=object),
+                df.score.tolist(),
+            )
         else:
-            rows = [(q, d, s) for q, docs in loaded.to_dict().items() for d, s in docs.items()]
-            df = pd.DataFrame(rows, columns=["q_id", "doc_id", "score"])
-            if route == "columns":
-                run = irmetrics.Run.from_columns(
-                    df.q_id.tolist(), df.doc_id.tolist(), df.score.to_numpy()
-                )
-            else:
-                run = irmetrics.Run.from_dataframe(df)
+            run = irmetrics.Run.from_dataframe(df)
         res = ev.evaluate(run, per_query=True, keys="canonical")
     check_against_trec_eval(res, case["expected"])
+
+
+def test_streamed_python_routes_span_many_batches(tmp_path: Path) -> None:
+    """Dicts and frames are evaluated in batches of 2**18 results while they are
+    converted; 600k results make three batches (buffers reused), which must give the
+    numbers of the file route exactly, grouped or not."""
+    rng = np.random.default_rng(5)
+    nq, depth = 600, 1000
+    lines, qlines, run = [], [], {}
+    for q in range(nq):
+        docs = rng.choice(5000, size=depth, replace=False)
+        scores = np.round(rng.normal(size=depth), 2)  # ties
+        run[f"q{q}"] = {f"d{d}": float(s) for d, s in zip(docs, scores)}
+        lines += [f"q{q} Q0 {d} 0 {s!r} t\n" for d, s in run[f"q{q}"].items()]
+        judged = rng.choice(5000, size=40, replace=False)
+        qlines += [f"q{q} 0 d{d} {rng.integers(0, 3)}\n" for d in judged]
+    (tmp_path / "r").write_text("".join(lines))
+    (tmp_path / "q").write_text("".join(qlines))
+    ev = irmetrics.Evaluator(irmetrics.Qrels.from_file(tmp_path / "q"), ["all_trec", "ndcg@10"])
+    want = ev.evaluate(irmetrics.Run.from_file(tmp_path / "r"), per_query=True)
+    assert len(want["map"]) == nq and sum(want["num_rel_ret"].values()) > 1000
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    df = pd.DataFrame(rows, columns=["query_id", "docno", "score"])
+    for name, given in [
+        ("dict", run),
+        ("frame", df),
+        ("frame ungrouped", df.sample(frac=1.0, random_state=1)),
+    ]:
+        got = ev.evaluate(given, per_query=True)
+        assert got == want, name
+    one = irmetrics.Evaluator(
+        ev_qrels := irmetrics.Qrels.from_file(tmp_path / "q"), "map", n_threads=1
+    )
+    assert one.evaluate(run) == irmetrics.Evaluator(ev_qrels, "map", n_threads=3).evaluate(df)
 
 
 def test_numpy_and_pandas_outputs(case: dict) -> None:

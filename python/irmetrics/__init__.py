@@ -82,17 +82,32 @@ def _as_qrels(qrels: QrelsLike) -> Qrels:
         return Qrels.from_file(qrels)
     if isinstance(qrels, Mapping):
         return Qrels.from_dict(dict(qrels))
-    raise TypeError(f"qrels must be a Qrels, a dict or a file path, not {type(qrels).__name__}")
+    if hasattr(qrels, "columns"):
+        return Qrels.from_dataframe(qrels)
+    raise TypeError(
+        f"qrels must be a Qrels, a dict, a DataFrame or a file path, not {type(qrels).__name__}"
+    )
+
+
+def _run_input(run: RunLike) -> Any:
+    """What ``Evaluator.evaluate`` takes: a Run, a dict or a DataFrame (dicts and frames
+    are evaluated as they are converted, never held whole)."""
+    if isinstance(run, (str, os.PathLike)):
+        return Run.from_file(run)
+    if isinstance(run, (Run, Mapping)) or hasattr(run, "columns"):
+        return run
+    raise TypeError(
+        f"run must be a Run, a dict, a DataFrame or a file path, not {type(run).__name__}"
+    )
 
 
 def _as_run(run: RunLike) -> Run:
+    run = _run_input(run)
     if isinstance(run, Run):
         return run
-    if isinstance(run, (str, os.PathLike)):
-        return Run.from_file(run)
     if isinstance(run, Mapping):
         return Run.from_dict(dict(run))
-    raise TypeError(f"run must be a Run, a dict or a file path, not {type(run).__name__}")
+    return Run.from_dataframe(run)
 
 
 def evaluate(
@@ -109,7 +124,8 @@ def evaluate(
     """Evaluate ``run`` against ``qrels``.
 
     ``qrels`` and ``run`` may be :class:`Qrels` / :class:`Run` objects, nested dicts
-    (``{query_id: {doc_id: label_or_score}}``) or file paths. ``measures`` uses
+    (``{query_id: {doc_id: label_or_score}}``), pandas DataFrames (columns found by
+    name, as in ``from_dataframe``) or file paths. ``measures`` uses
     trec_eval (``"P.5,10"``, ``"ndcg_cut.10"``, ``"all_trec"``), ir_measures
     (``"nDCG@10"``, ``"P(rel=2)@5"``) or ranx (``"ndcg@10"``, ``"mrr"``) names.
     Measures beyond trec_eval use the same spellings: ``"hits@10"``, ``"f1@10"``,
@@ -146,13 +162,13 @@ def evaluate(
     def per_query_values(keys: str = "requested") -> dict[str, Any]:
         if stream:
             return ev.evaluate_file(run, per_query=True, keys=keys)
-        return ev.evaluate(_as_run(run), per_query=True, keys=keys)
+        return ev.evaluate(_run_input(run), per_query=True, keys=keys)
 
     if output == "dict":
         if per_query:
             return per_query_values()
         if aggregate == "mean":
-            return ev.evaluate_file(run) if stream else ev.evaluate(_as_run(run))
+            return ev.evaluate_file(run) if stream else ev.evaluate(_run_input(run))
         return {
             name: _core.aggregate([float(v) for v in vals.values()], aggregate)
             for name, vals in per_query_values().items()
@@ -160,7 +176,7 @@ def evaluate(
         }
     if output not in ("numpy", "pandas"):
         raise ValueError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")
-    table = ev.evaluate_table(run if stream else _as_run(run), stream=stream)
+    table = ev.evaluate_table(run if stream else _run_input(run), stream=stream)
     if output == "numpy":
         return table
     import pandas as pd

@@ -1,7 +1,7 @@
 """Type stubs for the compiled extension ``irmetrics._core``."""
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
 __version__: str
@@ -85,13 +85,17 @@ class Evaluator:
         n_threads: int = 0,
     ) -> None: ...
     def evaluate(
-        self, run: Run, *, per_query: bool = False, keys: str = "requested"
+        self,
+        run: Run | Mapping[str, Mapping[str, float]] | Any,
+        *,
+        per_query: bool = False,
+        keys: str = "requested",
     ) -> dict[str, Any]: ...
     def evaluate_file(
         self, path: _Path, *, per_query: bool = False, keys: str = "requested"
     ) -> dict[str, Any]: ...
     def evaluate_table(
-        self, run: Run | _Path, *, stream: bool = False
+        self, run: Run | Mapping[str, Mapping[str, float]] | Any | _Path, *, stream: bool = False
     ) -> tuple[list[str], list[str], Any, Any]: ...
     def trec_text(self, run: Run, *, per_query: bool = False, summary: bool = True) -> str: ...
     def columns(self) -> list[str]: ...

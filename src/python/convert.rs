@@ -10,8 +10,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use super::errors::format_err;
+use crate::evaluate::{Batcher, Evaluator};
 use crate::qrels::{Qrels, QrelsBuilder};
-use crate::run::{Run, RunBuilder};
+use crate::results::Results;
+use crate::run::{Run, RunBuilder, RunQuery};
 
 /// A Python `str` id as bytes.
 pub(crate) fn id_bytes<'a>(
@@ -151,6 +153,13 @@ fn inner_dict<'a, 'py>(
     })
 }
 
+/// The document id key `dk` of query `qk`'s inner dict, as bytes.
+fn doc_key<'a>(dk: &'a Bound<'_, PyAny>, qk: &Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
+    id_bytes(dk, &|| {
+        format!("document id {} of query {}", short_repr(dk), short_repr(qk))
+    })
+}
+
 /// `{qid: {doc: label}}` to [`Qrels`].
 pub(crate) fn qrels_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Qrels> {
     let py = d.py();
@@ -159,13 +168,7 @@ pub(crate) fn qrels_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Qrels> {
         let qid = id_bytes(&qk, &|| format!("query id {}", short_repr(&qk)))?;
         let inner = inner_dict(&qv, &qk, "qrels")?;
         for (dk, dv) in inner.iter() {
-            let doc = id_bytes(&dk, &|| {
-                format!(
-                    "document id {} of query {}",
-                    short_repr(&dk),
-                    short_repr(&qk)
-                )
-            })?;
+            let doc = doc_key(&dk, &qk)?;
             let what = || format!("qrels[{}][{}]", short_repr(&qk), short_repr(&dk));
             let label = label_value(&dv, &what)?;
             b.add(&qid, &doc, label)
@@ -175,64 +178,145 @@ pub(crate) fn qrels_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Qrels> {
     b.build().map_err(|e| super::errors::to_py(py, e))
 }
 
-/// `{qid: {doc: score}}` to [`Run`].
-pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResult<Run> {
+/// Where converted queries go: a whole [`Run`] being built, or a [`QueryStream`]
+/// evaluating them as they come.
+trait QuerySink {
+    /// An empty query to fill.
+    fn spare(&mut self) -> RunQuery {
+        RunQuery::default()
+    }
+    /// A filled query.
+    fn take(&mut self, py: Python<'_>, q: RunQuery) -> PyResult<()>;
+    /// Whether a query with this id may come now (a stream takes each query once).
+    fn accepts(&self, _qid: &[u8]) -> bool {
+        true
+    }
+}
+
+impl QuerySink for Vec<RunQuery> {
+    fn take(&mut self, _py: Python<'_>, q: RunQuery) -> PyResult<()> {
+        self.push(q);
+        Ok(())
+    }
+}
+
+impl QuerySink for Batcher {
+    fn accepts(&self, qid: &[u8]) -> bool {
+        Batcher::accepts(self, qid)
+    }
+
+    fn spare(&mut self) -> RunQuery {
+        Batcher::spare(self)
+    }
+
+    fn take(&mut self, py: Python<'_>, q: RunQuery) -> PyResult<()> {
+        if self.push(q) {
+            py.check_signals()?; // a batch left: a moment to look for Ctrl-C
+        }
+        Ok(())
+    }
+}
+
+/// Each query of `{qid: {doc: score}}` into `sink`. The outer dict is walked on a
+/// private shallow copy, so that another thread changing it while the GIL is released
+/// (between batches) cannot disturb the walk.
+fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn QuerySink) -> PyResult<()> {
     let py = d.py();
-    let mut b = RunBuilder::default();
+    let d = d.copy()?;
     let mut id_bytes_per_doc = 16usize;
+    let mut pairs = Vec::new();
     for (qk, qv) in d.iter() {
         let qid = id_bytes(&qk, &|| format!("query id {}", short_repr(&qk)))?;
         let inner = inner_dict(&qv, &qk, "run")?;
         if inner.is_empty() {
             continue; // as in a run file: a query without results is absent
         }
-        let slot = b.query(&qid);
+        let mut q = sink.spare();
+        q.qid = qid.as_ref().into();
         // room for this query, ids sized like the previous query's
         let n = inner.len();
-        b.reserve(slot, n, n * id_bytes_per_doc.max(8));
-        if push_exact_entries(inner, &mut b, slot) {
-            id_bytes_per_doc = b.slot_bytes(slot) / b.slot_len(slot).max(1) + 1;
-            continue;
+        q.docs.reserve(n, n * id_bytes_per_doc.max(8));
+        q.scores.reserve(n);
+        if push_exact_entries(inner, &mut q, &mut pairs) {
+            id_bytes_per_doc = q.docs.byte_len() / q.len().max(1) + 1;
+        } else {
+            for (dk, dv) in inner.iter() {
+                let doc = doc_key(&dk, &qk)?;
+                let what = || format!("run[{}][{}]", short_repr(&qk), short_repr(&dk));
+                let score = score_value(&dv, &what)?;
+                q.push(&doc, score)
+                    .map_err(|e| super::errors::to_py(py, e))?;
+            }
         }
-        for (dk, dv) in inner.iter() {
-            let doc = id_bytes(&dk, &|| {
-                format!(
-                    "document id {} of query {}",
-                    short_repr(&dk),
-                    short_repr(&qk)
-                )
-            })?;
-            let what = || format!("run[{}][{}]", short_repr(&qk), short_repr(&dk));
-            let score = score_value(&dv, &what)?;
-            b.push(slot, &doc, score)
-                .map_err(|e| super::errors::to_py(py, e))?;
-        }
+        sink.take(py, q)?;
     }
-    if let Some(n) = name {
-        b.runid(n.as_bytes());
-    }
-    // A dict cannot hold a document twice, and each query is one dict.
-    Ok(b.build_unique())
+    Ok(())
+}
+
+/// `{qid: {doc: score}}` to [`Run`].
+pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResult<Run> {
+    let mut queries: Vec<RunQuery> = Vec::new();
+    dict_queries(d, &mut queries)?;
+    // A dict cannot hold a document twice, nor a query.
+    Ok(Run::from_unique(
+        queries,
+        name.map(|n| n.as_bytes().to_vec()).unwrap_or_default(),
+    ))
+}
+
+/// Evaluate `{qid: {doc: score}}` as it is converted: batches of converted queries are
+/// evaluated on other threads (without the GIL) while this one converts the next; the
+/// run is never held whole.
+pub(crate) fn evaluate_dict(
+    ev: &Evaluator,
+    d: &Bound<'_, PyDict>,
+    name: Option<&str>,
+) -> PyResult<Results> {
+    let py = d.py();
+    let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
+    let res = ev.evaluate_pipelined(
+        runid,
+        true, // dict keys: no document twice
+        |b| dict_queries(d, b).map(|()| true),
+        |f| py.detach(f),
+    )?;
+    res.unwrap_or(Err(crate::Error::Interrupted))
+        .map_err(|e| super::errors::to_py(py, e))
 }
 
 /// The common case of `{doc_id: score}`, fast: every key an exact `str` and every value
 /// an exact `float` or `int` (not NaN), read through borrowed references. Returns false,
 /// having added nothing, when any entry needs the general path (which validates it and
 /// reports errors).
-fn push_exact_entries(inner: &Bound<'_, PyDict>, b: &mut RunBuilder, slot: usize) -> bool {
+fn push_exact_entries(
+    inner: &Bound<'_, PyDict>,
+    q: &mut RunQuery,
+    pairs: &mut Vec<(*mut pyo3::ffi::PyObject, *mut pyo3::ffi::PyObject)>,
+) -> bool {
     use pyo3::ffi;
-    let start = b.slot_len(slot);
+    let start = q.len();
     let dict = inner.as_ptr();
     let mut pos: ffi::Py_ssize_t = 0;
     let mut key: *mut ffi::PyObject = std::ptr::null_mut();
     let mut value: *mut ffi::PyObject = std::ptr::null_mut();
     let mut ok = true;
-    // SAFETY: we hold the GIL (through `inner`) and run no Python code in this loop
-    // (only exact str/float/int are read, by functions that call no user code), so the
-    // dict cannot change while PyDict_Next hands out borrowed references, and each
-    // UTF-8 buffer is read before the next call.
+    pairs.clear();
+    // SAFETY: we hold the GIL (through `inner`) and run no Python code until the end of
+    // this function (only exact str/float/int are read, by functions that call no user
+    // code), so the dict cannot change and the borrowed references it hands out stay
+    // valid; each UTF-8 buffer is copied before the next call.
     unsafe {
+        // First the (key, value) pointers, a sequential walk of the dict's entries;
+        // then the objects themselves, fetched ahead: they lie all over the heap, and
+        // reading them one by one would wait on memory for every entry.
         while ffi::PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
+            pairs.push((key, value));
+        }
+        for (i, &(key, value)) in pairs.iter().enumerate() {
+            if let Some(&(k, v)) = pairs.get(i + PREFETCH_AHEAD) {
+                prefetch_object(k);
+                prefetch_object(v);
+            }
             if ffi::PyUnicode_CheckExact(key) == 0 {
                 ok = false;
                 break;
@@ -255,24 +339,61 @@ fn push_exact_entries(inner: &Bound<'_, PyDict>, b: &mut RunBuilder, slot: usize
                 ok = false;
                 break;
             }
-            let mut size: ffi::Py_ssize_t = 0;
-            let data = ffi::PyUnicode_AsUTF8AndSize(key, &mut size);
-            if data.is_null() {
-                ffi::PyErr_Clear(); // e.g. lone surrogates: the general path encodes them
+            let Some(doc) = exact_str_bytes(key) else {
                 ok = false;
                 break;
-            }
-            let doc = std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
-            if b.push(slot, doc, score).is_err() {
+            };
+            if q.push(doc, score).is_err() {
                 ok = false;
                 break;
             }
         }
     }
     if !ok {
-        b.truncate_slot(slot, start);
+        q.docs.truncate(start);
+        q.scores.truncate(start);
     }
     ok
+}
+
+/// The UTF-8 bytes of an exact `str`, borrowed from the string itself; None for other
+/// objects and for strings that do not encode (lone surrogates: the general path
+/// encodes them with `surrogateescape`).
+///
+/// # Safety
+/// The GIL is held, `obj` is a live object, and the bytes are used only while no Python
+/// code runs and `obj` stays alive.
+#[inline]
+unsafe fn exact_str_bytes<'a>(obj: *mut pyo3::ffi::PyObject) -> Option<&'a [u8]> {
+    use pyo3::ffi;
+    if obj.is_null() || ffi::PyUnicode_CheckExact(obj) == 0 {
+        return None;
+    }
+    let mut size: ffi::Py_ssize_t = 0;
+    let data = ffi::PyUnicode_AsUTF8AndSize(obj, &mut size);
+    if data.is_null() {
+        ffi::PyErr_Clear();
+        return None;
+    }
+    Some(std::slice::from_raw_parts(data.cast::<u8>(), size as usize))
+}
+
+/// How many entries ahead the objects are fetched into the cache.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Ask the CPU to bring a Python object's first bytes (header and, for a short str, its
+/// characters) into the cache. A hint only: never faults, whatever the address.
+#[inline(always)]
+fn prefetch_object(p: *mut pyo3::ffi::PyObject) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint that does not access memory architecturally.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>().wrapping_add(48));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// A column of ids: a list, or anything with `tolist()` (numpy arrays, pandas Series:
@@ -311,24 +432,6 @@ fn numeric_array<'py>(col: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
     }
     let f = arr.call_method1("astype", ("float64",)).ok()?;
     is_float64(&f).then_some(f)
-}
-
-/// A column of numbers: a float64 array read in place (numpy, pandas), or any iterable.
-fn number_column(
-    col: &Bound<'_, PyAny>,
-    what: &str,
-    value: impl Fn(&Bound<'_, PyAny>, &dyn Fn() -> String) -> PyResult<f64>,
-) -> PyResult<Vec<f64>> {
-    if let Some(arr) = numeric_array(col) {
-        if let Ok(a) = arr.extract::<numpy::PyReadonlyArray1<'_, f64>>() {
-            return Ok(a.as_array().iter().copied().collect());
-        }
-    }
-    let mut out = Vec::new();
-    for (row, v) in col.try_iter()?.enumerate() {
-        out.push(value(&v?, &|| format!("{what} at row {row}"))?);
-    }
-    Ok(out)
 }
 
 fn check_lengths(py: Python<'_>, lens: [usize; 3], third: &str) -> PyResult<()> {
@@ -382,6 +485,242 @@ pub(crate) fn qrels_from_columns(
     b.build().map_err(|e| super::errors::to_py(py, e))
 }
 
+/// A float64 column: a numpy array read in place, or the values converted one by one.
+enum Floats<'py> {
+    Array(numpy::PyReadonlyArray1<'py, f64>),
+    Owned(Vec<f64>),
+}
+
+impl Floats<'_> {
+    fn of<'py>(col: &Bound<'py, PyAny>, what: &str) -> PyResult<Floats<'py>> {
+        if let Some(arr) = numeric_array(col) {
+            if let Ok(a) = arr.extract::<numpy::PyReadonlyArray1<'py, f64>>() {
+                if a.as_slice().is_ok() {
+                    return Ok(Floats::Array(a));
+                }
+                return Ok(Floats::Owned(a.as_array().to_vec()));
+            }
+        }
+        let mut out = Vec::new();
+        for (row, v) in col.try_iter()?.enumerate() {
+            out.push(score_value(&v?, &|| format!("{what} at row {row}"))?);
+        }
+        Ok(Floats::Owned(out))
+    }
+
+    fn as_slice(&self) -> &[f64] {
+        match self {
+            Floats::Array(a) => a.as_slice().unwrap_or(&[]),
+            Floats::Owned(v) => v,
+        }
+    }
+}
+
+/// A column of ids read in place, item by item: a list, or a numpy object array (what
+/// pandas keeps for an object column); other columns are turned into a list once.
+enum IdColumn<'py> {
+    List(Bound<'py, PyList>),
+    Objects(numpy::PyReadonlyArray1<'py, Py<PyAny>>),
+}
+
+impl<'py> IdColumn<'py> {
+    fn of(col: &Bound<'py, PyAny>) -> PyResult<IdColumn<'py>> {
+        if let Ok(l) = col.cast::<PyList>() {
+            return Ok(IdColumn::List(l.clone()));
+        }
+        let objects = |a: &Bound<'py, PyAny>| {
+            a.extract::<numpy::PyReadonlyArray1<'py, Py<PyAny>>>()
+                .ok()
+                .filter(|a| a.as_slice().is_ok())
+        };
+        if let Some(a) = objects(col) {
+            return Ok(IdColumn::Objects(a));
+        }
+        if let Ok(arr) = col.call_method0("to_numpy") {
+            if let Some(a) = objects(&arr) {
+                return Ok(IdColumn::Objects(a));
+            }
+        }
+        if let Ok(l) = col.call_method0("tolist") {
+            if let Ok(l) = l.cast_into::<PyList>() {
+                return Ok(IdColumn::List(l));
+            }
+        }
+        let items: Vec<Bound<'py, PyAny>> = col.try_iter()?.collect::<PyResult<_>>()?;
+        Ok(IdColumn::List(PyList::new(col.py(), items)?))
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            IdColumn::List(l) => l.len(),
+            IdColumn::Objects(a) => a.as_slice().map_or(0, |s| s.len()),
+        }
+    }
+
+    /// Borrowed pointer to item `i` (null when out of range).
+    #[inline]
+    fn ptr(&self, i: usize) -> *mut pyo3::ffi::PyObject {
+        match self {
+            // SAFETY: PyList_GetItem checks the index (null and an IndexError, cleared,
+            // when out of range) and returns a borrowed reference; the GIL is held.
+            IdColumn::List(l) => unsafe {
+                let p = pyo3::ffi::PyList_GetItem(l.as_ptr(), i as pyo3::ffi::Py_ssize_t);
+                if p.is_null() {
+                    pyo3::ffi::PyErr_Clear();
+                }
+                p
+            },
+            IdColumn::Objects(a) => a
+                .as_slice()
+                .ok()
+                .and_then(|s| s.get(i))
+                .map_or(std::ptr::null_mut(), |o| o.as_ptr()),
+        }
+    }
+
+    /// The id at row `i` as bytes: the fast path for exact `str`, else the checked one.
+    #[inline]
+    fn bytes(&self, i: usize, what: &str) -> PyResult<Cow<'_, [u8]>> {
+        // SAFETY: the GIL is held and the column keeps the item alive; callers use the
+        // bytes before any Python code runs.
+        if let Some(b) = unsafe { exact_str_bytes(self.ptr(i)) } {
+            return Ok(Cow::Borrowed(b));
+        }
+        let item = match self {
+            IdColumn::List(l) => l.get_item(i)?,
+            IdColumn::Objects(a) => a
+                .as_slice()
+                .ok()
+                .and_then(|s| s.get(i))
+                .map(|o| o.bind(a.py()).clone())
+                .ok_or_else(|| format_err(a.py(), format!("{what} at row {i} is missing")))?,
+        };
+        Ok(Cow::Owned(
+            id_bytes(&item, &|| format!("{what} at row {i}"))?.into_owned(),
+        ))
+    }
+}
+
+/// Groups of consecutive rows with one query id, into `sink`. Returns false, having
+/// stopped early, when `sink` refuses a query id it has seen (rows not grouped).
+fn column_queries(
+    q: &IdColumn<'_>,
+    d: &IdColumn<'_>,
+    scores: &Floats<'_>,
+    sink: &mut dyn QuerySink,
+) -> PyResult<bool> {
+    let py = match q {
+        IdColumn::List(l) => l.py(),
+        IdColumn::Objects(a) => a.py(),
+    };
+    let n = scores.as_slice().len();
+    check_lengths(py, [q.len(), d.len(), n], "score")?;
+    let mut row = 0;
+    while row < n {
+        let qp = q.ptr(row);
+        let rq = {
+            let qid = q.bytes(row, "query id")?;
+            let mut end = row + 1;
+            while end < n {
+                prefetch_object(q.ptr(end + PREFETCH_AHEAD));
+                let p = q.ptr(end);
+                if p != qp && *q.bytes(end, "query id")? != *qid {
+                    break;
+                }
+                end += 1;
+            }
+            if !sink.accepts(&qid) {
+                return Ok(false);
+            }
+            let mut rq = sink.spare();
+            rq.qid = qid.as_ref().into();
+            rq.docs.reserve(end - row, (end - row) * 16);
+            rq.scores.reserve(end - row);
+            let scores = &scores.as_slice()[row..end];
+            for (r, &score) in (row..end).zip(scores) {
+                prefetch_object(d.ptr(r + PREFETCH_AHEAD));
+                if score.is_nan() {
+                    return Err(format_err(
+                        py,
+                        format!("score at row {r} is NaN; a ranking needs comparable scores"),
+                    ));
+                }
+                let doc = d.bytes(r, "document id")?;
+                rq.push(&doc, score)
+                    .map_err(|e| super::errors::to_py(py, e))?;
+            }
+            row = end;
+            rq
+        };
+        sink.take(py, rq)?;
+    }
+    Ok(true)
+}
+
+/// Three parallel columns to a [`Run`], row by row (rows need not be grouped).
+fn rows_to_run(
+    q: &IdColumn<'_>,
+    d: &IdColumn<'_>,
+    scores: &Floats<'_>,
+    runid: Vec<u8>,
+) -> PyResult<Run> {
+    let py = match q {
+        IdColumn::List(l) => l.py(),
+        IdColumn::Objects(a) => a.py(),
+    };
+    let scores = scores.as_slice();
+    check_lengths(py, [q.len(), d.len(), scores.len()], "score")?;
+    let mut b = RunBuilder::default();
+    let mut slot = 0;
+    let mut prev = std::ptr::null_mut();
+    for (row, &score) in scores.iter().enumerate() {
+        prefetch_object(q.ptr(row + PREFETCH_AHEAD));
+        prefetch_object(d.ptr(row + PREFETCH_AHEAD));
+        let p = q.ptr(row);
+        if p != prev || row == 0 {
+            slot = b.query(&q.bytes(row, "query id")?);
+            prev = p;
+        }
+        if score.is_nan() {
+            return Err(format_err(
+                py,
+                format!("score at row {row} is NaN; a ranking needs comparable scores"),
+            ));
+        }
+        b.push(slot, &d.bytes(row, "document id")?, score)
+            .map_err(|e| super::errors::to_py(py, e))?;
+    }
+    b.runid(&runid);
+    b.build()
+        .map_err(|e| super::errors::to_py(py, locate_row_duplicate(e, q, d)))
+}
+
+/// Give a duplicate-document error from columns the rows of both occurrences.
+fn locate_row_duplicate(e: crate::Error, q: &IdColumn<'_>, d: &IdColumn<'_>) -> crate::Error {
+    let crate::Error::DuplicateEntry { query, doc, .. } = e else {
+        return e;
+    };
+    let show = |c: &IdColumn<'_>, r: usize, what: &str| {
+        c.bytes(r, what)
+            .map(|b| crate::error::show(&b))
+            .unwrap_or_default()
+    };
+    let rows: Vec<usize> = (0..q.len().min(d.len()))
+        .filter(|&r| show(d, r, "document id") == doc && show(q, r, "query id") == query)
+        .take(2)
+        .collect();
+    let (source, first) = match rows.as_slice() {
+        [a, b] => (format!("run, row {b}"), format!(" (first at row {a})")),
+        _ => ("run".to_string(), String::new()),
+    };
+    crate::Error::DuplicateEntry {
+        location: crate::error::Location { source, line: 0 },
+        query,
+        doc,
+        first,
+    }
+}
+
 /// Three parallel columns (query ids, doc ids, scores) to [`Run`].
 pub(crate) fn run_from_columns(
     qids: &Bound<'_, PyAny>,
@@ -389,84 +728,36 @@ pub(crate) fn run_from_columns(
     scores: &Bound<'_, PyAny>,
     name: Option<&str>,
 ) -> PyResult<Run> {
+    let scores = Floats::of(scores, "score")?;
+    let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
+    let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
+    rows_to_run(&q, &d, &scores, runid)
+}
+
+/// Evaluate three parallel columns as they are converted (see [`evaluate_dict`]) when
+/// the rows are grouped by query (as in run files and most frames). Otherwise returns
+/// the run, built whole, for the caller to evaluate.
+pub(crate) fn evaluate_columns(
+    ev: &Evaluator,
+    qids: &Bound<'_, PyAny>,
+    docs: &Bound<'_, PyAny>,
+    scores: &Bound<'_, PyAny>,
+    name: Option<&str>,
+) -> PyResult<Result<Results, Run>> {
     let py = qids.py();
-    // Everything that may run Python code first: the fast path below reads borrowed
-    // string buffers, which stay valid only while no Python code runs.
-    let scores = number_column(scores, "score", score_value)?;
-    let (q, d) = (id_list(qids)?, id_list(docs)?);
-    check_lengths(py, [q.len(), d.len(), scores.len()], "score")?;
-    if let Some(i) = scores.iter().position(|s| s.is_nan()) {
-        return Err(format_err(
-            py,
-            format!("score at row {i} is NaN; a ranking needs comparable scores"),
-        ));
+    let floats = Floats::of(scores, "score")?;
+    let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
+    let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
+    let res = ev.evaluate_pipelined(
+        runid.clone(),
+        false,
+        |b| column_queries(&q, &d, &floats, b),
+        |f| py.detach(f),
+    )?;
+    match res {
+        Some(r) => r
+            .map(Ok)
+            .map_err(|e| super::errors::to_py(py, locate_row_duplicate(e, &q, &d))),
+        None => rows_to_run(&q, &d, &floats, runid).map(Err),
     }
-    let mut b = RunBuilder::default();
-    if let (Some(qs), Some(ds)) = (exact_str_items(&q), exact_str_items(&d)) {
-        let mut slot = usize::MAX;
-        let mut prev: &[u8] = &[];
-        for ((qid, doc), &score) in qs.iter().zip(&ds).zip(&scores) {
-            if slot == usize::MAX || *qid != prev {
-                slot = b.query(qid);
-                prev = qid;
-            }
-            b.push(slot, doc, score)
-                .map_err(|e| super::errors::to_py(py, e))?;
-        }
-    } else {
-        for (row, ((q, d), &score)) in q.iter().zip(d.iter()).zip(&scores).enumerate() {
-            let qid = id_bytes(&q, &|| format!("query id at row {row}"))?;
-            let slot = b.query(&qid);
-            let doc = id_bytes(&d, &|| format!("document id at row {row}"))?;
-            b.push(slot, &doc, score)
-                .map_err(|e| super::errors::to_py(py, e))?;
-        }
-    }
-    if let Some(n) = name {
-        b.runid(n.as_bytes());
-    }
-    b.build().map_err(|e| super::errors::to_py(py, e))
-}
-
-/// A column as a list: itself, `tolist()` (numpy, pandas) or `list(column)`.
-fn id_list<'py>(col: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-    if let Ok(l) = col.cast::<PyList>() {
-        return Ok(l.clone());
-    }
-    if let Ok(l) = col.call_method0("tolist") {
-        if let Ok(l) = l.cast_into::<PyList>() {
-            return Ok(l);
-        }
-    }
-    let items: Vec<Bound<'py, PyAny>> = col.try_iter()?.collect::<PyResult<_>>()?;
-    PyList::new(col.py(), items)
-}
-
-/// The UTF-8 bytes of every item of `list` when all are exact `str` (None otherwise).
-/// The slices borrow the strings' own buffers: valid while the list holds them and no
-/// Python code runs (callers do nothing but Rust work with them).
-fn exact_str_items<'a>(list: &'a Bound<'_, PyList>) -> Option<Vec<&'a [u8]>> {
-    use pyo3::ffi;
-    let n = list.len();
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        // SAFETY: i < len and the list is not modified (no Python code runs here);
-        // PyList_GetItem returns a borrowed reference kept alive by the list, and the
-        // UTF-8 buffer of an exact str lives as long as the str.
-        unsafe {
-            let item = ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t);
-            if item.is_null() || ffi::PyUnicode_CheckExact(item) == 0 {
-                ffi::PyErr_Clear();
-                return None;
-            }
-            let mut size: ffi::Py_ssize_t = 0;
-            let data = ffi::PyUnicode_AsUTF8AndSize(item, &mut size);
-            if data.is_null() {
-                ffi::PyErr_Clear(); // lone surrogates: the general path encodes them
-                return None;
-            }
-            out.push(std::slice::from_raw_parts(data.cast::<u8>(), size as usize));
-        }
-    }
-    Some(out)
 }

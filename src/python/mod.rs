@@ -276,10 +276,9 @@ impl PyRun {
         score: Option<&str>,
         name: Option<&str>,
     ) -> PyResult<Self> {
-        let q = frame_column(df, query, QUERY_COLUMNS, "query id")?.call_method0("tolist")?;
-        let d = frame_column(df, doc, DOC_COLUMNS, "document id")?.call_method0("tolist")?;
-        let s =
-            frame_column(df, score, &["score"], "score")?.call_method1("to_numpy", ("float64",))?;
+        let q = frame_column(df, query, QUERY_COLUMNS, "query id")?;
+        let d = frame_column(df, doc, DOC_COLUMNS, "document id")?;
+        let s = frame_column(df, score, &["score"], "score")?;
         Ok(PyRun {
             inner: Arc::new(convert::run_from_columns(&q, &d, &s, name)?),
         })
@@ -444,6 +443,57 @@ fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 const MAX_THREADS: usize = 4096;
 
 /// Evaluates runs against fixed judgments and measures (prepared once).
+/// Evaluate a Run, a dict `{query_id: {doc_id: score}}` (converted and evaluated batch
+/// by batch), or a pandas DataFrame (likewise when its rows are grouped by query; else
+/// built whole first).
+fn evaluate_any(
+    py: Python<'_>,
+    ev: &Arc<Evaluator>,
+    run: &Bound<'_, PyAny>,
+) -> PyResult<crate::results::Results> {
+    if let Ok(r) = run.cast::<PyRun>() {
+        let (ev, r) = (ev.clone(), r.get().inner.clone());
+        return heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)));
+    }
+    if let Ok(d) = run.cast::<PyDict>() {
+        return guarded(py, || convert::evaluate_dict(ev, d, None));
+    }
+    if run.hasattr("columns")? && run.hasattr("to_numpy")? {
+        let q = frame_column(run, None, QUERY_COLUMNS, "query id")?;
+        let d = frame_column(run, None, DOC_COLUMNS, "document id")?;
+        let s = frame_column(run, None, &["score"], "score")?;
+        return match guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, None))? {
+            Ok(res) => Ok(res),
+            Err(whole) => {
+                let ev = ev.clone();
+                heavy(py, move |cancel| {
+                    ev.evaluate_cancellable(&whole, Some(cancel))
+                })
+            }
+        };
+    }
+    let is_mapping = py
+        .import("collections.abc")?
+        .getattr("Mapping")
+        .and_then(|m| run.is_instance(&m))?;
+    if is_mapping {
+        let d = PyDict::new(py);
+        d.update(&run.cast::<pyo3::types::PyMapping>()?.clone())?;
+        return guarded(py, || convert::evaluate_dict(ev, &d, None));
+    }
+    Err(errors::input_err(
+        py,
+        format!(
+            "run must be a Run, a dict {{query_id: {{doc_id: score}}}} or a pandas DataFrame, \
+             got {}",
+            run.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ),
+    ))
+}
+
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
 pub struct PyEvaluator {
     inner: Arc<Evaluator>,
@@ -507,20 +557,21 @@ impl PyEvaluator {
     }
 
     /// Evaluate a run: `{measure: value}`, or with `per_query=True`
-    /// `{measure: {query_id: value}}`. `keys="canonical"` names every value
-    /// canonically (`P_5`) instead of as requested (`P@5`).
+    /// `{measure: {query_id: value}}`. `run` is a Run, a dict `{query_id: {doc_id: score}}`
+    /// or a pandas DataFrame (query id, document id and score columns); dicts and
+    /// frames grouped by query are evaluated as they are read, never held whole.
+    /// `keys="canonical"` names every value canonically (`P_5`) instead of as
+    /// requested (`P@5`).
     #[pyo3(signature = (run, *, per_query = false, keys = "requested"))]
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
-        run: &PyRun,
+        run: &Bound<'py, PyAny>,
         per_query: bool,
         keys: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         let canonical = keys_canonical(py, keys)?;
-        let ev = self.inner.clone();
-        let r = run.inner.clone();
-        let res = heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?;
+        let res = evaluate_any(py, &self.inner, run)?;
         guarded(py, || results_to_py(py, &res, per_query, canonical))
     }
 
@@ -559,8 +610,7 @@ impl PyEvaluator {
                 ev.evaluate_file_cancellable(&path, Some(cancel))
             })?
         } else {
-            let r = run.cast::<PyRun>()?.get().inner.clone();
-            heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?
+            evaluate_any(py, &ev, run)?
         };
         let cols: Vec<usize> = (0..res.columns().len())
             .filter(|&c| {
