@@ -627,3 +627,20 @@ def test_junk_measure_names(name: str) -> None:
         assert str(e)
     else:
         assert cols
+
+
+def test_frame_duplicates_and_bad_rows_are_named_by_row() -> None:
+    pd = pytest.importorskip("pandas")
+    ev = irmetrics.Evaluator(Qrels.from_dict({"q": {"a": 1}, "r": {"b": 1}}), "map")
+    df = pd.DataFrame({"q_id": ["q", "q", "r"], "doc_id": ["a", "a", "b"], "score": [1.0, 2, 3]})
+    with pytest.raises(
+        FormatError,
+        match=r"run, row 1: document 'a' appears twice for query 'q' \(first at row 0\)",
+    ):
+        ev.evaluate(df)
+    with pytest.raises(FormatError, match=r"run, row 2: .* \(first at row 0\)"):
+        ev.evaluate(df.iloc[[0, 2, 1]])  # rows of q apart: grouped first
+    with pytest.raises(FormatError, match="document id at row 1 must be a str, got int"):
+        ev.evaluate(pd.DataFrame({"q_id": ["q", "r"], "doc_id": ["a", 7], "score": [1.0, 2]}))
+    with pytest.raises(FormatError, match="run\\['r'\\]\\['b'\\] is NaN"):
+        ev.evaluate({"q": {"a": 1.0}, "r": {"b": float("nan")}})

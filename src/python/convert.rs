@@ -13,7 +13,7 @@ use super::errors::format_err;
 use crate::evaluate::{Batcher, Evaluator};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::results::Results;
-use crate::run::{Run, RunBuilder, RunQuery};
+use crate::run::{Run, RunQuery};
 
 /// A Python `str` id as bytes.
 pub(crate) fn id_bytes<'a>(
@@ -550,6 +550,13 @@ impl<'py> IdColumn<'py> {
         Ok(IdColumn::List(PyList::new(col.py(), items)?))
     }
 
+    fn py(&self) -> Python<'py> {
+        match self {
+            IdColumn::List(l) => l.py(),
+            IdColumn::Objects(a) => a.py(),
+        }
+    }
+
     fn len(&self) -> usize {
         match self {
             IdColumn::List(l) => l.len(),
@@ -601,30 +608,32 @@ impl<'py> IdColumn<'py> {
     }
 }
 
-/// Groups of consecutive rows with one query id, into `sink`. Returns false, having
-/// stopped early, when `sink` refuses a query id it has seen (rows not grouped).
+/// Groups of consecutive rows with one query id, into `sink`; the rows are taken in
+/// `order` when given (see [`group_rows`]). Returns false, having stopped early, when
+/// `sink` refuses a query id it has seen (rows not grouped).
 fn column_queries(
     q: &IdColumn<'_>,
     d: &IdColumn<'_>,
     scores: &Floats<'_>,
+    order: Option<&[u32]>,
     sink: &mut dyn QuerySink,
 ) -> PyResult<bool> {
-    let py = match q {
-        IdColumn::List(l) => l.py(),
-        IdColumn::Objects(a) => a.py(),
-    };
-    let n = scores.as_slice().len();
+    let py = q.py();
+    let scores = scores.as_slice();
+    let n = scores.len();
     check_lengths(py, [q.len(), d.len(), n], "score")?;
-    let mut row = 0;
-    while row < n {
-        let qp = q.ptr(row);
+    // the row at position i
+    let at = |i: usize| order.map_or(i, |o| o.get(i).map_or(usize::MAX, |&r| r as usize));
+    let mut i = 0;
+    while i < n {
+        let qp = q.ptr(at(i));
         let rq = {
-            let qid = q.bytes(row, "query id")?;
-            let mut end = row + 1;
+            let qid = q.bytes(at(i), "query id")?;
+            let mut end = i + 1;
             while end < n {
-                prefetch_object(q.ptr(end + PREFETCH_AHEAD));
-                let p = q.ptr(end);
-                if p != qp && *q.bytes(end, "query id")? != *qid {
+                prefetch_object(q.ptr(at(end + PREFETCH_AHEAD)));
+                let p = q.ptr(at(end));
+                if p != qp && *q.bytes(at(end), "query id")? != *qid {
                     break;
                 }
                 end += 1;
@@ -634,11 +643,12 @@ fn column_queries(
             }
             let mut rq = sink.spare();
             rq.qid = qid.as_ref().into();
-            rq.docs.reserve(end - row, (end - row) * 16);
-            rq.scores.reserve(end - row);
-            let scores = &scores.as_slice()[row..end];
-            for (r, &score) in (row..end).zip(scores) {
-                prefetch_object(d.ptr(r + PREFETCH_AHEAD));
+            rq.docs.reserve(end - i, (end - i) * 16);
+            rq.scores.reserve(end - i);
+            for k in i..end {
+                let r = at(k);
+                prefetch_object(d.ptr(at(k + PREFETCH_AHEAD)));
+                let score = scores[r];
                 if score.is_nan() {
                     return Err(format_err(
                         py,
@@ -649,7 +659,7 @@ fn column_queries(
                 rq.push(&doc, score)
                     .map_err(|e| super::errors::to_py(py, e))?;
             }
-            row = end;
+            i = end;
             rq
         };
         sink.take(py, rq)?;
@@ -657,41 +667,88 @@ fn column_queries(
     Ok(true)
 }
 
-/// Three parallel columns to a [`Run`], row by row (rows need not be grouped).
+/// The rows ordered so that each query's rows are together (queries in order of first
+/// appearance, rows of a query in their order): one hash lookup per row and a counting
+/// sort, O(rows). None when there are too many rows to number in 32 bits.
+fn group_rows(q: &IdColumn<'_>) -> PyResult<Option<Vec<u32>>> {
+    let n = q.len();
+    if u32::try_from(n).is_err() {
+        return Ok(None);
+    }
+    let mut slots: rustc_hash::FxHashMap<Box<[u8]>, u32> = Default::default();
+    let mut slot_of: Vec<u32> = Vec::with_capacity(n);
+    let (mut prev_ptr, mut prev_slot) = (std::ptr::null_mut(), 0u32);
+    for row in 0..n {
+        prefetch_object(q.ptr(row + PREFETCH_AHEAD));
+        let p = q.ptr(row);
+        if p != prev_ptr || row == 0 {
+            let id = q.bytes(row, "query id")?;
+            let next = slots.len() as u32;
+            prev_slot = *slots.entry(id.as_ref().into()).or_insert(next);
+            prev_ptr = p;
+        }
+        slot_of.push(prev_slot);
+    }
+    let mut start = vec![0u32; slots.len() + 1];
+    for &s in &slot_of {
+        start[s as usize + 1] += 1;
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut order = vec![0u32; n];
+    for (row, &s) in slot_of.iter().enumerate() {
+        let at = &mut start[s as usize];
+        order[*at as usize] = row as u32;
+        *at += 1;
+    }
+    Ok(Some(order))
+}
+
+/// Whole queries collected (each once) for a [`Run`].
+#[derive(Default)]
+struct Collect {
+    queries: Vec<RunQuery>,
+    seen: rustc_hash::FxHashSet<Box<[u8]>>,
+}
+
+impl QuerySink for Collect {
+    fn accepts(&self, qid: &[u8]) -> bool {
+        !self.seen.contains(qid)
+    }
+
+    fn take(&mut self, _py: Python<'_>, q: RunQuery) -> PyResult<()> {
+        self.seen.insert(q.qid.clone());
+        self.queries.push(q);
+        Ok(())
+    }
+}
+
+/// Three parallel columns to a [`Run`]: rows taken as they come when grouped by query,
+/// else grouped first.
 fn rows_to_run(
     q: &IdColumn<'_>,
     d: &IdColumn<'_>,
     scores: &Floats<'_>,
     runid: Vec<u8>,
 ) -> PyResult<Run> {
-    let py = match q {
-        IdColumn::List(l) => l.py(),
-        IdColumn::Objects(a) => a.py(),
-    };
-    let scores = scores.as_slice();
-    check_lengths(py, [q.len(), d.len(), scores.len()], "score")?;
-    let mut b = RunBuilder::default();
-    let mut slot = 0;
-    let mut prev = std::ptr::null_mut();
-    for (row, &score) in scores.iter().enumerate() {
-        prefetch_object(q.ptr(row + PREFETCH_AHEAD));
-        prefetch_object(d.ptr(row + PREFETCH_AHEAD));
-        let p = q.ptr(row);
-        if p != prev || row == 0 {
-            slot = b.query(&q.bytes(row, "query id")?);
-            prev = p;
-        }
-        if score.is_nan() {
-            return Err(format_err(
+    let py = q.py();
+    let mut c = Collect::default();
+    if !column_queries(q, d, scores, None, &mut c)? {
+        c = Collect::default();
+        let order = group_rows(q)?;
+        let grouped = match &order {
+            Some(o) => column_queries(q, d, scores, Some(o), &mut c)?,
+            None => false,
+        };
+        if !grouped {
+            return Err(super::errors::input_err(
                 py,
-                format!("score at row {row} is NaN; a ranking needs comparable scores"),
+                format!("too many rows ({}) to group by query", q.len()),
             ));
         }
-        b.push(slot, &d.bytes(row, "document id")?, score)
-            .map_err(|e| super::errors::to_py(py, e))?;
     }
-    b.runid(&runid);
-    b.build()
+    Run::from_queries(c.queries, runid)
         .map_err(|e| super::errors::to_py(py, locate_row_duplicate(e, q, d)))
 }
 
@@ -734,30 +791,42 @@ pub(crate) fn run_from_columns(
     rows_to_run(&q, &d, &scores, runid)
 }
 
-/// Evaluate three parallel columns as they are converted (see [`evaluate_dict`]) when
-/// the rows are grouped by query (as in run files and most frames). Otherwise returns
-/// the run, built whole, for the caller to evaluate.
+/// Evaluate three parallel columns as they are converted (see [`evaluate_dict`]). Rows
+/// grouped by query (as in run files and most frames) are taken as they come; otherwise
+/// they are grouped first (see [`group_rows`]).
 pub(crate) fn evaluate_columns(
     ev: &Evaluator,
     qids: &Bound<'_, PyAny>,
     docs: &Bound<'_, PyAny>,
     scores: &Bound<'_, PyAny>,
     name: Option<&str>,
-) -> PyResult<Result<Results, Run>> {
+) -> PyResult<Results> {
     let py = qids.py();
     let floats = Floats::of(scores, "score")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
     let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
-    let res = ev.evaluate_pipelined(
-        runid.clone(),
-        false,
-        |b| column_queries(&q, &d, &floats, b),
-        |f| py.detach(f),
-    )?;
-    match res {
-        Some(r) => r
-            .map(Ok)
-            .map_err(|e| super::errors::to_py(py, locate_row_duplicate(e, &q, &d))),
-        None => rows_to_run(&q, &d, &floats, runid).map(Err),
+    let mut order: Option<Vec<u32>> = None;
+    loop {
+        let res = ev.evaluate_pipelined(
+            runid.clone(),
+            false,
+            |b| column_queries(&q, &d, &floats, order.as_deref(), b),
+            |f| py.detach(f),
+        )?;
+        if let Some(r) = res {
+            return r.map_err(|e| super::errors::to_py(py, locate_row_duplicate(e, &q, &d)));
+        }
+        if order.is_some() {
+            break; // cannot happen: grouped rows are accepted
+        }
+        // The rows of a query lie apart: group them, then evaluate again.
+        order = group_rows(&q)?;
+        if order.is_none() {
+            break;
+        }
     }
+    Err(super::errors::input_err(
+        py,
+        format!("too many rows ({}) to group by query", q.len()),
+    ))
 }

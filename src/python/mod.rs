@@ -443,9 +443,8 @@ fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 const MAX_THREADS: usize = 4096;
 
 /// Evaluates runs against fixed judgments and measures (prepared once).
-/// Evaluate a Run, a dict `{query_id: {doc_id: score}}` (converted and evaluated batch
-/// by batch), or a pandas DataFrame (likewise when its rows are grouped by query; else
-/// built whole first).
+/// Evaluate a Run, a dict `{query_id: {doc_id: score}}` or a pandas DataFrame (both
+/// converted and evaluated batch by batch).
 fn evaluate_any(
     py: Python<'_>,
     ev: &Arc<Evaluator>,
@@ -462,15 +461,7 @@ fn evaluate_any(
         let q = frame_column(run, None, QUERY_COLUMNS, "query id")?;
         let d = frame_column(run, None, DOC_COLUMNS, "document id")?;
         let s = frame_column(run, None, &["score"], "score")?;
-        return match guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, None))? {
-            Ok(res) => Ok(res),
-            Err(whole) => {
-                let ev = ev.clone();
-                heavy(py, move |cancel| {
-                    ev.evaluate_cancellable(&whole, Some(cancel))
-                })
-            }
-        };
+        return guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, None));
     }
     let is_mapping = py
         .import("collections.abc")?
