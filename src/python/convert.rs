@@ -396,20 +396,6 @@ fn prefetch_object(p: *mut pyo3::ffi::PyObject) {
     let _ = p;
 }
 
-/// A column of ids: a list, or anything with `tolist()` (numpy arrays, pandas Series:
-/// one C-level conversion), or any iterable.
-fn id_column<'py>(col: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    if let Ok(l) = col.cast::<PyList>() {
-        return Ok(l.iter().collect());
-    }
-    if let Ok(l) = col.call_method0("tolist") {
-        if let Ok(l) = l.cast::<PyList>() {
-            return Ok(l.iter().collect());
-        }
-    }
-    col.try_iter()?.collect()
-}
-
 /// A float64 view of a numeric column: numpy arrays are read in place, pandas Series
 /// and other array-likes are converted once with `to_numpy()` / `numpy.asarray`.
 fn numeric_array<'py>(col: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
@@ -454,7 +440,7 @@ pub(crate) fn qrels_from_columns(
     labels: &Bound<'_, PyAny>,
 ) -> PyResult<Qrels> {
     let py = qids.py();
-    let (q, d) = (id_column(qids)?, id_column(docs)?);
+    let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
     let int_array = labels
         .extract::<numpy::PyReadonlyArray1<'_, i64>>()
         .map(|a| a.as_array().to_vec())
@@ -476,10 +462,8 @@ pub(crate) fn qrels_from_columns(
     };
     check_lengths(py, [q.len(), d.len(), labels.len()], "label")?;
     let mut b = QrelsBuilder::default();
-    for (row, ((q, d), l)) in q.iter().zip(&d).zip(labels).enumerate() {
-        let qid = id_bytes(q, &|| format!("query id at row {row}"))?;
-        let doc = id_bytes(d, &|| format!("document id at row {row}"))?;
-        b.add(&qid, &doc, l)
+    for (row, l) in labels.into_iter().enumerate() {
+        b.add(&q.bytes(row, "query id")?, &d.bytes(row, "document id")?, l)
             .map_err(|e| super::errors::to_py(py, e))?;
     }
     b.build().map_err(|e| super::errors::to_py(py, e))
@@ -520,7 +504,13 @@ impl Floats<'_> {
 /// pandas keeps for an object column); other columns are turned into a list once.
 enum IdColumn<'py> {
     List(Bound<'py, PyList>),
-    Objects(numpy::PyReadonlyArray1<'py, Py<PyAny>>),
+    /// The array (kept alive and borrowed: numpy cannot resize it meanwhile) and its
+    /// contiguous item pointers.
+    Objects(
+        numpy::PyReadonlyArray1<'py, Py<PyAny>>,
+        *const *mut pyo3::ffi::PyObject,
+        usize,
+    ),
 }
 
 impl<'py> IdColumn<'py> {
@@ -529,17 +519,20 @@ impl<'py> IdColumn<'py> {
             return Ok(IdColumn::List(l.clone()));
         }
         let objects = |a: &Bound<'py, PyAny>| {
-            a.extract::<numpy::PyReadonlyArray1<'py, Py<PyAny>>>()
-                .ok()
-                .filter(|a| a.as_slice().is_ok())
+            let a = a
+                .extract::<numpy::PyReadonlyArray1<'py, Py<PyAny>>>()
+                .ok()?;
+            let (items, len) = a
+                .as_slice()
+                .map(|s| (s.as_ptr().cast::<*mut pyo3::ffi::PyObject>(), s.len()))
+                .ok()?;
+            Some(IdColumn::Objects(a, items, len))
         };
-        if let Some(a) = objects(col) {
-            return Ok(IdColumn::Objects(a));
+        if let Some(c) = objects(col) {
+            return Ok(c);
         }
-        if let Ok(arr) = col.call_method0("to_numpy") {
-            if let Some(a) = objects(&arr) {
-                return Ok(IdColumn::Objects(a));
-            }
+        if let Some(c) = col.call_method0("to_numpy").ok().and_then(|a| objects(&a)) {
+            return Ok(c);
         }
         if let Ok(l) = col.call_method0("tolist") {
             if let Ok(l) = l.cast_into::<PyList>() {
@@ -553,14 +546,14 @@ impl<'py> IdColumn<'py> {
     fn py(&self) -> Python<'py> {
         match self {
             IdColumn::List(l) => l.py(),
-            IdColumn::Objects(a) => a.py(),
+            IdColumn::Objects(a, ..) => a.py(),
         }
     }
 
     fn len(&self) -> usize {
         match self {
             IdColumn::List(l) => l.len(),
-            IdColumn::Objects(a) => a.as_slice().map_or(0, |s| s.len()),
+            IdColumn::Objects(_, _, len) => *len,
         }
     }
 
@@ -577,31 +570,28 @@ impl<'py> IdColumn<'py> {
                 }
                 p
             },
-            IdColumn::Objects(a) => a
-                .as_slice()
-                .ok()
-                .and_then(|s| s.get(i))
-                .map_or(std::ptr::null_mut(), |o| o.as_ptr()),
+            // SAFETY: i < len, and the array (alive, not resizable while borrowed) holds
+            // `len` item pointers at `items`; the GIL is held.
+            IdColumn::Objects(_, items, len) if i < *len => unsafe { *items.add(i) },
+            IdColumn::Objects(..) => std::ptr::null_mut(),
         }
     }
 
     /// The id at row `i` as bytes: the fast path for exact `str`, else the checked one.
     #[inline]
     fn bytes(&self, i: usize, what: &str) -> PyResult<Cow<'_, [u8]>> {
+        let p = self.ptr(i);
         // SAFETY: the GIL is held and the column keeps the item alive; callers use the
         // bytes before any Python code runs.
-        if let Some(b) = unsafe { exact_str_bytes(self.ptr(i)) } {
+        if let Some(b) = unsafe { exact_str_bytes(p) } {
             return Ok(Cow::Borrowed(b));
         }
-        let item = match self {
-            IdColumn::List(l) => l.get_item(i)?,
-            IdColumn::Objects(a) => a
-                .as_slice()
-                .ok()
-                .and_then(|s| s.get(i))
-                .map(|o| o.bind(a.py()).clone())
-                .ok_or_else(|| format_err(a.py(), format!("{what} at row {i} is missing")))?,
-        };
+        let py = self.py();
+        if p.is_null() {
+            return Err(format_err(py, format!("{what} at row {i} is missing")));
+        }
+        // SAFETY: a live object kept alive by the column; a new strong reference.
+        let item = unsafe { Bound::from_borrowed_ptr(py, p) };
         Ok(Cow::Owned(
             id_bytes(&item, &|| format!("{what} at row {i}"))?.into_owned(),
         ))
@@ -724,32 +714,39 @@ impl QuerySink for Collect {
     }
 }
 
-/// Three parallel columns to a [`Run`]: rows taken as they come when grouped by query,
-/// else grouped first.
+/// `attempt` on the rows as they come, and when it gives up (the rows of a query lie
+/// apart) once more on the rows grouped by query (see [`group_rows`]).
+fn grouping<R>(
+    q: &IdColumn<'_>,
+    mut attempt: impl FnMut(Option<&[u32]>) -> PyResult<Option<R>>,
+) -> PyResult<R> {
+    if let Some(r) = attempt(None)? {
+        return Ok(r);
+    }
+    if let Some(order) = group_rows(q)? {
+        if let Some(r) = attempt(Some(&order))? {
+            return Ok(r);
+        }
+    }
+    Err(super::errors::input_err(
+        q.py(),
+        format!("too many rows ({}) to group by query", q.len()),
+    ))
+}
+
+/// Three parallel columns to a [`Run`].
 fn rows_to_run(
     q: &IdColumn<'_>,
     d: &IdColumn<'_>,
     scores: &Floats<'_>,
     runid: Vec<u8>,
 ) -> PyResult<Run> {
-    let py = q.py();
-    let mut c = Collect::default();
-    if !column_queries(q, d, scores, None, &mut c)? {
-        c = Collect::default();
-        let order = group_rows(q)?;
-        let grouped = match &order {
-            Some(o) => column_queries(q, d, scores, Some(o), &mut c)?,
-            None => false,
-        };
-        if !grouped {
-            return Err(super::errors::input_err(
-                py,
-                format!("too many rows ({}) to group by query", q.len()),
-            ));
-        }
-    }
-    Run::from_queries(c.queries, runid)
-        .map_err(|e| super::errors::to_py(py, locate_row_duplicate(e, q, d)))
+    let queries = grouping(q, |order| {
+        let mut c = Collect::default();
+        Ok(column_queries(q, d, scores, order, &mut c)?.then_some(c.queries))
+    })?;
+    Run::from_queries(queries, runid)
+        .map_err(|e| super::errors::to_py(q.py(), locate_row_duplicate(e, q, d)))
 }
 
 /// Give a duplicate-document error from columns the rows of both occurrences.
@@ -805,28 +802,13 @@ pub(crate) fn evaluate_columns(
     let floats = Floats::of(scores, "score")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
     let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
-    let mut order: Option<Vec<u32>> = None;
-    loop {
-        let res = ev.evaluate_pipelined(
+    let res = grouping(&q, |order| {
+        ev.evaluate_pipelined(
             runid.clone(),
             false,
-            |b| column_queries(&q, &d, &floats, order.as_deref(), b),
+            |b| column_queries(&q, &d, &floats, order, b),
             |f| py.detach(f),
-        )?;
-        if let Some(r) = res {
-            return r.map_err(|e| super::errors::to_py(py, locate_row_duplicate(e, &q, &d)));
-        }
-        if order.is_some() {
-            break; // cannot happen: grouped rows are accepted
-        }
-        // The rows of a query lie apart: group them, then evaluate again.
-        order = group_rows(&q)?;
-        if order.is_none() {
-            break;
-        }
-    }
-    Err(super::errors::input_err(
-        py,
-        format!("too many rows ({}) to group by query", q.len()),
-    ))
+        )
+    })?;
+    res.map_err(|e| super::errors::to_py(py, locate_row_duplicate(e, &q, &d)))
 }

@@ -149,8 +149,8 @@ impl PyQrels {
         doc: Option<&str>,
         label: Option<&str>,
     ) -> PyResult<Self> {
-        let q = frame_column(df, query, QUERY_COLUMNS, "query id")?.call_method0("tolist")?;
-        let d = frame_column(df, doc, DOC_COLUMNS, "document id")?.call_method0("tolist")?;
+        let q = frame_column(df, query, QUERY_COLUMNS, "query id")?;
+        let d = frame_column(df, doc, DOC_COLUMNS, "document id")?;
         let l = frame_column(df, label, LABEL_COLUMNS, "label")?.call_method0("to_numpy")?;
         Ok(PyQrels {
             inner: Arc::new(convert::qrels_from_columns(&q, &d, &l)?),
@@ -276,9 +276,7 @@ impl PyRun {
         score: Option<&str>,
         name: Option<&str>,
     ) -> PyResult<Self> {
-        let q = frame_column(df, query, QUERY_COLUMNS, "query id")?;
-        let d = frame_column(df, doc, DOC_COLUMNS, "document id")?;
-        let s = frame_column(df, score, &["score"], "score")?;
+        let (q, d, s) = run_frame_columns(df, query, doc, score)?;
         Ok(PyRun {
             inner: Arc::new(convert::run_from_columns(&q, &d, &s, name)?),
         })
@@ -396,6 +394,21 @@ fn frame_column<'py>(
     }
 }
 
+/// A run frame's query id, document id and score columns (found by name unless given).
+#[allow(clippy::type_complexity)]
+fn run_frame_columns<'py>(
+    df: &Bound<'py, PyAny>,
+    query: Option<&str>,
+    doc: Option<&str>,
+    score: Option<&str>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    Ok((
+        frame_column(df, query, QUERY_COLUMNS, "query id")?,
+        frame_column(df, doc, DOC_COLUMNS, "document id")?,
+        frame_column(df, score, &["score"], "score")?,
+    ))
+}
+
 fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(b) = text.extract::<Vec<u8>>() {
         if !text.is_instance_of::<PyString>() {
@@ -458,9 +471,7 @@ fn evaluate_any(
         return guarded(py, || convert::evaluate_dict(ev, d, None));
     }
     if run.hasattr("columns")? && run.hasattr("to_numpy")? {
-        let q = frame_column(run, None, QUERY_COLUMNS, "query id")?;
-        let d = frame_column(run, None, DOC_COLUMNS, "document id")?;
-        let s = frame_column(run, None, &["score"], "score")?;
+        let (q, d, s) = run_frame_columns(run, None, None, None)?;
         return guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, None));
     }
     let is_mapping = py
