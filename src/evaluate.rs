@@ -504,11 +504,11 @@ impl QueryStream<'_> {
                             e => e,
                         })?;
                     }
-                    let Some(&qi) = ev.qrels.index.get(rq.id()) else {
+                    let Some(qi) = ev.qrels.position(rq.id()) else {
                         return Ok(None); // not judged: ignored, as trec_eval does
                     };
-                    let qq = &ev.qrels.queries()[qi as usize];
-                    Ok(Some((qi as usize, ev.eval_query(qq, Some(rq), s))))
+                    let qq = &ev.qrels.queries()[qi];
+                    Ok(Some((qi, ev.eval_query(qq, Some(rq), s))))
                 },
             )
         });

@@ -56,6 +56,35 @@ impl Ids {
         Ok(())
     }
 
+    /// Bytes of the ids `a..b`.
+    #[inline]
+    pub(crate) fn range_bytes(&self, a: usize, b: usize) -> usize {
+        let start = if a == 0 { 0 } else { self.ends[a - 1] as usize };
+        let end = if b == 0 { 0 } else { self.ends[b - 1] as usize };
+        end - start
+    }
+
+    /// Append the ids `a..b` of `other`.
+    pub(crate) fn extend_range(&mut self, other: &Ids, a: usize, b: usize) -> Result<()> {
+        if a >= b {
+            return Ok(());
+        }
+        let start = if a == 0 {
+            0
+        } else {
+            other.ends[a - 1] as usize
+        };
+        let end = other.ends[b - 1] as usize;
+        let base = self.bytes.len() as i64 - start as i64;
+        self.bytes.extend_from_slice(&other.bytes[start..end]);
+        u32::try_from(self.bytes.len()).map_err(|_| {
+            Error::Input("the document ids of one query exceed 4 GiB together".into())
+        })?;
+        self.ends
+            .extend(other.ends[a..b].iter().map(|&e| (e as i64 + base) as u32));
+        Ok(())
+    }
+
     /// Make room for `n` more ids of `bytes` bytes together.
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub(crate) fn reserve(&mut self, n: usize, bytes: usize) {
@@ -127,5 +156,31 @@ impl IdIndex {
 
     pub(crate) fn heap_bytes(&self) -> usize {
         self.table.capacity() * 5
+    }
+}
+
+/// A hash index from ids to positions in a list that holds the ids itself (queries by
+/// their id): nothing is copied; `key(i)` gives the id at position `i`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct KeyIndex {
+    table: HashTable<u32>,
+}
+
+impl KeyIndex {
+    /// Index positions `0..n`, whose ids are distinct.
+    pub(crate) fn build<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> KeyIndex {
+        let mut table = HashTable::with_capacity(n);
+        for i in 0..n {
+            table.insert_unique(hash_id(key(i)), i as u32, |&j| hash_id(key(j as usize)));
+        }
+        KeyIndex { table }
+    }
+
+    /// Position of `id`, if present.
+    #[inline]
+    pub(crate) fn get<'a>(&self, id: &[u8], key: impl Fn(usize) -> &'a [u8]) -> Option<usize> {
+        self.table
+            .find(hash_id(id), |&i| key(i as usize) == id)
+            .map(|&i| i as usize)
     }
 }

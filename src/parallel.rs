@@ -93,19 +93,19 @@ pub(crate) fn map_with<T: Sync, S, R: Send>(
     items.iter().map(|t| f(&mut s, t)).collect()
 }
 
-/// `items.map(f).collect()` where `f` may change the item, in order.
-pub(crate) fn map_mut<T: Send, R: Send>(
-    items: &mut [T],
-    f: impl Fn(&mut T) -> R + Sync + Send,
+/// `items.into_iter().map(f).collect()`, in order.
+pub(crate) fn map_owned<T: Send, R: Send>(
+    items: Vec<T>,
+    f: impl Fn(T) -> R + Sync + Send,
 ) -> Vec<R> {
     #[cfg(feature = "parallel")]
     {
         if parallel_ok(items.len()) {
             use rayon::prelude::*;
-            return items.par_iter_mut().map(f).collect();
+            return items.into_par_iter().map(f).collect();
         }
     }
-    items.iter_mut().map(f).collect()
+    items.into_iter().map(f).collect()
 }
 
 /// The result of `f` for the first item (in order) for which it returns `Some`.

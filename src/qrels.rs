@@ -3,7 +3,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::error::{show, Error, Result};
-use crate::ids::{IdIndex, Ids};
+use crate::ids::{IdIndex, Ids, KeyIndex};
 
 /// The judgments of one query.
 #[derive(Clone, Debug)]
@@ -17,6 +17,31 @@ pub struct QrelsQuery {
 }
 
 impl QrelsQuery {
+    /// A query's judgments, indexed. A document judged twice is an
+    /// [`Error::DuplicateEntry`] (without a location; file readers add it).
+    pub(crate) fn new(qid: Box<[u8]>, docs: Ids, labels: Vec<i64>) -> Result<QrelsQuery> {
+        let mut index = IdIndex::with_capacity(docs.len());
+        if let Some(i) = (0..docs.len()).find(|&i| index.insert(&docs, i).is_some()) {
+            return Err(Error::DuplicateEntry {
+                location: crate::error::Location {
+                    source: String::new(),
+                    line: 0,
+                },
+                query: show(&qid),
+                doc: show(docs.get(i)),
+                first: String::new(),
+            });
+        }
+        let levels = count_levels(&labels);
+        Ok(QrelsQuery {
+            qid,
+            docs,
+            labels,
+            index,
+            levels,
+        })
+    }
+
     /// The query id.
     pub fn id(&self) -> &[u8] {
         &self.qid
@@ -62,7 +87,7 @@ impl QrelsQuery {
 #[derive(Clone, Debug, Default)]
 pub struct Qrels {
     pub(crate) queries: Vec<QrelsQuery>,
-    pub(crate) index: FxHashMap<Box<[u8]>, u32>,
+    index: KeyIndex,
 }
 
 impl Qrels {
@@ -103,9 +128,23 @@ impl Qrels {
         &self.queries
     }
 
+    /// Position of a query in [`Qrels::queries`].
+    pub(crate) fn position(&self, qid: &[u8]) -> Option<usize> {
+        self.index.get(qid, |i| &self.queries[i].qid)
+    }
+
     /// One query's judgments.
     pub fn query(&self, qid: &[u8]) -> Option<&QrelsQuery> {
-        self.index.get(qid).map(|&i| &self.queries[i as usize])
+        self.position(qid).map(|i| &self.queries[i])
+    }
+
+    /// From indexed queries with distinct ids, in any order.
+    pub(crate) fn from_queries(mut queries: Vec<QrelsQuery>) -> Qrels {
+        if !queries.windows(2).all(|w| w[0].qid < w[1].qid) {
+            queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
+        }
+        let index = KeyIndex::build(queries.len(), |i| &queries[i].qid);
+        Qrels { queries, index }
     }
 
     /// Approximate heap memory in bytes.
@@ -117,9 +156,26 @@ impl Qrels {
     }
 }
 
-/// Distinct non-negative labels with their counts, ascending.
-pub(crate) fn count_levels(labels: impl Iterator<Item = i64>) -> Vec<(i64, u64)> {
-    let mut lv: Vec<i64> = labels.filter(|&l| l >= 0).collect();
+/// Distinct non-negative labels with their counts, ascending. Few distinct labels (the
+/// usual case) are counted in a small sorted list; many fall back to sorting.
+pub(crate) fn count_levels(labels: &[i64]) -> Vec<(i64, u64)> {
+    const FEW: usize = 32;
+    let mut levels: Vec<(i64, u64)> = Vec::new();
+    for &l in labels {
+        if l < 0 {
+            continue;
+        }
+        match levels.binary_search_by_key(&l, |&(x, _)| x) {
+            Ok(i) => levels[i].1 += 1,
+            Err(_) if levels.len() == FEW => return count_levels_sorted(labels),
+            Err(i) => levels.insert(i, (l, 1)),
+        }
+    }
+    levels
+}
+
+fn count_levels_sorted(labels: &[i64]) -> Vec<(i64, u64)> {
+    let mut lv: Vec<i64> = labels.iter().copied().filter(|&l| l >= 0).collect();
     lv.sort_unstable();
     let mut levels: Vec<(i64, u64)> = Vec::new();
     for l in lv {
@@ -175,53 +231,13 @@ impl QrelsBuilder {
         Ok(())
     }
 
-    /// Add consecutive judgments of one query (a parsed block of a file).
-    pub(crate) fn add_segment(&mut self, qid: &[u8], docs: Ids, labels: Vec<i64>) -> Result<()> {
-        let i = self.query_slot(qid);
-        let q = &mut self.queries[i];
-        if q.labels.is_empty() {
-            q.docs = docs;
-            q.labels = labels;
-        } else {
-            for d in docs.iter() {
-                q.docs.push(d)?;
-            }
-            q.labels.extend(labels);
-        }
-        Ok(())
-    }
-
     /// Finish: index each query's documents (in parallel), count the label levels and
     /// order the queries by id. A document judged twice for one query is an
     /// [`Error::DuplicateEntry`] (without a location; file readers add it).
     pub fn build(self) -> Result<Qrels> {
-        let mut queries = self.queries;
-        let dups = crate::parallel::map_mut(&mut queries, |q| {
-            let mut index = IdIndex::with_capacity(q.docs.len());
-            if let Some(i) = (0..q.docs.len()).find(|&i| index.insert(&q.docs, i).is_some()) {
-                return Some((show(&q.qid), show(q.docs.get(i))));
-            }
-            q.index = index;
-            q.levels = count_levels(q.labels.iter().copied());
-            None
-        });
-        if let Some((query, doc)) = dups.into_iter().flatten().next() {
-            return Err(Error::DuplicateEntry {
-                location: crate::error::Location {
-                    source: String::new(),
-                    line: 0,
-                },
-                query,
-                doc,
-                first: String::new(),
-            });
-        }
-        queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
-        let mut index = FxHashMap::default();
-        index.reserve(queries.len());
-        for (i, q) in queries.iter().enumerate() {
-            index.insert(q.qid.clone(), i as u32);
-        }
-        Ok(Qrels { queries, index })
+        let queries =
+            crate::parallel::map_owned(self.queries, |q| QrelsQuery::new(q.qid, q.docs, q.labels));
+        let queries: Result<Vec<QrelsQuery>> = queries.into_iter().collect();
+        queries.map(Qrels::from_queries)
     }
 }

@@ -3,7 +3,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::error::{show, Error, Location, Result};
-use crate::ids::{IdIndex, Ids};
+use crate::ids::{IdIndex, Ids, KeyIndex};
 
 /// The results of one query, in input order (they are ranked at evaluation time).
 #[derive(Clone, Debug, Default)]
@@ -136,7 +136,7 @@ fn descending_key(x: f64) -> u64 {
 #[derive(Clone, Debug, Default)]
 pub struct Run {
     pub(crate) queries: Vec<RunQuery>,
-    pub(crate) index: FxHashMap<Box<[u8]>, u32>,
+    index: KeyIndex,
     pub(crate) runid: Vec<u8>,
 }
 
@@ -179,7 +179,8 @@ impl Run {
 
     /// One query's results.
     pub fn query(&self, qid: &[u8]) -> Option<&RunQuery> {
-        self.index.get(qid).map(|&i| &self.queries[i as usize])
+        let pos = self.index.get(qid, |i| &self.queries[i].qid)?;
+        Some(&self.queries[pos])
     }
 
     /// The run tag: the tag of the last line of a run file (trec_eval's `runid`).
@@ -207,12 +208,10 @@ impl Run {
     /// Build from queries known to hold no duplicate document (from dict keys).
     pub(crate) fn from_unique(queries: Vec<RunQuery>, runid: Vec<u8>) -> Run {
         let mut queries = queries;
-        queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
-        let mut index = FxHashMap::default();
-        index.reserve(queries.len());
-        for (i, q) in queries.iter().enumerate() {
-            index.insert(q.qid.clone(), i as u32);
+        if !queries.windows(2).all(|w| w[0].qid < w[1].qid) {
+            queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
         }
+        let index = KeyIndex::build(queries.len(), |i| &queries[i].qid);
         Run {
             queries,
             index,

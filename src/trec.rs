@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 
 use crate::error::{show, Error, Location, Result};
 use crate::ids::Ids;
-use crate::qrels::{Qrels, QrelsBuilder};
+use crate::qrels::{Qrels, QrelsQuery};
 use crate::run::{Run, RunQuery};
 
 /// Bytes read per block when streaming a run.
@@ -133,7 +133,29 @@ fn check_nul(data: &[u8], source: &str, lines_before: u64) -> Result<()> {
 }
 
 /// Strict integer label: optional sign and digits only.
+#[inline]
 fn parse_label(field: &[u8]) -> std::result::Result<i64, String> {
+    // the usual case: a short number, read here; the rest (and errors) by `parse_label_slow`
+    let (neg, digits) = match field.first() {
+        Some(b'-') => (true, &field[1..]),
+        Some(b'+') => (false, &field[1..]),
+        _ => (false, field),
+    };
+    if !digits.is_empty() && digits.len() <= 18 {
+        let mut v: i64 = 0;
+        for &c in digits {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return parse_label_slow(field);
+            }
+            v = v * 10 + i64::from(d);
+        }
+        return Ok(if neg { -v } else { v });
+    }
+    parse_label_slow(field)
+}
+
+fn parse_label_slow(field: &[u8]) -> std::result::Result<i64, String> {
     let s = std::str::from_utf8(field).unwrap_or("");
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -170,19 +192,22 @@ fn parse_score(field: &[u8]) -> std::result::Result<f64, String> {
 // ------------------------------------------------------------------------------------
 // qrels
 
-/// What one chunk of a qrels file parses into.
+/// What one chunk of a qrels file parses into: its judgments back to back, in runs of
+/// consecutive lines of one query (segments).
 struct QrelsChunk {
-    /// Consecutive lines of one query: (qid, documents, labels).
-    segments: Vec<(Box<[u8]>, Ids, Vec<i64>)>,
-    judgments: usize,
+    docs: Ids,
+    labels: Vec<i64>,
+    /// Per segment: the query id's byte range in the data and the end of its judgments.
+    segments: Vec<(usize, usize, usize)>,
     /// First problem: byte offset of its line and message.
     error: Option<(usize, String)>,
 }
 
 fn parse_qrels_chunk(data: &[u8], start: usize, end: usize) -> QrelsChunk {
     let mut out = QrelsChunk {
+        docs: Ids::with_capacity((end - start) / 16, (end - start) / 2),
+        labels: Vec::with_capacity((end - start) / 16),
         segments: Vec::new(),
-        judgments: 0,
         error: None,
     };
     // Was the line before this chunk a comment? (trec_eval skips one at a time.)
@@ -191,7 +216,6 @@ fn parse_qrels_chunk(data: &[u8], start: usize, end: usize) -> QrelsChunk {
         let ls = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
         before.get(ls) == Some(&b'#')
     };
-    let mut fields: [&[u8]; 5] = [&[]; 5];
     let mut pos = start;
     while pos < end {
         let nl = memchr::memchr(b'\n', &data[pos..end]).map_or(end, |i| pos + i);
@@ -221,74 +245,156 @@ fn parse_qrels_chunk(data: &[u8], start: usize, end: usize) -> QrelsChunk {
             continue;
         }
         prev_comment = false;
-        let n = split_fields(line, &mut fields);
-        if n == 0 {
-            out.error = fail(
-                "blank line; qrels lines are 'qid iter docno rel' and blank lines are not \
-                 allowed (trec_eval rejects them)"
-                    .into(),
-            );
+        // qid iter docno rel
+        let (q0, q1) = next_field(line, 0);
+        let (_, i1) = next_field(line, q1);
+        let (d0, d1) = next_field(line, i1);
+        let (l0, l1) = next_field(line, d1);
+        if l0 == line.len() || skip_ws(line, l1) != line.len() {
+            out.error = fail(qrels_fields_error(line));
             break;
         }
-        if n != 4 {
-            let hint = if fields[0].first() == Some(&b'#') {
-                "; a comment must start with '#' in the first column"
-            } else if n == 6 {
-                " (is this a run file given as qrels?)"
-            } else {
-                ""
-            };
-            out.error = fail(format!(
-                "expected 4 fields 'qid iter docno rel', found {n}{hint}"
-            ));
-            break;
-        }
-        let label = match parse_label(fields[3]) {
+        let label = match parse_label(&line[l0..l1]) {
             Ok(l) => l,
             Err(m) => {
                 out.error = fail(m);
                 break;
             }
         };
-        if !matches!(out.segments.last(), Some(seg) if &*seg.0 == fields[0]) {
-            out.segments
-                .push((fields[0].into(), Ids::default(), Vec::new()));
+        let (qa, qb) = (line_start + q0, line_start + q1);
+        match out.segments.last_mut() {
+            Some(seg) if data[seg.0..seg.1] == data[qa..qb] => seg.2 += 1,
+            _ => out.segments.push((qa, qb, out.labels.len() + 1)),
         }
-        let Some(seg) = out.segments.last_mut() else {
-            continue;
-        };
-        if let Err(e) = seg.1.push(fields[2]) {
+        if let Err(e) = out.docs.push(&line[d0..d1]) {
             out.error = fail(e.to_string());
             break;
         }
-        seg.2.push(label);
-        out.judgments += 1;
+        out.labels.push(label);
     }
     out
 }
 
-/// Parse TREC qrels (`qid iter docno rel`), in parallel chunks.
+/// The message for a qrels line without exactly 4 fields.
+fn qrels_fields_error(line: &[u8]) -> String {
+    let mut fields: [&[u8]; 1] = [&[]];
+    let n = split_fields(line, &mut fields);
+    if n == 0 {
+        return "blank line; qrels lines are 'qid iter docno rel' and blank lines are not \
+                allowed (trec_eval rejects them)"
+            .into();
+    }
+    let hint = if fields[0].first() == Some(&b'#') {
+        "; a comment must start with '#' in the first column"
+    } else if n == 6 {
+        " (is this a run file given as qrels?)"
+    } else {
+        ""
+    };
+    format!("expected 4 fields 'qid iter docno rel', found {n}{hint}")
+}
+
+/// Parse TREC qrels (`qid iter docno rel`): chunks are parsed in parallel, their
+/// segments grouped by query, and each query is assembled and indexed in parallel.
 pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
     check_nul(data, source, 0)?;
-    let bounds = chunk_bounds(data, threads() * 4);
+    // a chunk's document ids must stay under 4 GiB (`Ids` offsets are 32-bit)
+    let bounds = chunk_bounds(data, (threads() * 4).max(data.len() >> 30));
     let chunks = crate::parallel::map_chunks(&bounds, |&(s, e)| parse_qrels_chunk(data, s, e));
-    let mut b = QrelsBuilder::default();
-    let mut judgments = 0usize;
-    for ch in chunks {
-        if let Some((off, msg)) = ch.error {
-            return Err(Error::format(source, line_of(data, off), msg));
-        }
-        judgments += ch.judgments;
-        for (qid, docs, labels) in ch.segments {
-            b.add_segment(&qid, docs, labels)?;
+    for ch in &chunks {
+        if let Some((off, msg)) = &ch.error {
+            return Err(Error::format(source, line_of(data, *off), msg.clone()));
         }
     }
-    if judgments == 0 {
+    // Number the queries in order of first appearance; list each one's segments.
+    let mut slots = hashbrown::HashTable::<u32>::new();
+    let mut qids: Vec<&[u8]> = Vec::new();
+    let mut seg_slot: Vec<u32> = Vec::new(); // segments of all chunks, in file order
+    let mut sizes: Vec<(u32, usize, usize)> = Vec::new(); // segments, judgments, id bytes
+    for ch in &chunks {
+        let mut begin = 0;
+        for &(qa, qb, end) in &ch.segments {
+            let qid = &data[qa..qb];
+            let h = crate::ids::hash_id(qid);
+            let slot = match slots.entry(
+                h,
+                |&i| qids[i as usize] == qid,
+                |&i| crate::ids::hash_id(qids[i as usize]),
+            ) {
+                hashbrown::hash_table::Entry::Occupied(o) => *o.get(),
+                hashbrown::hash_table::Entry::Vacant(v) => {
+                    let i = qids.len() as u32;
+                    v.insert(i);
+                    qids.push(qid);
+                    sizes.push((0, 0, 0));
+                    i
+                }
+            };
+            seg_slot.push(slot);
+            let sz = &mut sizes[slot as usize];
+            sz.0 += 1;
+            sz.1 += end - begin;
+            sz.2 += ch.docs.range_bytes(begin, end);
+            begin = end;
+        }
+    }
+    if qids.is_empty() {
         return Err(Error::Input(format!(
             "{source}: no judgments (the qrels file is empty or has only comments)"
         )));
     }
-    b.build().map_err(|e| locate_duplicate(e, data, source, 4))
+    // Segments grouped by query (counting sort, file order kept within a query):
+    // (chunk, first judgment, end).
+    let mut first = Vec::with_capacity(qids.len() + 1);
+    let mut total = 0usize;
+    for &(n, _, _) in &sizes {
+        first.push(total);
+        total += n as usize;
+    }
+    let mut fill = first.clone();
+    let mut segs = vec![(0u32, 0usize, 0usize); total];
+    let mut k = 0;
+    for (c, ch) in chunks.iter().enumerate() {
+        let mut begin = 0;
+        for &(_, _, end) in &ch.segments {
+            let slot = seg_slot[k] as usize;
+            segs[fill[slot]] = (c as u32, begin, end);
+            fill[slot] += 1;
+            begin = end;
+            k += 1;
+        }
+    }
+    // Built in order of query id, so that the queries need no sorting afterwards.
+    let mut order: Vec<u32> = (0..qids.len() as u32).collect();
+    if !qids.windows(2).all(|w| w[0] < w[1]) {
+        order.sort_unstable_by(|&a, &b| qids[a as usize].cmp(qids[b as usize]));
+    }
+    let queries = crate::parallel::map_chunks(&order, |&slot| {
+        let slot = slot as usize;
+        let (n, judged, bytes) = sizes[slot];
+        let mut docs = Ids::with_capacity(judged, bytes);
+        let mut labels = Vec::with_capacity(judged);
+        for &(c, a, b) in &segs[first[slot]..first[slot] + n as usize] {
+            let ch = &chunks[c as usize];
+            docs.extend_range(&ch.docs, a, b)?;
+            labels.extend_from_slice(&ch.labels[a..b]);
+        }
+        QrelsQuery::new(qids[slot].into(), docs, labels)
+    });
+    // the first query (in order of appearance) with a duplicate names it
+    let mut built = Vec::with_capacity(queries.len());
+    let mut dup: Option<(u32, Error)> = None;
+    for (q, &slot) in queries.into_iter().zip(&order) {
+        match q {
+            Ok(q) => built.push(q),
+            Err(e) if dup.as_ref().map_or(true, |(s, _)| slot < *s) => dup = Some((slot, e)),
+            Err(_) => {}
+        }
+    }
+    match dup {
+        Some((_, e)) => Err(locate_duplicate(e, data, source, 4)),
+        None => Ok(Qrels::from_queries(built)),
+    }
 }
 
 /// 1-based numbers of the first `max` lines whose fields satisfy `pred` (error paths).
@@ -823,6 +929,26 @@ mod tests {
         assert!(parse_label(b"1.7").is_err());
         assert!(parse_label(b"2abc").is_err());
         assert!(parse_label(b"99999999999999999999").is_err());
+        for bad in [&b""[..], b"+", b"-", b"--1", b"+-1", b"1 ", b"\x001"] {
+            assert!(parse_label(bad).is_err(), "{bad:?}");
+        }
+        // the short-number path agrees with the standard parser, up to the 64-bit limits
+        for s in [
+            "0",
+            "-0",
+            "+0",
+            "007",
+            "123456789012345678",
+            "-999999999999999999",
+        ] {
+            assert_eq!(
+                parse_label(s.as_bytes()).unwrap(),
+                s.parse::<i64>().unwrap()
+            );
+        }
+        assert_eq!(parse_label(b"9223372036854775807").unwrap(), i64::MAX);
+        assert_eq!(parse_label(b"-9223372036854775808").unwrap(), i64::MIN);
+        assert!(parse_label(b"9223372036854775808").is_err());
     }
 
     #[test]
@@ -862,6 +988,38 @@ mod tests {
         let back = parse_run(&buf, "w").unwrap();
         assert_eq!(back.num_results(), 3);
         assert_eq!(back.runid(), b"tag");
+    }
+
+    #[test]
+    fn qrels_segments_of_a_query_join_in_file_order() {
+        // queries interleaved, so that most chunks end inside a query
+        let data = b"q2 0 a 1\nq10 0 b 2\nq2 0 c 0\nq2 0 d -1\nq10 0 a 0\nq1 0 z 3\nq2 0 e 1\n";
+        for threads in [1, 2, 4] {
+            let q = crate::parallel::with_threads(threads, || parse_qrels(data, "q")).unwrap();
+            let ids: Vec<&[u8]> = q.queries().iter().map(|q| q.id()).collect();
+            assert_eq!(ids, [&b"q1"[..], b"q10", b"q2"]);
+            let q2: Vec<(&[u8], i64)> = q.query(b"q2").unwrap().iter().collect();
+            assert_eq!(
+                q2,
+                [(&b"a"[..], 1), (b"c", 0), (b"d", -1), (b"e", 1)],
+                "threads {threads}"
+            );
+            assert_eq!(q.query(b"q2").unwrap().levels(), &[(0, 1), (1, 2)]);
+            assert_eq!(q.query(b"q10").unwrap().label(b"b"), Some(2));
+            assert_eq!(q.num_judgments(), 7);
+        }
+    }
+
+    #[test]
+    fn qrels_duplicate_named_by_first_query_in_the_file() {
+        // q9 comes first in the file, q1 first in byte order: q9's duplicate is named
+        let data = b"q9 0 a 1\nq1 0 b 1\nq9 0 a 0\nq1 0 b 0\n";
+        for threads in [1, 4] {
+            let e = crate::parallel::with_threads(threads, || parse_qrels(data, "q")).unwrap_err();
+            let msg = e.to_string();
+            assert!(msg.starts_with("q:3: "), "{msg}");
+            assert!(msg.contains("'a'") && msg.contains("'q9'"), "{msg}");
+        }
     }
 
     #[test]

@@ -225,7 +225,7 @@ pub(crate) mod test_util {
 
     /// Levels counted from a list of judged labels.
     pub fn levels(labels: &[i64]) -> Vec<(i64, u64)> {
-        crate::qrels::count_levels(labels.iter().copied())
+        crate::qrels::count_levels(labels)
     }
 
     /// Value(s) of a measure by name for a ranked relevance list and judged labels.
