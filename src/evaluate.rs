@@ -10,7 +10,7 @@ use std::path::Path;
 use rustc_hash::FxHashSet;
 
 use crate::error::{show, Error, Location, Result};
-use crate::ids::IdIndex;
+use crate::ids::RepeatFinder;
 use crate::measure::{Family, MeasureSet};
 use crate::metrics::{self, QueryCtx, NONPOOL, UNJUDGED};
 use crate::qrels::{Qrels, QrelsQuery};
@@ -488,7 +488,7 @@ impl QueryStream<'_> {
         let out = self.pool.install(|| {
             crate::parallel::map_with(
                 &pending,
-                || (Scratch::default(), IdIndex::default()),
+                || (Scratch::default(), RepeatFinder::default()),
                 |(s, dup), rq| -> Result<Option<(usize, Row)>> {
                     if check {
                         rq.check_duplicates(dup).map_err(|e| match e {

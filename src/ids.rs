@@ -30,6 +30,7 @@ impl Ids {
     }
 
     /// Bytes used by the ids.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub(crate) fn byte_len(&self) -> usize {
         self.bytes.len()
     }
@@ -150,10 +151,6 @@ impl IdIndex {
         }
     }
 
-    pub(crate) fn clear(&mut self) {
-        self.table.clear();
-    }
-
     pub(crate) fn heap_bytes(&self) -> usize {
         self.table.capacity() * 5
     }
@@ -182,5 +179,72 @@ impl KeyIndex {
         self.table
             .find(hash_id(id), |&i| key(i as usize) == id)
             .map(|&i| i as usize)
+    }
+}
+
+/// Finds the first id of a list that repeats an earlier one: an open-addressing table of
+/// 32-bit hash tags (8 to 16 bytes per id, reused between lists); ids themselves are
+/// compared only when two tags are equal.
+#[derive(Debug, Default)]
+pub(crate) struct RepeatFinder {
+    slots: Vec<u32>,
+}
+
+impl RepeatFinder {
+    /// Position of the first id equal to an earlier one, if any.
+    pub(crate) fn first_repeat(&mut self, ids: &Ids) -> Option<usize> {
+        let n = ids.len();
+        if n < 2 {
+            return None;
+        }
+        // a sparse table: fewer occupied slots met on the way, fewer mispredicted branches
+        let size = (if n < 1 << 20 { 4 * n } else { 2 * n }).next_power_of_two();
+        self.slots.clear();
+        self.slots.resize(size, 0);
+        let mask = size - 1;
+        for i in 0..n {
+            let id = ids.get(i);
+            let h = hash_id(id);
+            let tag = (h >> 32) as u32 | 1; // 0 marks an empty slot
+            let mut s = h as usize & mask;
+            loop {
+                let v = self.slots[s];
+                if v == 0 {
+                    self.slots[s] = tag;
+                    break;
+                }
+                // equal tags: compare with the earlier ids (a repeat is an error, so
+                // this scan runs once, or on a rare 32-bit tag collision)
+                if v == tag && (0..i).any(|j| ids.get(j) == id) {
+                    return Some(i);
+                }
+                s = (s + 1) & mask;
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn repeat_finder_names_the_first_repeat(
+            ids in proptest::collection::vec(proptest::collection::vec(0u8..4, 0..4), 0..200)
+        ) {
+            let mut list = Ids::default();
+            for id in &ids {
+                list.push(id).unwrap();
+            }
+            let mut seen = std::collections::HashSet::new();
+            let expect = ids.iter().position(|id| !seen.insert(id.clone()));
+            let mut finder = RepeatFinder::default();
+            prop_assert_eq!(finder.first_repeat(&list), expect);
+            // the scratch table is reused
+            prop_assert_eq!(finder.first_repeat(&list), expect);
+        }
     }
 }

@@ -108,19 +108,25 @@ pub(crate) fn map_owned<T: Send, R: Send>(
     items.into_iter().map(f).collect()
 }
 
-/// The result of `f` for the first item (in order) for which it returns `Some`.
-pub(crate) fn find_first<T: Sync, R: Send>(
+/// The result of `f` for the first item (in order) for which it returns `Some`, with
+/// per-thread scratch state created by `init`.
+pub(crate) fn find_first_with<T: Sync, S, R: Send>(
     items: &[T],
-    f: impl Fn(&T) -> Option<R> + Sync + Send,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, &T) -> Option<R> + Sync + Send,
 ) -> Option<R> {
     #[cfg(feature = "parallel")]
     {
         if parallel_ok(items.len()) {
             use rayon::prelude::*;
-            return items.par_iter().find_map_first(f);
+            return items
+                .par_iter()
+                .map_init(&init, |s, t| f(s, t))
+                .find_map_first(|r| r);
         }
     }
-    items.iter().find_map(f)
+    let mut s = init();
+    items.iter().find_map(|t| f(&mut s, t))
 }
 
 /// A thread count to run work with: a pool of its own when it differs from the

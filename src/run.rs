@@ -3,7 +3,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::error::{show, Error, Location, Result};
-use crate::ids::{IdIndex, Ids, KeyIndex};
+use crate::ids::{Ids, KeyIndex, RepeatFinder};
 
 /// The results of one query, in input order (they are ranked at evaluation time).
 #[derive(Clone, Debug, Default)]
@@ -104,9 +104,8 @@ impl RunQuery {
     }
 
     /// An error naming the first document that occurs twice, if any.
-    pub(crate) fn check_duplicates(&self, scratch: &mut IdIndex) -> Result<()> {
-        scratch.clear();
-        match (0..self.docs.len()).find(|&i| scratch.insert(&self.docs, i).is_some()) {
+    pub(crate) fn check_duplicates(&self, scratch: &mut RepeatFinder) -> Result<()> {
+        match scratch.first_repeat(&self.docs) {
             None => Ok(()),
             Some(i) => Err(Error::DuplicateEntry {
                 location: Location {
@@ -195,9 +194,8 @@ impl Run {
 
     pub(crate) fn from_queries(queries: Vec<RunQuery>, runid: Vec<u8>) -> Result<Run> {
         // Duplicate documents are an error (trec_eval: "duplicate docs").
-        let dup = crate::parallel::find_first(&queries, |q| {
-            let mut scratch = IdIndex::with_capacity(q.len());
-            q.check_duplicates(&mut scratch).err()
+        let dup = crate::parallel::find_first_with(&queries, RepeatFinder::default, |s, q| {
+            q.check_duplicates(s).err()
         });
         if let Some(e) = dup {
             return Err(e);

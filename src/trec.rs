@@ -495,6 +495,43 @@ fn next_field(line: &[u8], i: usize) -> (usize, usize) {
     (i, field_end(line, i))
 }
 
+/// The first byte at or after `i` that is not blank (whitespace other than `\n`).
+#[inline(always)]
+fn skip_blank(data: &[u8], mut i: usize) -> usize {
+    while i < data.len() && data[i] <= b' ' && data[i] != b'\n' && WS[data[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
+/// The next field of the line going on at `i`: (start, end), or `None` at the line's end.
+#[inline(always)]
+fn field_in_line(data: &[u8], i: usize) -> Option<(usize, usize)> {
+    let i = skip_blank(data, i);
+    if i == data.len() || data[i] == b'\n' {
+        return None;
+    }
+    Some((i, field_end(data, i)))
+}
+
+/// The message for a run line with fewer than 6 fields.
+#[cold]
+fn run_fields_error(line: &[u8]) -> String {
+    let mut fields: [&[u8]; 6] = [&[]; 6];
+    let n = split_fields(line, &mut fields);
+    format!(
+        "expected 6 fields 'qid iter docno rank score tag', found {n}{}",
+        if n == 4 {
+            " (is this a qrels file given as a run?)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Parse the lines of `block[start..end]`. One pass per line: the fields are found in
+/// place (the end of the tag field is usually the line's end), nothing is copied but
+/// the document id and the score.
 fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
     let mut out = Chunk {
         segments: Vec::new(),
@@ -510,87 +547,80 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         ));
         return out;
     }
-    let mut cur: Option<RunQuery> = None;
+    let data = &block[..end];
+    let line_end = |from: usize| memchr::memchr(b'\n', &data[from..]).map_or(end, |i| from + i);
+    // The current query's results gather in reused buffers; each query (segment) is
+    // then copied out at its exact size, so the run holds no slack.
+    let mut cur = RunQuery::default();
+    let mut cur_qid = (0usize, 0usize);
     let mut cur_start = 0u64;
-    let mut last_line: Option<(usize, usize)> = None;
+    let close = |cur: &mut RunQuery, (a, b): (usize, usize), first: u64, out: &mut Chunk| {
+        if !cur.is_empty() {
+            let seg = RunQuery {
+                qid: data[a..b].into(),
+                docs: cur.docs.clone(),
+                scores: cur.scores.clone(),
+            };
+            out.segments.push((seg, first));
+            cur.docs.truncate(0);
+            cur.scores.clear();
+        }
+    };
+    let mut last_tag: Option<(usize, usize)> = None;
     let mut pos = start;
     let mut idx = 0u64;
     while pos < end {
-        let nl = memchr::memchr(b'\n', &block[pos..end]).map_or(end, |i| pos + i);
-        let line = &block[pos..nl];
         let line_start = pos;
         let line_idx = idx;
         idx += 1;
-        pos = nl + 1;
-        // qid iter docno rank score tag: scan the first five fields and the start of
-        // the sixth; the tag itself is only read for the chunk's last line.
-        let (q0, q1) = next_field(line, 0);
-        if q0 == line.len() || line[q0] == b'#' {
-            continue; // blank line or comment
+        // qid iter docno rank score tag
+        let Some((q0, q1)) = field_in_line(data, pos) else {
+            pos = skip_blank(data, pos) + 1; // blank line
+            continue;
+        };
+        if data[q0] == b'#' {
+            pos = line_end(q0) + 1; // comment
+            continue;
         }
-        let (_, i1) = next_field(line, q1);
-        let (d0, d1) = next_field(line, i1);
-        let (_, r1) = next_field(line, d1);
-        let (s0, s1) = next_field(line, r1);
-        let t0 = skip_ws(line, s1);
-        if t0 == line.len() {
-            let mut fields: [&[u8]; 6] = [&[]; 6];
-            let n = split_fields(line, &mut fields);
-            out.error = Some((
-                line_idx,
-                format!(
-                    "expected 6 fields 'qid iter docno rank score tag', found {n}{}",
-                    if n == 4 {
-                        " (is this a qrels file given as a run?)"
-                    } else {
-                        ""
-                    }
-                ),
-            ));
+        let fields = field_in_line(data, q1).and_then(|(_, i1)| {
+            let (d0, d1) = field_in_line(data, i1)?;
+            let (_, r1) = field_in_line(data, d1)?;
+            let (s0, s1) = field_in_line(data, r1)?;
+            let (t0, t1) = field_in_line(data, s1)?;
+            Some((d0, d1, s0, s1, t0, t1))
+        });
+        let Some((d0, d1, s0, s1, t0, t1)) = fields else {
+            let nl = line_end(line_start);
+            out.error = Some((line_idx, run_fields_error(&data[line_start..nl])));
             break;
-        }
-        let score = match parse_score(&line[s0..s1]) {
+        };
+        pos = if t1 < end && data[t1] == b'\n' {
+            t1 + 1
+        } else {
+            line_end(t1) + 1
+        };
+        let score = match parse_score(&data[s0..s1]) {
             Ok(s) => s,
             Err(m) => {
                 out.error = Some((line_idx, m));
                 break;
             }
         };
-        let qid = &line[q0..q1];
-        let q = match &mut cur {
-            Some(q) if &*q.qid == qid => q,
-            _ => {
-                // queries tend to be alike: reserve what the previous one needed
-                let (n, bytes) = cur
-                    .as_ref()
-                    .map_or((0, 0), |q| (q.len(), q.docs.byte_len()));
-                if let Some(q) = cur.take() {
-                    out.segments.push((q, cur_start));
-                }
-                cur_start = line_idx;
-                cur.insert(RunQuery {
-                    qid: qid.into(),
-                    docs: Ids::with_capacity(n, bytes),
-                    scores: Vec::with_capacity(n),
-                })
-            }
-        };
-        if let Err(e) = q.docs.push(&line[d0..d1]) {
+        if cur.is_empty() || data[cur_qid.0..cur_qid.1] != data[q0..q1] {
+            close(&mut cur, cur_qid, cur_start, &mut out);
+            cur_qid = (q0, q1);
+            cur_start = line_idx;
+        }
+        if let Err(e) = cur.docs.push(&data[d0..d1]) {
             out.error = Some((line_idx, e.to_string()));
             break;
         }
-        q.scores.push(score);
-        last_line = Some((line_start, nl));
+        cur.scores.push(score);
+        last_tag = Some((t0, t1));
     }
     out.lines = idx;
-    if let Some(q) = cur {
-        out.segments.push((q, cur_start));
-    }
-    if let Some((a, b)) = last_line {
-        let mut fields: [&[u8]; 6] = [&[]; 6];
-        split_fields(&block[a..b], &mut fields);
-        out.last_tag = Some(fields[5].to_vec());
-    }
+    close(&mut cur, cur_qid, cur_start, &mut out);
+    out.last_tag = last_tag.map(|(a, b)| data[a..b].to_vec());
     out
 }
 
@@ -716,7 +746,9 @@ pub(crate) fn read_run_blocks(
     block: usize,
     cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<Vec<u8>> {
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    // A rendezvous: the reader fills the next block while this thread parses one, and
+    // hands it over when asked; so two blocks are in use at any time.
+    let (tx, rx) = std::sync::mpsc::sync_channel(0);
     let (give_back, recycled) = std::sync::mpsc::channel();
     // `move`: on an early error the receiver is dropped with the closure, which stops
     // the reader thread before the scope waits for it.
@@ -1020,6 +1052,79 @@ mod tests {
             assert!(msg.starts_with("q:3: "), "{msg}");
             assert!(msg.contains("'a'") && msg.contains("'q9'"), "{msg}");
         }
+    }
+
+    /// A plain per-line reading of run text (split into lines, then fields): what the
+    /// one-pass chunk parser must agree with. Results, tag of the last result line, and
+    /// the index of the first bad line.
+    type Parsed = (Vec<(Vec<u8>, Vec<u8>, u64)>, Option<Vec<u8>>, Option<u64>);
+
+    fn reference_run(text: &[u8]) -> Parsed {
+        let mut out = Vec::new();
+        let mut tag = None;
+        let mut fields: [&[u8]; 6] = [&[]; 6];
+        let body = text.strip_suffix(b"\n").unwrap_or(text);
+        for (i, line) in body.split(|&c| c == b'\n').enumerate() {
+            let n = split_fields(line, &mut fields);
+            if n == 0 || fields[0][0] == b'#' {
+                continue;
+            }
+            let Some(score) = (n >= 6).then(|| parse_score(fields[4]).ok()).flatten() else {
+                return (out, tag, Some(i as u64));
+            };
+            out.push((fields[0].to_vec(), fields[2].to_vec(), score.to_bits()));
+            tag = Some(fields[5].to_vec());
+        }
+        (out, tag, None)
+    }
+
+    fn chunk_run(text: &[u8]) -> Parsed {
+        let ch = parse_run_chunk(text, 0, text.len());
+        let mut out = Vec::new();
+        for (q, _) in &ch.segments {
+            for (d, s) in q.iter() {
+                out.push((q.qid.to_vec(), d.to_vec(), s.to_bits()));
+            }
+        }
+        match ch.error {
+            Some((i, _)) => (out, None, Some(i)),
+            None => (out, ch.last_tag, None),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_pass_run_parser_agrees_with_per_line_splitting(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "q1", "q2", "Q0", "d", "doc12345678", "7", "0.5", "-1e3", "2.", "x",
+                    "tag", "#", " ", "  ", "\t", "\r", "\x0b", "\x01", "\n", "\n", "\n",
+                ]),
+                0..60,
+            )
+        ) {
+            let text: Vec<u8> = pieces.concat().into_bytes();
+            let (good, tag, bad) = reference_run(&text);
+            let (got, got_tag, got_bad) = chunk_run(&text);
+            proptest::prop_assert_eq!(got_bad, bad);
+            if bad.is_none() {
+                proptest::prop_assert_eq!(got, good);
+                proptest::prop_assert_eq!(got_tag, tag);
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_run_parser_on_awkward_lines() {
+        let text = b"  q1\tQ0  d1 1 0.5 t1 extra\r\n\n   \n# c\n  #c2\nq1 Q0 d\x012 2 0.25 t2\nq2 Q0 d3 1 1 t3";
+        assert_eq!(chunk_run(text), reference_run(text));
+        let (res, tag, bad) = chunk_run(text);
+        assert_eq!(bad, None);
+        assert_eq!(res.len(), 3);
+        assert_eq!(res[1].1, b"d\x012");
+        assert_eq!(tag.as_deref(), Some(&b"t3"[..]));
+        let short = b"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.5\n";
+        assert_eq!(chunk_run(short).2, Some(1));
     }
 
     #[test]
