@@ -172,10 +172,55 @@ fn parse_label_slow(field: &[u8]) -> std::result::Result<i64, String> {
     })
 }
 
+/// The powers of ten that are doubles exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The usual score, `[-+]digits[.digits]`, read exactly when its digits form an integer
+/// `m` of at most 2^53 and it has at most 22 decimals: `m` and `10^k` are then doubles
+/// and `m / 10^k` is one correctly rounded division (Clinger's fast path, the one
+/// fast_float takes too). `None` for anything else.
+#[inline(always)]
+fn parse_plain_decimal(field: &[u8]) -> Option<f64> {
+    let (neg, body) = match field.first()? {
+        b'-' => (true, &field[1..]),
+        b'+' => (false, &field[1..]),
+        _ => (false, field),
+    };
+    if body.len() > 20 {
+        return None;
+    }
+    let mut m: u64 = 0;
+    let mut dot = body.len();
+    for (i, &c) in body.iter().enumerate() {
+        let d = c.wrapping_sub(b'0');
+        if d < 10 {
+            // 20 digits may wrap; more than 19 are refused below
+            m = m.wrapping_mul(10).wrapping_add(u64::from(d));
+        } else if c == b'.' && dot == body.len() {
+            dot = i;
+        } else {
+            return None;
+        }
+    }
+    let digits = body.len() - usize::from(dot < body.len());
+    let decimals = body.len().saturating_sub(dot + 1);
+    if digits == 0 || digits > 19 || m > 1 << 53 || decimals >= POW10.len() {
+        return None;
+    }
+    let v = m as f64 / POW10[decimals];
+    Some(if neg { -v } else { v })
+}
+
 /// Strict score: a complete decimal number (`1`, `-0.5`, `.5`, `+5e-1`, `inf`); NaN,
 /// hex floats and trailing characters are refused.
 #[inline]
 fn parse_score(field: &[u8]) -> std::result::Result<f64, String> {
+    if let Some(v) = parse_plain_decimal(field) {
+        return Ok(v);
+    }
     match fast_float2::parse::<f64, _>(field) {
         Ok(v) if !v.is_nan() => Ok(v),
         Ok(_) => Err(format!(
@@ -952,6 +997,80 @@ mod tests {
         assert!(parse_score(b"1,5").is_err());
         assert!(parse_score(b"0x1p2").is_err());
         assert!(parse_score(b"nan").is_err());
+    }
+
+    #[test]
+    fn plain_decimals_read_as_fast_float_reads_them() {
+        let fixed = [
+            "0",
+            "-0",
+            "+0",
+            "0.0",
+            "-0.0",
+            "1.",
+            ".5",
+            "+.5",
+            "-.5",
+            "14.212",
+            "007.50",
+            "9007199254740992",
+            "9007199254740993",
+            "0.1",
+            "0.3",
+            "123456.789012",
+            "1234567890123456789",
+            "12345678901234567890",
+            "0.0000000000000000000001",
+            "0.00000000000000000000001",
+            ".",
+            "-",
+            "+",
+            "",
+            "1.2.3",
+            "1e5",
+            "--1",
+            "1-",
+        ];
+        let check = |s: &str| {
+            let fast = parse_plain_decimal(s.as_bytes());
+            let reference = fast_float2::parse::<f64, _>(s.as_bytes()).ok();
+            if let Some(v) = fast {
+                assert_eq!(Some(v.to_bits()), reference.map(f64::to_bits), "{s}");
+            }
+        };
+        for s in fixed {
+            check(s);
+        }
+        assert_eq!(parse_plain_decimal(b"9007199254740993"), None); // above 2^53
+        assert_eq!(parse_plain_decimal(b"."), None);
+        assert_eq!(
+            parse_plain_decimal(b"-0").map(f64::to_bits),
+            Some((-0.0f64).to_bits())
+        );
+        // random decimals of every shape the fast path takes
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let digits = (x % 19 + 1) as usize;
+            let mut s = String::new();
+            if x >> 60 & 1 == 1 {
+                s.push('-');
+            }
+            let mut y = x;
+            let dot = (x >> 20) as usize % (digits + 1);
+            for i in 0..digits {
+                if i == dot && x >> 61 & 1 == 1 {
+                    s.push('.');
+                }
+                y = y
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s.push((b'0' + (y >> 59) as u8 % 10) as char);
+            }
+            check(&s);
+        }
     }
 
     #[test]
