@@ -164,13 +164,38 @@ pub(crate) struct KeyIndex {
 }
 
 impl KeyIndex {
-    /// Index positions `0..n`, whose ids are distinct.
-    pub(crate) fn build<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> KeyIndex {
-        let mut table = HashTable::with_capacity(n);
-        for i in 0..n {
-            table.insert_unique(hash_id(key(i)), i as u32, |&j| hash_id(key(j as usize)));
+    /// Sort `items` by id (unless they already are) and index them; the ids are distinct.
+    pub(crate) fn sorted<T>(items: &mut [T], key: impl Fn(&T) -> &[u8]) -> KeyIndex {
+        if !items.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+            items.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        }
+        let mut table = HashTable::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let h = hash_id(key(item));
+            table.insert_unique(h, i as u32, |&j| hash_id(key(&items[j as usize])));
         }
         KeyIndex { table }
+    }
+
+    /// Position of `id` if present; otherwise `id` is recorded at position `next`, where
+    /// the caller then puts it, and `None` is returned.
+    pub(crate) fn get_or_add<'a>(
+        &mut self,
+        id: &[u8],
+        next: usize,
+        key: impl Fn(usize) -> &'a [u8],
+    ) -> Option<usize> {
+        match self.table.entry(
+            hash_id(id),
+            |&i| key(i as usize) == id,
+            |&i| hash_id(key(i as usize)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(o) => Some(*o.get() as usize),
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert(next as u32);
+                None
+            }
+        }
     }
 
     /// Position of `id`, if present.

@@ -1,7 +1,5 @@
 //! Relevance judgments: for each query, a hash map from document id to label.
 
-use rustc_hash::FxHashMap;
-
 use crate::error::{show, Error, Result};
 use crate::ids::{IdIndex, Ids, KeyIndex};
 
@@ -140,10 +138,7 @@ impl Qrels {
 
     /// From indexed queries with distinct ids, in any order.
     pub(crate) fn from_queries(mut queries: Vec<QrelsQuery>) -> Qrels {
-        if !queries.windows(2).all(|w| w[0].qid < w[1].qid) {
-            queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
-        }
-        let index = KeyIndex::build(queries.len(), |i| &queries[i].qid);
+        let index = KeyIndex::sorted(&mut queries, |q| &q.qid);
         Qrels { queries, index }
     }
 
@@ -192,7 +187,7 @@ fn count_levels_sorted(labels: &[i64]) -> Vec<(i64, u64)> {
 #[derive(Default)]
 pub struct QrelsBuilder {
     queries: Vec<QrelsQuery>,
-    index: FxHashMap<Box<[u8]>, u32>,
+    index: KeyIndex,
     last: Option<usize>,
 }
 
@@ -203,10 +198,10 @@ impl QrelsBuilder {
                 return i;
             }
         }
-        let i = match self.index.get(qid) {
-            Some(&i) => i as usize,
+        let next = self.queries.len();
+        let i = match self.index.get_or_add(qid, next, |i| &self.queries[i].qid) {
+            Some(i) => i,
             None => {
-                let i = self.queries.len();
                 self.queries.push(QrelsQuery {
                     qid: qid.into(),
                     docs: Ids::default(),
@@ -214,8 +209,7 @@ impl QrelsBuilder {
                     index: IdIndex::default(),
                     levels: Vec::new(),
                 });
-                self.index.insert(qid.into(), i as u32);
-                i
+                next
             }
         };
         self.last = Some(i);

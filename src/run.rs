@@ -1,7 +1,5 @@
 //! A run: for each query, the retrieved documents with their scores.
 
-use rustc_hash::FxHashMap;
-
 use crate::error::{show, Error, Location, Result};
 use crate::ids::{Ids, KeyIndex, RepeatFinder};
 
@@ -96,9 +94,7 @@ impl RunQuery {
             self.scores = other.scores;
             return Ok(());
         }
-        for d in other.docs.iter() {
-            self.docs.push(d)?;
-        }
+        self.docs.extend_range(&other.docs, 0, other.docs.len())?;
         self.scores.append(&mut other.scores);
         Ok(())
     }
@@ -178,8 +174,8 @@ impl Run {
 
     /// One query's results.
     pub fn query(&self, qid: &[u8]) -> Option<&RunQuery> {
-        let pos = self.index.get(qid, |i| &self.queries[i].qid)?;
-        Some(&self.queries[pos])
+        let pos = self.index.get(qid, |i| &self.queries[i].qid);
+        pos.map(|i| &self.queries[i])
     }
 
     /// The run tag: the tag of the last line of a run file (trec_eval's `runid`).
@@ -206,10 +202,7 @@ impl Run {
     /// Build from queries known to hold no duplicate document (from dict keys).
     pub(crate) fn from_unique(queries: Vec<RunQuery>, runid: Vec<u8>) -> Run {
         let mut queries = queries;
-        if !queries.windows(2).all(|w| w[0].qid < w[1].qid) {
-            queries.sort_unstable_by(|a, b| a.qid.cmp(&b.qid));
-        }
-        let index = KeyIndex::build(queries.len(), |i| &queries[i].qid);
+        let index = KeyIndex::sorted(&mut queries, |q| &q.qid);
         Run {
             queries,
             index,
@@ -230,7 +223,7 @@ impl Run {
 #[derive(Default)]
 pub struct RunBuilder {
     queries: Vec<RunQuery>,
-    index: FxHashMap<Box<[u8]>, u32>,
+    index: KeyIndex,
     last: Option<usize>,
     runid: Vec<u8>,
 }
@@ -247,16 +240,15 @@ impl RunBuilder {
         match self.last {
             Some(i) if &*self.queries[i].qid == qid => i,
             _ => {
-                let i = match self.index.get(qid) {
-                    Some(&i) => i as usize,
+                let next = self.queries.len();
+                let i = match self.index.get_or_add(qid, next, |i| &self.queries[i].qid) {
+                    Some(i) => i,
                     None => {
-                        let i = self.queries.len();
                         self.queries.push(RunQuery {
                             qid: qid.into(),
                             ..Default::default()
                         });
-                        self.index.insert(qid.into(), i as u32);
-                        i
+                        next
                     }
                 };
                 self.last = Some(i);

@@ -10,10 +10,8 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use rustc_hash::FxHashMap;
-
 use crate::error::{show, Error, Location, Result};
-use crate::ids::Ids;
+use crate::ids::{Ids, KeyIndex};
 use crate::qrels::{Qrels, QrelsQuery};
 use crate::run::{Run, RunQuery};
 
@@ -352,7 +350,7 @@ pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
         }
     }
     // Number the queries in order of first appearance; list each one's segments.
-    let mut slots = hashbrown::HashTable::<u32>::new();
+    let mut slots = KeyIndex::default();
     let mut qids: Vec<&[u8]> = Vec::new();
     let mut seg_slot: Vec<u32> = Vec::new(); // segments of all chunks, in file order
     let mut sizes: Vec<(u32, usize, usize)> = Vec::new(); // segments, judgments, id bytes
@@ -360,19 +358,12 @@ pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
         let mut begin = 0;
         for &(qa, qb, end) in &ch.segments {
             let qid = &data[qa..qb];
-            let h = crate::ids::hash_id(qid);
-            let slot = match slots.entry(
-                h,
-                |&i| qids[i as usize] == qid,
-                |&i| crate::ids::hash_id(qids[i as usize]),
-            ) {
-                hashbrown::hash_table::Entry::Occupied(o) => *o.get(),
-                hashbrown::hash_table::Entry::Vacant(v) => {
-                    let i = qids.len() as u32;
-                    v.insert(i);
+            let slot = match slots.get_or_add(qid, qids.len(), |i| qids[i]) {
+                Some(i) => i as u32,
+                None => {
                     qids.push(qid);
                     sizes.push((0, 0, 0));
-                    i
+                    qids.len() as u32 - 1
                 }
             };
             seg_slot.push(slot);
@@ -704,15 +695,18 @@ pub(crate) trait SegmentSink {
 #[derive(Default)]
 struct Merger {
     queries: Vec<RunQuery>,
-    index: FxHashMap<Box<[u8]>, usize>,
+    index: KeyIndex,
 }
 
 impl SegmentSink for Merger {
     fn segment(&mut self, seg: RunQuery, _line: u64) -> Result<()> {
-        match self.index.get(&seg.qid) {
-            Some(&i) => self.queries[i].append(seg),
+        let next = self.queries.len();
+        match self
+            .index
+            .get_or_add(&seg.qid, next, |i| &self.queries[i].qid)
+        {
+            Some(i) => self.queries[i].append(seg),
             None => {
-                self.index.insert(seg.qid.clone(), self.queries.len());
                 self.queries.push(seg);
                 Ok(())
             }
