@@ -260,7 +260,7 @@ pub fn run(argv: &[String], out: &mut dyn Write) -> Result<()> {
         render(&res, &args, path, &mut text);
     }
     match &args.output {
-        Some(p) => write_atomically(p, &text),
+        Some(p) => crate::trec::write_atomically(p, &text),
         None => out.write_all(&text).map_err(write_err),
     }
 }
@@ -270,37 +270,6 @@ fn write_err(e: std::io::Error) -> Error {
         path: "<stdout>".into(),
         source: e,
     }
-}
-
-/// Write `data` to `path` through a temporary file in the same folder, then rename,
-/// so that an interrupted run never leaves a partial file.
-pub fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    // unique per process and call: concurrent writers never share a temporary file
-    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
-    let io = |e: std::io::Error| Error::Io {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(data)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
 }
 
 fn json_str(s: &str) -> String {

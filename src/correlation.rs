@@ -251,12 +251,12 @@ pub fn compare_runs(
             RunComparison::KendallTau | RunComparison::SpearmanRho => {
                 let score_b: HashMap<&[u8], f64> = ob
                     .iter()
-                    .map(|&i| (r.docs.get(i as usize), r.scores[i as usize]))
+                    .map(|&i| (r.docs.get(i as usize), r.values[i as usize]))
                     .collect();
                 let (mut x, mut y) = (Vec::new(), Vec::new());
                 for &i in &oa {
                     if let Some(&sb) = score_b.get(q.docs.get(i as usize)) {
-                        x.push(q.scores[i as usize]);
+                        x.push(q.values[i as usize]);
                         y.push(sb);
                     }
                 }

@@ -3,21 +3,59 @@
 
 use std::path::PathBuf;
 
-/// Where a problem was found: a file and a 1-based line number, or an in-memory source.
+/// How the positions of a source count: lines of a file (1-based), rows of a table or
+/// of calls (0-based), or none (a dict: its keys name the place).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unit {
+    /// Lines of a file, from 1.
+    #[default]
+    Line,
+    /// Rows, from 0.
+    Row,
+    /// No positions.
+    None,
+}
+
+impl Unit {
+    /// The word for a position.
+    pub fn word(self) -> &'static str {
+        match self {
+            Unit::Line => "line",
+            Unit::Row => "row",
+            Unit::None => "",
+        }
+    }
+}
+
+/// Where a problem was found: a file and a 1-based line number, a table and a row, or
+/// an in-memory source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
-    /// The file (or a description such as `<stdin>` or `<dict>`).
+    /// The file (or a description such as `<stdin>` or `run`).
     pub source: String,
-    /// 1-based line number, 0 when not applicable.
+    /// The line (1-based) or row (0-based); a line 0 means none.
     pub line: u64,
+    /// What `line` counts.
+    pub unit: Unit,
+}
+
+impl Location {
+    /// A place in `source`.
+    pub fn new(source: &str, line: u64, unit: Unit) -> Location {
+        Location {
+            source: source.to_string(),
+            line,
+            unit,
+        }
+    }
 }
 
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line > 0 {
-            write!(f, "{}:{}", self.source, self.line)
-        } else {
-            write!(f, "{}", self.source)
+        match self.unit {
+            Unit::Line if self.line > 0 => write!(f, "{}:{}", self.source, self.line),
+            Unit::Row => write!(f, "{}, row {}", self.source, self.line),
+            _ => write!(f, "{}", self.source),
         }
     }
 }
@@ -90,10 +128,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl Error {
     pub(crate) fn format(source: &str, line: u64, message: impl Into<String>) -> Self {
         Error::Format {
-            location: Location {
-                source: source.to_string(),
-                line,
-            },
+            location: Location::new(source, line, Unit::Line),
             message: message.into(),
         }
     }

@@ -36,6 +36,7 @@ pub mod correlation;
 pub mod error;
 pub mod evaluate;
 mod ids;
+pub mod intake;
 pub mod measure;
 pub mod metrics;
 pub mod parallel;
@@ -57,6 +58,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub use error::{Error, Result};
 pub use evaluate::{evaluate, Evaluator, Options, QueryStream};
+pub use intake::Rows;
 pub use measure::{parse_measure, Family, Measure, MeasureSet};
 pub use qrels::{Qrels, QrelsBuilder, QrelsQuery};
 pub use results::{Column, Results};

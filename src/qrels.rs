@@ -1,7 +1,8 @@
 //! Relevance judgments: for each query, a hash map from document id to label.
 
-use crate::error::{show, Error, Result};
+use crate::error::{Result, Unit};
 use crate::ids::{IdIndex, Ids, KeyIndex};
+use crate::intake::{Grouper, Origins, Place, Rows};
 
 /// The judgments of one query.
 #[derive(Clone, Debug)]
@@ -15,20 +16,28 @@ pub struct QrelsQuery {
 }
 
 impl QrelsQuery {
-    /// A query's judgments, indexed. A document judged twice is an
-    /// [`Error::DuplicateEntry`] (without a location; file readers add it).
-    pub(crate) fn new(qid: Box<[u8]>, docs: Ids, labels: Vec<i64>) -> Result<QrelsQuery> {
+    /// A query's judgments, indexed. A document judged twice gives back the rows with
+    /// the (first, second) positions of that document.
+    pub(crate) fn new(
+        rows: Rows<i64>,
+    ) -> std::result::Result<QrelsQuery, (Rows<i64>, (usize, usize))> {
+        let Rows {
+            qid,
+            docs,
+            values: labels,
+        } = rows;
         let mut index = IdIndex::with_capacity(docs.len());
-        if let Some(i) = (0..docs.len()).find(|&i| index.insert(&docs, i).is_some()) {
-            return Err(Error::DuplicateEntry {
-                location: crate::error::Location {
-                    source: String::new(),
-                    line: 0,
-                },
-                query: show(&qid),
-                doc: show(docs.get(i)),
-                first: String::new(),
-            });
+        for i in 0..docs.len() {
+            if let Some(first) = index.insert(&docs, i) {
+                return Err((
+                    Rows {
+                        qid,
+                        docs,
+                        values: labels,
+                    },
+                    (first, i),
+                ));
+            }
         }
         let levels = count_levels(&labels);
         Ok(QrelsQuery {
@@ -38,6 +47,24 @@ impl QrelsQuery {
             index,
             levels,
         })
+    }
+
+    /// Index the queries a [`Grouper`] gathered (in parallel) and order them by id; the
+    /// first query (in arrival order) with a document judged twice names both places.
+    pub(crate) fn build_all(
+        queries: Vec<Rows<i64>>,
+        origins: &[Origins],
+        place: &Place,
+    ) -> Result<Qrels> {
+        let built = crate::parallel::map_owned(queries, QrelsQuery::new);
+        let mut out = Vec::with_capacity(built.len());
+        for (i, q) in built.into_iter().enumerate() {
+            match q {
+                Ok(q) => out.push(q),
+                Err((rows, d)) => return Err(place.duplicate(&rows, origins.get(i), d)),
+            }
+        }
+        Ok(Qrels::from_queries(out))
     }
 
     /// The query id.
@@ -92,18 +119,6 @@ impl Qrels {
     /// Start building judgments in memory.
     pub fn builder() -> QrelsBuilder {
         QrelsBuilder::default()
-    }
-
-    /// Read a TREC qrels file (`qid iter docno rel`); `.gz` is detected by content, `-` is stdin.
-    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Qrels> {
-        let path = path.as_ref();
-        let data = crate::trec::read_input(path)?;
-        crate::trec::parse_qrels(&data, &path.display().to_string())
-    }
-
-    /// Parse TREC qrels text; `source` names it in error messages.
-    pub fn from_bytes(data: &[u8], source: &str) -> Result<Qrels> {
-        crate::trec::parse_qrels(data, source)
     }
 
     /// Number of queries.
@@ -182,56 +197,31 @@ fn count_levels_sorted(labels: &[i64]) -> Vec<(i64, u64)> {
     levels
 }
 
-/// Builds [`Qrels`] one judgment at a time. Duplicate judgments are found by
-/// [`QrelsBuilder::build`].
-#[derive(Default)]
+/// Builds [`Qrels`] one judgment at a time; a problem names the row (the number of
+/// judgments added before it).
 pub struct QrelsBuilder {
-    queries: Vec<QrelsQuery>,
-    index: KeyIndex,
-    last: Option<usize>,
+    rows: Grouper<i64>,
+}
+
+impl Default for QrelsBuilder {
+    fn default() -> Self {
+        QrelsBuilder {
+            rows: Grouper::new(Place::new("qrels", Unit::Row)),
+        }
+    }
 }
 
 impl QrelsBuilder {
-    fn query_slot(&mut self, qid: &[u8]) -> usize {
-        if let Some(i) = self.last {
-            if &*self.queries[i].qid == qid {
-                return i;
-            }
-        }
-        let next = self.queries.len();
-        let i = match self.index.get_or_add(qid, next, |i| &self.queries[i].qid) {
-            Some(i) => i,
-            None => {
-                self.queries.push(QrelsQuery {
-                    qid: qid.into(),
-                    docs: Ids::default(),
-                    labels: Vec::new(),
-                    index: IdIndex::default(),
-                    levels: Vec::new(),
-                });
-                next
-            }
-        };
-        self.last = Some(i);
-        i
-    }
-
     /// Add one judgment.
     pub fn add(&mut self, qid: &[u8], doc: &[u8], label: i64) -> Result<()> {
-        let i = self.query_slot(qid);
-        let q = &mut self.queries[i];
-        q.docs.push(doc)?;
-        q.labels.push(label);
-        Ok(())
+        self.rows.add(qid, doc, label)
     }
 
     /// Finish: index each query's documents (in parallel), count the label levels and
     /// order the queries by id. A document judged twice for one query is an
-    /// [`Error::DuplicateEntry`] (without a location; file readers add it).
+    /// [`crate::Error::DuplicateEntry`] naming both rows.
     pub fn build(self) -> Result<Qrels> {
-        let queries =
-            crate::parallel::map_owned(self.queries, |q| QrelsQuery::new(q.qid, q.docs, q.labels));
-        let queries: Result<Vec<QrelsQuery>> = queries.into_iter().collect();
-        queries.map(Qrels::from_queries)
+        let (queries, origins, place) = self.rows.finish();
+        QrelsQuery::build_all(queries, &origins, &place)
     }
 }

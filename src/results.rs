@@ -2,11 +2,16 @@
 
 use std::io::Write;
 
-use crate::evaluate::Row;
 use crate::measure::{Aggregate, Family, MeasureSet};
 
 /// trec_eval's floor for geometric means.
 const MIN_GEO_MEAN: f64 = 0.00001;
+
+/// One query's values, in the order of the measures' columns.
+pub(crate) struct Row {
+    pub(crate) values: Vec<f64>,
+    pub(crate) relstring: Option<String>,
+}
 
 /// One output column (one value per query).
 #[derive(Clone, Debug, PartialEq)]

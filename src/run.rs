@@ -1,42 +1,18 @@
 //! A run: for each query, the retrieved documents with their scores.
 
-use crate::error::{show, Error, Location, Result};
-use crate::ids::{Ids, KeyIndex, RepeatFinder};
+use crate::error::{Result, Unit};
+use crate::ids::{KeyIndex, RepeatFinder};
+use crate::intake::{find_duplicate, Grouper, Place, Rows};
 
 /// The results of one query, in input order (they are ranked at evaluation time).
-#[derive(Clone, Debug, Default)]
-pub struct RunQuery {
-    pub(crate) qid: Box<[u8]>,
-    pub(crate) docs: Ids,
-    pub(crate) scores: Vec<f64>,
-}
+pub type RunQuery = Rows<f64>;
 
 impl RunQuery {
-    /// The query id.
-    pub fn id(&self) -> &[u8] {
-        &self.qid
-    }
-
-    /// Number of retrieved documents.
-    pub fn len(&self) -> usize {
-        self.scores.len()
-    }
-
-    /// True when nothing was retrieved.
-    pub fn is_empty(&self) -> bool {
-        self.scores.is_empty()
-    }
-
-    /// (document, score) pairs in input order.
-    pub fn iter(&self) -> impl Iterator<Item = (&[u8], f64)> + '_ {
-        self.docs.iter().zip(self.scores.iter().copied())
-    }
-
     /// Positions of the documents in trec_eval order: score descending, ties broken by
     /// document id descending (byte order). Skips the sort when already in order.
     pub fn ranking(&self, out: &mut Vec<u32>) {
         out.clear();
-        let s = &self.scores;
+        let s = &self.values;
         let by_doc_desc =
             |a: &u32, b: &u32| self.docs.get(*b as usize).cmp(self.docs.get(*a as usize));
         if s.windows(2).all(|w| w[0] >= w[1]) {
@@ -65,55 +41,6 @@ impl RunQuery {
             i = j;
         }
     }
-
-    /// Add one result; scores must not be NaN.
-    #[inline]
-    pub(crate) fn push(&mut self, doc: &[u8], score: f64) -> Result<()> {
-        if score.is_nan() {
-            return Err(Error::Input(format!(
-                "score of document '{}' for query '{}' is NaN; NaN has no place in a ranking",
-                show(doc),
-                show(&self.qid)
-            )));
-        }
-        self.docs.push(doc)?;
-        self.scores.push(score);
-        Ok(())
-    }
-
-    /// Empty it, keeping its buffers.
-    pub(crate) fn clear(&mut self) {
-        self.qid = Box::default();
-        self.docs.truncate(0);
-        self.scores.clear();
-    }
-
-    pub(crate) fn append(&mut self, mut other: RunQuery) -> Result<()> {
-        if self.scores.is_empty() {
-            self.docs = other.docs;
-            self.scores = other.scores;
-            return Ok(());
-        }
-        self.docs.extend_range(&other.docs, 0, other.docs.len())?;
-        self.scores.append(&mut other.scores);
-        Ok(())
-    }
-
-    /// An error naming the first document that occurs twice, if any.
-    pub(crate) fn check_duplicates(&self, scratch: &mut RepeatFinder) -> Result<()> {
-        match scratch.first_repeat(&self.docs) {
-            None => Ok(()),
-            Some(i) => Err(Error::DuplicateEntry {
-                location: Location {
-                    source: String::new(),
-                    line: 0,
-                },
-                query: show(&self.qid),
-                doc: show(self.docs.get(i)),
-                first: String::new(),
-            }),
-        }
-    }
 }
 
 /// A key whose ascending order is the descending order of scores (-0.0 equals 0.0,
@@ -139,17 +66,6 @@ impl Run {
     /// Start building a run in memory.
     pub fn builder() -> RunBuilder {
         RunBuilder::default()
-    }
-
-    /// Read a TREC run file (`qid iter docno rank score tag`); `.gz` is detected by
-    /// content, `-` is stdin.
-    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Run> {
-        crate::trec::read_run(path.as_ref())
-    }
-
-    /// Parse TREC run text; `source` names it in error messages.
-    pub fn from_bytes(data: &[u8], source: &str) -> Result<Run> {
-        crate::trec::parse_run(data, source)
     }
 
     /// Number of queries.
@@ -188,13 +104,18 @@ impl Run {
         self.runid = tag.to_vec();
     }
 
-    pub(crate) fn from_queries(queries: Vec<RunQuery>, runid: Vec<u8>) -> Result<Run> {
-        // Duplicate documents are an error (trec_eval: "duplicate docs").
-        let dup = crate::parallel::find_first_with(&queries, RepeatFinder::default, |s, q| {
-            q.check_duplicates(s).err()
+    /// A run from the queries a [`Grouper`] gathered; fails, naming both places, if a
+    /// document occurs twice for one query (trec_eval: "duplicate docs").
+    pub(crate) fn from_grouper(g: Grouper<f64>, runid: Vec<u8>) -> Result<Run> {
+        let (queries, origins, place) = g.finish();
+        let dup = crate::parallel::find_first_with(&queries, RepeatFinder::default, |finder, q| {
+            find_duplicate(&q.docs, finder).map(|d| (q.qid.clone(), d))
         });
-        if let Some(e) = dup {
-            return Err(e);
+        if let Some((qid, d)) = dup {
+            // error path: find the query again
+            if let Some(i) = queries.iter().position(|q| q.qid == qid) {
+                return Err(place.duplicate(&queries[i], origins.get(i), d));
+            }
         }
         Ok(Self::from_unique(queries, runid))
     }
@@ -214,53 +135,31 @@ impl Run {
     pub fn heap_bytes(&self) -> usize {
         self.queries
             .iter()
-            .map(|q| q.docs.heap_bytes() + 8 * q.scores.capacity())
+            .map(|q| q.docs.heap_bytes() + 8 * q.values.capacity())
             .sum()
     }
 }
 
-/// Builds a [`Run`] one result at a time.
-#[derive(Default)]
+/// Builds a [`Run`] one result at a time; a problem names the row (the number of
+/// results added before it).
 pub struct RunBuilder {
-    queries: Vec<RunQuery>,
-    index: KeyIndex,
-    last: Option<usize>,
+    rows: Grouper<f64>,
     runid: Vec<u8>,
+}
+
+impl Default for RunBuilder {
+    fn default() -> Self {
+        RunBuilder {
+            rows: Grouper::new(Place::new("run", Unit::Row)),
+            runid: Vec::new(),
+        }
+    }
 }
 
 impl RunBuilder {
     /// Add one result. Scores must not be NaN.
     pub fn add(&mut self, qid: &[u8], doc: &[u8], score: f64) -> Result<()> {
-        let i = self.query(qid);
-        self.push(i, doc, score)
-    }
-
-    /// The slot of a query (created if new), for [`RunBuilder::push`].
-    pub fn query(&mut self, qid: &[u8]) -> usize {
-        match self.last {
-            Some(i) if &*self.queries[i].qid == qid => i,
-            _ => {
-                let next = self.queries.len();
-                let i = match self.index.get_or_add(qid, next, |i| &self.queries[i].qid) {
-                    Some(i) => i,
-                    None => {
-                        self.queries.push(RunQuery {
-                            qid: qid.into(),
-                            ..Default::default()
-                        });
-                        next
-                    }
-                };
-                self.last = Some(i);
-                i
-            }
-        }
-    }
-
-    /// Add one result to a query slot from [`RunBuilder::query`]. Scores must not be NaN.
-    #[inline]
-    pub fn push(&mut self, slot: usize, doc: &[u8], score: f64) -> Result<()> {
-        self.queries[slot].push(doc, score)
+        self.rows.add(qid, doc, score)
     }
 
     /// Set the run tag.
@@ -271,7 +170,7 @@ impl RunBuilder {
 
     /// Finish; fails if a document occurs twice for one query.
     pub fn build(self) -> Result<Run> {
-        Run::from_queries(self.queries, self.runid)
+        Run::from_grouper(self.rows, self.runid)
     }
 }
 

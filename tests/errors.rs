@@ -67,7 +67,7 @@ fn format_errors_name_file_and_line() {
     let e = Run::from_bytes(b"q Q0 d 1 NaN r\n", "r.txt").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "r.txt:1: score 'NaN' is NaN; a ranking needs comparable scores"
+        "r.txt:1: score of document 'd' for query 'q' is NaN; a ranking needs comparable scores"
     );
 }
 

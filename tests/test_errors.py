@@ -145,7 +145,7 @@ def test_only_comments(tmp_path: Path) -> None:
         ("q1 Q0 d9 1 2.5x r", "score '2.5x' is not a number"),
         ("q1 Q0 d9 1 1,5 r", "score '1,5' is not a number"),
         ("q1 Q0 d9 1 0x1p2 r", "score '0x1p2' is not a number"),
-        ("q1 Q0 d9 1 nan r", "score 'nan' is NaN"),
+        ("q1 Q0 d9 1 nan r", "score of document 'd9' for query 'q1' is NaN"),
         ("q1 Q0 d9 1 -NaN r", "is NaN"),
         ("q1 Q0 d9 1 \x00 r", "NUL byte"),
     ],
@@ -299,7 +299,7 @@ def test_bad_qrels_values(qrels, message: str) -> None:
     [
         ({1: {"d": 1.0}}, r"query id 1 must be a str"),
         ({"q": {("d",): 1.0}}, r"document id \('d',\) of query 'q' must be a str, got tuple"),
-        ({"q": {"d": float("nan")}}, r"run\['q'\]\['d'\] is NaN"),
+        ({"q": {"d": float("nan")}}, r"score of document 'd' for query 'q' is NaN"),
         ({"q": {"d": np.nan}}, r"is NaN"),
         ({"q": {"d": np.float32("nan")}}, r"is NaN"),
         ({"q": {"d": True}}, r"run\['q'\]\['d'\] must be a number, got bool"),
@@ -338,7 +338,9 @@ def test_numpy_scalars_are_accepted() -> None:
 
 
 def test_numpy_nan_in_columns() -> None:
-    with pytest.raises(FormatError, match=r"score at row 1 is NaN"):
+    with pytest.raises(
+        FormatError, match=r"run, row 1: score of document 'b' for query 'q' is NaN"
+    ):
         Run.from_columns(["q", "q"], ["a", "b"], np.array([0.5, np.nan]))
     with pytest.raises(FormatError, match=r"label at row 0 must be an integer label, got float64"):
         Qrels.from_columns(["q"], ["a"], np.array([1.0]))
@@ -354,7 +356,7 @@ def test_columns_of_different_lengths() -> None:
 def test_pandas_columns() -> None:
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"q": ["q", "q"], "d": ["a", "b"], "s": [0.5, None]})
-    with pytest.raises(FormatError, match="score at row 1 is NaN"):
+    with pytest.raises(FormatError, match="run, row 1: score of document 'b' for query 'q' is NaN"):
         Run.from_columns(df.q, df.d, df.s)
 
 
@@ -642,5 +644,5 @@ def test_frame_duplicates_and_bad_rows_are_named_by_row() -> None:
         ev.evaluate(df.iloc[[0, 2, 1]])  # rows of q apart: grouped first
     with pytest.raises(FormatError, match="document id at row 1 must be a str, got int"):
         ev.evaluate(pd.DataFrame({"q_id": ["q", "r"], "doc_id": ["a", 7], "score": [1.0, 2]}))
-    with pytest.raises(FormatError, match="run\\['r'\\]\\['b'\\] is NaN"):
+    with pytest.raises(FormatError, match="score of document 'b' for query 'r' is NaN"):
         ev.evaluate({"q": {"a": 1.0}, "r": {"b": float("nan")}})

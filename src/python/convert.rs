@@ -9,8 +9,10 @@ use std::borrow::Cow;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 
-use super::errors::format_err;
-use crate::evaluate::{Batcher, Evaluator};
+use super::errors::{format_err, to_py};
+use crate::error::Unit;
+use crate::evaluate::Evaluator;
+use crate::intake::{Grouper, PieceSink, Place};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::results::Results;
 use crate::run::{Run, RunQuery};
@@ -104,7 +106,8 @@ fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64>
     })
 }
 
-/// A score: int or float (numpy scalars included); bools and NaN refused.
+/// A score: int or float (numpy scalars included); bools refused. NaN is refused by the
+/// intake's one score policy, where the piece enters.
 fn score_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<f64> {
     let py = v.py();
     let bad = || {
@@ -126,12 +129,6 @@ fn score_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<f64>
         }
         v.extract::<f64>().map_err(|_| bad())?
     };
-    if x.is_nan() {
-        return Err(format_err(
-            py,
-            format!("{} is NaN; a ranking needs comparable scores", what()),
-        ));
-    }
     Ok(x)
 }
 
@@ -171,60 +168,21 @@ pub(crate) fn qrels_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Qrels> {
             let doc = doc_key(&dk, &qk)?;
             let what = || format!("qrels[{}][{}]", short_repr(&qk), short_repr(&dk));
             let label = label_value(&dv, &what)?;
-            b.add(&qid, &doc, label)
-                .map_err(|e| super::errors::to_py(py, e))?;
+            b.add(&qid, &doc, label).map_err(|e| to_py(py, e))?;
         }
     }
-    b.build().map_err(|e| super::errors::to_py(py, e))
-}
-
-/// Where converted queries go: a whole [`Run`] being built, or a [`QueryStream`]
-/// evaluating them as they come.
-trait QuerySink {
-    /// An empty query to fill.
-    fn spare(&mut self) -> RunQuery {
-        RunQuery::default()
-    }
-    /// A filled query.
-    fn take(&mut self, py: Python<'_>, q: RunQuery) -> PyResult<()>;
-    /// Whether a query with this id may come now (a stream takes each query once).
-    fn accepts(&self, _qid: &[u8]) -> bool {
-        true
-    }
-}
-
-impl QuerySink for Vec<RunQuery> {
-    fn take(&mut self, _py: Python<'_>, q: RunQuery) -> PyResult<()> {
-        self.push(q);
-        Ok(())
-    }
-}
-
-impl QuerySink for Batcher {
-    fn accepts(&self, qid: &[u8]) -> bool {
-        Batcher::accepts(self, qid)
-    }
-
-    fn spare(&mut self) -> RunQuery {
-        Batcher::spare(self)
-    }
-
-    fn take(&mut self, py: Python<'_>, q: RunQuery) -> PyResult<()> {
-        if self.push(q) {
-            py.check_signals()?; // a batch left: a moment to look for Ctrl-C
-        }
-        Ok(())
-    }
+    b.build().map_err(|e| to_py(py, e))
 }
 
 /// Each query of `{qid: {doc: score}}` into `sink`. The outer dict is walked on a
 /// private shallow copy, so that another thread changing it while the GIL is released
 /// (between batches) cannot disturb the walk.
-fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn QuerySink) -> PyResult<()> {
+fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn PieceSink<f64>) -> PyResult<()> {
     let py = d.py();
     let d = d.copy()?;
     let mut id_bytes_per_doc = 16usize;
     let mut pairs = Vec::new();
+    let mut taken = 0usize;
     for (qk, qv) in d.iter() {
         let qid = id_bytes(&qk, &|| format!("query id {}", short_repr(&qk)))?;
         let inner = inner_dict(&qv, &qk, "run")?;
@@ -236,7 +194,7 @@ fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn QuerySink) -> PyResult<()>
         // room for this query, ids sized like the previous query's
         let n = inner.len();
         q.docs.reserve(n, n * id_bytes_per_doc.max(8));
-        q.scores.reserve(n);
+        q.values.reserve(n);
         if push_exact_entries(inner, &mut q, &mut pairs) {
             id_bytes_per_doc = q.docs.byte_len() / q.len().max(1) + 1;
         } else {
@@ -244,24 +202,27 @@ fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn QuerySink) -> PyResult<()>
                 let doc = doc_key(&dk, &qk)?;
                 let what = || format!("run[{}][{}]", short_repr(&qk), short_repr(&dk));
                 let score = score_value(&dv, &what)?;
-                q.push(&doc, score)
-                    .map_err(|e| super::errors::to_py(py, e))?;
+                q.push(&doc, score).map_err(|e| to_py(py, e))?;
             }
         }
-        sink.take(py, q)?;
+        sink.piece(q, 0).map_err(|e| to_py(py, e))?;
+        taken += 1;
+        if taken % 4096 == 0 {
+            py.check_signals()?;
+        }
     }
     Ok(())
 }
 
 /// `{qid: {doc: score}}` to [`Run`].
 pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResult<Run> {
-    let mut queries: Vec<RunQuery> = Vec::new();
-    dict_queries(d, &mut queries)?;
-    // A dict cannot hold a document twice, nor a query.
-    Ok(Run::from_unique(
-        queries,
+    let mut rows = Grouper::new(Place::new("run", Unit::None));
+    dict_queries(d, &mut rows)?;
+    Run::from_grouper(
+        rows,
         name.map(|n| n.as_bytes().to_vec()).unwrap_or_default(),
-    ))
+    )
+    .map_err(|e| to_py(d.py(), e))
 }
 
 /// Evaluate `{qid: {doc: score}}` as it is converted: batches of converted queries are
@@ -275,17 +236,18 @@ pub(crate) fn evaluate_dict(
     let py = d.py();
     let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
     let res = ev.evaluate_pipelined(
+        Place::new("run", Unit::None),
         runid,
         true, // dict keys: no document twice
         |b| dict_queries(d, b).map(|()| true),
         |f| py.detach(f),
     )?;
     res.unwrap_or(Err(crate::Error::Interrupted))
-        .map_err(|e| super::errors::to_py(py, e))
+        .map_err(|e| to_py(py, e))
 }
 
 /// The common case of `{doc_id: score}`, fast: every key an exact `str` and every value
-/// an exact `float` or `int` (not NaN), read through borrowed references. Returns false,
+/// an exact `float` or `int`, read through borrowed references. Returns false,
 /// having added nothing, when any entry needs the general path (which validates it and
 /// reports errors).
 fn push_exact_entries(
@@ -335,10 +297,6 @@ fn push_exact_entries(
                 ok = false;
                 break;
             };
-            if score.is_nan() {
-                ok = false;
-                break;
-            }
             let Some(doc) = exact_str_bytes(key) else {
                 ok = false;
                 break;
@@ -350,8 +308,7 @@ fn push_exact_entries(
         }
     }
     if !ok {
-        q.docs.truncate(start);
-        q.scores.truncate(start);
+        q.truncate(start);
     }
     ok
 }
@@ -464,9 +421,9 @@ pub(crate) fn qrels_from_columns(
     let mut b = QrelsBuilder::default();
     for (row, l) in labels.into_iter().enumerate() {
         b.add(&q.bytes(row, "query id")?, &d.bytes(row, "document id")?, l)
-            .map_err(|e| super::errors::to_py(py, e))?;
+            .map_err(|e| to_py(py, e))?;
     }
-    b.build().map_err(|e| super::errors::to_py(py, e))
+    b.build().map_err(|e| to_py(py, e))
 }
 
 /// A float64 column: a numpy array read in place, or the values converted one by one.
@@ -598,199 +555,78 @@ impl<'py> IdColumn<'py> {
     }
 }
 
-/// Groups of consecutive rows with one query id, into `sink`; the rows are taken in
-/// `order` when given (see [`group_rows`]). Returns false, having stopped early, when
-/// `sink` refuses a query id it has seen (rows not grouped).
+/// The rows as pieces (consecutive rows of one query id) into `sink`, each marked with
+/// its first row. Returns false, having stopped early, when `sink` would refuse a
+/// query that comes back after another (the rows are not grouped by query).
 fn column_queries(
     q: &IdColumn<'_>,
     d: &IdColumn<'_>,
     scores: &Floats<'_>,
-    order: Option<&[u32]>,
-    sink: &mut dyn QuerySink,
+    sink: &mut dyn PieceSink<f64>,
 ) -> PyResult<bool> {
     let py = q.py();
     let scores = scores.as_slice();
     let n = scores.len();
     check_lengths(py, [q.len(), d.len(), n], "score")?;
-    // the row at position i
-    let at = |i: usize| order.map_or(i, |o| o.get(i).map_or(usize::MAX, |&r| r as usize));
     let mut i = 0;
+    let mut taken = 0usize;
     while i < n {
-        let qp = q.ptr(at(i));
-        let rq = {
-            let qid = q.bytes(at(i), "query id")?;
+        let qp = q.ptr(i);
+        let (rq, end) = {
+            let qid = q.bytes(i, "query id")?;
             let mut end = i + 1;
             while end < n {
-                prefetch_object(q.ptr(at(end + PREFETCH_AHEAD)));
-                let p = q.ptr(at(end));
-                if p != qp && *q.bytes(at(end), "query id")? != *qid {
+                prefetch_object(q.ptr(end + PREFETCH_AHEAD));
+                let p = q.ptr(end);
+                if p != qp && *q.bytes(end, "query id")? != *qid {
                     break;
                 }
                 end += 1;
             }
-            if !sink.accepts(&qid) {
+            if sink.comes_back(&qid) {
                 return Ok(false);
             }
             let mut rq = sink.spare();
             rq.qid = qid.as_ref().into();
             rq.docs.reserve(end - i, (end - i) * 16);
-            rq.scores.reserve(end - i);
-            for k in i..end {
-                let r = at(k);
-                prefetch_object(d.ptr(at(k + PREFETCH_AHEAD)));
-                let score = scores[r];
-                if score.is_nan() {
-                    return Err(format_err(
-                        py,
-                        format!("score at row {r} is NaN; a ranking needs comparable scores"),
-                    ));
-                }
-                let doc = d.bytes(r, "document id")?;
-                rq.push(&doc, score)
-                    .map_err(|e| super::errors::to_py(py, e))?;
+            rq.values.reserve(end - i);
+            for (k, &score) in scores.iter().enumerate().take(end).skip(i) {
+                prefetch_object(d.ptr(k + PREFETCH_AHEAD));
+                let doc = d.bytes(k, "document id")?;
+                rq.push(&doc, score).map_err(|e| to_py(py, e))?;
             }
-            i = end;
-            rq
+            (rq, end)
         };
-        sink.take(py, rq)?;
+        sink.piece(rq, i as u64).map_err(|e| to_py(py, e))?;
+        i = end;
+        taken += 1;
+        if taken % 4096 == 0 {
+            py.check_signals()?;
+        }
     }
     Ok(true)
 }
 
-/// The rows ordered so that each query's rows are together (queries in order of first
-/// appearance, rows of a query in their order): one hash lookup per row and a counting
-/// sort, O(rows). None when there are too many rows to number in 32 bits.
-fn group_rows(q: &IdColumn<'_>) -> PyResult<Option<Vec<u32>>> {
-    let n = q.len();
-    if u32::try_from(n).is_err() {
-        return Ok(None);
-    }
-    let mut slots: rustc_hash::FxHashMap<Box<[u8]>, u32> = Default::default();
-    let mut slot_of: Vec<u32> = Vec::with_capacity(n);
-    let (mut prev_ptr, mut prev_slot) = (std::ptr::null_mut(), 0u32);
-    for row in 0..n {
-        prefetch_object(q.ptr(row + PREFETCH_AHEAD));
-        let p = q.ptr(row);
-        if p != prev_ptr || row == 0 {
-            let id = q.bytes(row, "query id")?;
-            let next = slots.len() as u32;
-            prev_slot = *slots.entry(id.as_ref().into()).or_insert(next);
-            prev_ptr = p;
-        }
-        slot_of.push(prev_slot);
-    }
-    let mut start = vec![0u32; slots.len() + 1];
-    for &s in &slot_of {
-        start[s as usize + 1] += 1;
-    }
-    for k in 1..start.len() {
-        start[k] += start[k - 1];
-    }
-    let mut order = vec![0u32; n];
-    for (row, &s) in slot_of.iter().enumerate() {
-        let at = &mut start[s as usize];
-        order[*at as usize] = row as u32;
-        *at += 1;
-    }
-    Ok(Some(order))
-}
-
-/// Whole queries collected (each once) for a [`Run`].
-#[derive(Default)]
-struct Collect {
-    queries: Vec<RunQuery>,
-    seen: rustc_hash::FxHashSet<Box<[u8]>>,
-}
-
-impl QuerySink for Collect {
-    fn accepts(&self, qid: &[u8]) -> bool {
-        !self.seen.contains(qid)
-    }
-
-    fn take(&mut self, _py: Python<'_>, q: RunQuery) -> PyResult<()> {
-        self.seen.insert(q.qid.clone());
-        self.queries.push(q);
-        Ok(())
-    }
-}
-
-/// `attempt` on the rows as they come, and when it gives up (the rows of a query lie
-/// apart) once more on the rows grouped by query (see [`group_rows`]).
-fn grouping<R>(
-    q: &IdColumn<'_>,
-    mut attempt: impl FnMut(Option<&[u32]>) -> PyResult<Option<R>>,
-) -> PyResult<R> {
-    if let Some(r) = attempt(None)? {
-        return Ok(r);
-    }
-    if let Some(order) = group_rows(q)? {
-        if let Some(r) = attempt(Some(&order))? {
-            return Ok(r);
-        }
-    }
-    Err(super::errors::input_err(
-        q.py(),
-        format!("too many rows ({}) to group by query", q.len()),
-    ))
-}
-
-/// Three parallel columns to a [`Run`].
-fn rows_to_run(
-    q: &IdColumn<'_>,
-    d: &IdColumn<'_>,
-    scores: &Floats<'_>,
-    runid: Vec<u8>,
-) -> PyResult<Run> {
-    let queries = grouping(q, |order| {
-        let mut c = Collect::default();
-        Ok(column_queries(q, d, scores, order, &mut c)?.then_some(c.queries))
-    })?;
-    Run::from_queries(queries, runid)
-        .map_err(|e| super::errors::to_py(q.py(), locate_row_duplicate(e, q, d)))
-}
-
-/// Give a duplicate-document error from columns the rows of both occurrences.
-fn locate_row_duplicate(e: crate::Error, q: &IdColumn<'_>, d: &IdColumn<'_>) -> crate::Error {
-    let crate::Error::DuplicateEntry { query, doc, .. } = e else {
-        return e;
-    };
-    let show = |c: &IdColumn<'_>, r: usize, what: &str| {
-        c.bytes(r, what)
-            .map(|b| crate::error::show(&b))
-            .unwrap_or_default()
-    };
-    let rows: Vec<usize> = (0..q.len().min(d.len()))
-        .filter(|&r| show(d, r, "document id") == doc && show(q, r, "query id") == query)
-        .take(2)
-        .collect();
-    let (source, first) = match rows.as_slice() {
-        [a, b] => (format!("run, row {b}"), format!(" (first at row {a})")),
-        _ => ("run".to_string(), String::new()),
-    };
-    crate::Error::DuplicateEntry {
-        location: crate::error::Location { source, line: 0 },
-        query,
-        doc,
-        first,
-    }
-}
-
-/// Three parallel columns (query ids, doc ids, scores) to [`Run`].
+/// Three parallel columns (query ids, doc ids, scores) to [`Run`]; the rows of a query
+/// may lie apart (the intake joins them).
 pub(crate) fn run_from_columns(
     qids: &Bound<'_, PyAny>,
     docs: &Bound<'_, PyAny>,
     scores: &Bound<'_, PyAny>,
     name: Option<&str>,
 ) -> PyResult<Run> {
+    let py = qids.py();
     let scores = Floats::of(scores, "score")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
     let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
-    rows_to_run(&q, &d, &scores, runid)
+    let mut rows = Grouper::new(Place::new("run", Unit::Row));
+    column_queries(&q, &d, &scores, &mut rows)?;
+    Run::from_grouper(rows, runid).map_err(|e| to_py(py, e))
 }
 
-/// Evaluate three parallel columns as they are converted (see [`evaluate_dict`]). Rows
-/// grouped by query (as in run files and most frames) are taken as they come; otherwise
-/// they are grouped first (see [`group_rows`]).
+/// Evaluate three parallel columns as they are converted (see [`evaluate_dict`]) when
+/// the rows of each query are together (as in run files and most frames); otherwise
+/// the run is gathered whole first (the intake joins each query's rows).
 pub(crate) fn evaluate_columns(
     ev: &Evaluator,
     qids: &Bound<'_, PyAny>,
@@ -802,13 +638,21 @@ pub(crate) fn evaluate_columns(
     let floats = Floats::of(scores, "score")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
     let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
-    let res = grouping(&q, |order| {
-        ev.evaluate_pipelined(
-            runid.clone(),
-            false,
-            |b| column_queries(&q, &d, &floats, order, b),
-            |f| py.detach(f),
-        )
-    })?;
-    res.map_err(|e| super::errors::to_py(py, locate_row_duplicate(e, &q, &d)))
+    let res = ev.evaluate_pipelined(
+        Place::new("run", Unit::Row),
+        runid.clone(),
+        false,
+        |b| column_queries(&q, &d, &floats, b),
+        |f| py.detach(f),
+    )?;
+    let res = match res {
+        Some(r) => r,
+        None => {
+            let mut rows = Grouper::new(Place::new("run", Unit::Row));
+            column_queries(&q, &d, &floats, &mut rows)?;
+            let run = Run::from_grouper(rows, runid).map_err(|e| to_py(py, e))?;
+            py.detach(|| ev.evaluate(&run))
+        }
+    };
+    res.map_err(|e| to_py(py, e))
 }

@@ -1,0 +1,402 @@
+//! The engine: judgments and measures prepared once, then each run evaluated query by
+//! query (in parallel), and the `all` row summed in query order.
+//!
+//! `mod.rs` holds [`Evaluator`] and the per-query loop (a query's ranking mapped to a
+//! relevance vector once, then every measure's kernel from [`crate::metrics`]);
+//! `stream.rs` evaluates runs handed over query by query ([`QueryStream`], files read
+//! without holding the run).
+
+mod stream;
+
+pub use stream::QueryStream;
+#[cfg(feature = "python")]
+pub(crate) use stream::BATCH_RESULTS;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::error::{show, Error, Result};
+use crate::measure::{Family, MeasureSet};
+use crate::metrics::{self, QueryCtx, NONPOOL, UNJUDGED};
+use crate::qrels::{Qrels, QrelsQuery};
+use crate::results::{Results, Row};
+use crate::run::{Run, RunQuery};
+
+/// trec_eval's options, with their command-line flags.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// `-l`: a document is relevant when its label is at least this (default 1).
+    pub relevance_level: i64,
+    /// `-M`: only the top `max_docs` documents of each ranking are evaluated.
+    pub max_docs: Option<u64>,
+    /// `-J`: rank only the documents that are judged (label >= 0).
+    pub judged_only: bool,
+    /// `-c`: judged queries missing from the run are scored as empty rankings and
+    /// count in the averages (without it, such a query is an error).
+    pub complete: bool,
+    /// `-N`: number of documents in the collection (utility's fourth coefficient).
+    pub num_docs_in_collection: i64,
+    /// Threads to use; 0 means all cores (or `IRMETRICS_NUM_THREADS`).
+    pub n_threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            relevance_level: 1,
+            max_docs: None,
+            judged_only: false,
+            complete: false,
+            num_docs_in_collection: 0,
+            n_threads: 0,
+        }
+    }
+}
+
+/// Evaluates runs against one set of judgments and measures.
+///
+/// ```
+/// use irmetrics::{Evaluator, MeasureSet, Options, Qrels, Run};
+/// let qrels = Qrels::from_bytes(b"q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\n", "qrels").unwrap();
+/// let run = Run::from_bytes(b"q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\nq1 Q0 d3 3 0.7 r\n", "run").unwrap();
+/// let measures = MeasureSet::parse(&["map", "P.2"]).unwrap();
+/// let ev = Evaluator::new(qrels, measures, Options::default()).unwrap();
+/// let res = ev.evaluate(&run).unwrap();
+/// assert_eq!(res.summary_by_name("P_2"), Some(0.5));
+/// assert!((res.summary_by_name("map").unwrap() - (1.0 + 2.0 / 3.0) / 2.0).abs() < 1e-15);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    qrels: Arc<Qrels>,
+    measures: MeasureSet,
+    options: Options,
+    /// The largest label of the qrels (ERR's default maximum grade).
+    max_label: i64,
+}
+
+/// Per-thread buffers reused across queries.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    order: Vec<u32>,
+    rels: Vec<i64>,
+}
+
+impl Evaluator {
+    /// Prepare an evaluator. Fails when the options or judgments cannot be used.
+    pub fn new(
+        qrels: impl Into<Arc<Qrels>>,
+        measures: MeasureSet,
+        options: Options,
+    ) -> Result<Evaluator> {
+        let qrels = qrels.into();
+        if measures.is_empty() {
+            return Err(Error::Measure("no measure requested".into()));
+        }
+        if options.max_docs == Some(0) {
+            return Err(Error::Option(
+                "max_docs (-M) must be at least 1; leave it unset to evaluate whole rankings"
+                    .into(),
+            ));
+        }
+        if let Some(m) = measures
+            .measures()
+            .iter()
+            .find(|m| m.family.needs_num_docs())
+        {
+            if options.num_docs_in_collection <= 0 {
+                return Err(Error::Option(format!(
+                    "measure '{}' needs the number of documents in the collection: set \
+                     num_docs_in_collection (-N)",
+                    m.family.name()
+                )));
+            }
+        }
+        if options.relevance_level < 0 {
+            return Err(Error::Option(format!(
+                "relevance_level (-l) must be 0 or more, got {}; negative labels mean \
+                 'pooled but unjudged' and can never be relevant",
+                options.relevance_level
+            )));
+        }
+        if let Some(l) = measures
+            .measures()
+            .iter()
+            .filter_map(|m| m.rel_level)
+            .find(|&l| l < 0)
+        {
+            return Err(Error::Measure(format!(
+                "relevance level rel={l} must be 0 or more; negative labels mean 'pooled \
+                 but unjudged' and can never be relevant"
+            )));
+        }
+        if qrels.is_empty() {
+            return Err(Error::Input("the qrels contain no judgment".into()));
+        }
+        if let Some(q) = qrels.queries().iter().find(|q| q.levels().is_empty()) {
+            return Err(Error::Input(format!(
+                "query '{}' has only negative labels (pooled but not judged), so no document \
+                 of it is judged and every measure is undefined; trec_eval fails on such a \
+                 query. Remove its lines from the qrels or give them labels >= 0",
+                show(q.id())
+            )));
+        }
+        let max_label = qrels
+            .queries()
+            .iter()
+            .filter_map(|q| q.levels().last().map(|&(l, _)| l))
+            .max()
+            .unwrap_or(0);
+        Ok(Evaluator {
+            qrels,
+            measures,
+            options,
+            max_label,
+        })
+    }
+
+    /// The judgments.
+    pub fn qrels(&self) -> &Qrels {
+        &self.qrels
+    }
+
+    /// The measures.
+    pub fn measures(&self) -> &MeasureSet {
+        &self.measures
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Evaluate a run.
+    pub fn evaluate(&self, run: &Run) -> Result<Results> {
+        self.evaluate_cancellable(run, None)
+    }
+
+    /// Evaluate a run; stops with [`Error::Interrupted`] soon after `cancel` is set.
+    pub fn evaluate_cancellable(&self, run: &Run, cancel: Option<&AtomicBool>) -> Result<Results> {
+        let pairs = self.pair_queries(run)?;
+        let rows = crate::parallel::with_threads(self.options.n_threads, || {
+            crate::parallel::map_with(&pairs, Scratch::default, |s, &(qq, rq)| {
+                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    return None;
+                }
+                Some(self.eval_query(qq, rq, s))
+            })
+        });
+        let rows: Vec<Row> = rows
+            .into_iter()
+            .collect::<Option<Vec<Row>>>()
+            .ok_or(Error::Interrupted)?;
+        let qrels_queries: Vec<&QrelsQuery> = pairs.iter().map(|(q, _)| *q).collect();
+        Ok(self.finish(&qrels_queries, rows, run.runid().to_vec()))
+    }
+
+    pub(crate) fn finish(
+        &self,
+        queries: &[&QrelsQuery],
+        rows: Vec<Row>,
+        runid: Vec<u8>,
+    ) -> Results {
+        let ids = queries.iter().map(|q| q.id().into()).collect();
+        let mut res = Results::new(self.measures.clone(), ids, rows, runid);
+        if self.options.complete {
+            // trec_eval 10 quirk: with -c, the `all` value of num_rel counts the judged
+            // documents with label >= 1 whatever -l says.
+            let total: u64 = queries.iter().map(|q| q.num_rel(1)).sum();
+            res.set_summary(Family::NumRel, total as f64);
+        }
+        res
+    }
+
+    /// Errors for runs that share no query with the qrels, or miss judged queries
+    /// without `complete`.
+    pub(crate) fn check_coverage(
+        &self,
+        matched: usize,
+        run_examples: impl FnOnce() -> Vec<Vec<u8>>,
+    ) -> Result<()> {
+        if matched == 0 && !self.options.complete {
+            let ex = |ids: Vec<&[u8]>| {
+                ids.iter()
+                    .take(3)
+                    .map(|i| format!("'{}'", show(i)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let run_ids = run_examples();
+            return Err(Error::Input(format!(
+                "no query of the run is judged in the qrels (run queries: {}; qrels queries: \
+                 {}); are the files swapped or from different collections?",
+                ex(run_ids.iter().map(|v| v.as_slice()).collect()),
+                ex(self.qrels.queries().iter().map(|q| q.id()).collect()),
+            )));
+        }
+        Ok(())
+    }
+
+    /// The evaluated queries (the judged ones, in id order) with their results.
+    fn pair_queries<'a>(
+        &'a self,
+        run: &'a Run,
+    ) -> Result<Vec<(&'a QrelsQuery, Option<&'a RunQuery>)>> {
+        let pairs: Vec<_> = self
+            .qrels
+            .queries()
+            .iter()
+            .map(|q| (q, run.query(q.id())))
+            .collect();
+        let matched = pairs.iter().filter(|(_, r)| r.is_some()).count();
+        self.check_coverage(matched, || {
+            run.queries()
+                .iter()
+                .take(3)
+                .map(|q| q.id().to_vec())
+                .collect()
+        })?;
+        if !self.options.complete {
+            if let Some((q, _)) = pairs.iter().find(|(_, r)| r.is_none()) {
+                return Err(Error::MissingQuery {
+                    query: show(q.id()),
+                });
+            }
+        }
+        Ok(pairs)
+    }
+
+    pub(crate) fn eval_query(
+        &self,
+        qq: &QrelsQuery,
+        rq: Option<&RunQuery>,
+        s: &mut Scratch,
+    ) -> Row {
+        let o = &self.options;
+        s.rels.clear();
+        if let Some(rq) = rq {
+            rq.ranking(&mut s.order);
+            if let Some(m) = o.max_docs {
+                s.order.truncate(m.min(usize::MAX as u64) as usize);
+            }
+            for &i in &s.order {
+                let rel = match qq.label(rq.docs.get(i as usize)) {
+                    Some(l) if l >= 0 => l,
+                    Some(_) => UNJUDGED,
+                    None => NONPOOL,
+                };
+                if !o.judged_only || rel >= 0 {
+                    s.rels.push(rel);
+                }
+            }
+        }
+        let width: usize = self.measures.measures().iter().map(|m| m.width()).sum();
+        let mut values = vec![0.0; width];
+        let mut relstring = None;
+        let mut at = 0;
+        let mut ctxs: Vec<QueryCtx> = Vec::with_capacity(1);
+        for m in self.measures.measures() {
+            let level = m.rel_level.unwrap_or(o.relevance_level);
+            let ctx = match ctxs.iter().find(|c| c.rel_level == level) {
+                Some(c) => *c,
+                None => {
+                    let c = QueryCtx::new(
+                        &s.rels,
+                        qq.levels(),
+                        level,
+                        o.num_docs_in_collection,
+                        o.judged_only,
+                    )
+                    .with_max_label(self.max_label);
+                    ctxs.push(c);
+                    c
+                }
+            };
+            let w = m.width();
+            metrics::compute(m, &ctx, &mut values[at..at + w]);
+            if m.family == Family::Relstring {
+                let len = m.numbers().first().copied().unwrap_or(10.0).max(0.0) as usize;
+                relstring = Some(metrics::relstring(&ctx, len));
+            }
+            at += w;
+        }
+        Row { values, relstring }
+    }
+}
+
+/// Evaluate one run against judgments: the one-call convenience.
+pub fn evaluate(qrels: &Qrels, run: &Run, measures: &[&str], options: Options) -> Result<Results> {
+    let set = MeasureSet::parse(measures)?;
+    Evaluator::new(qrels.clone(), set, options)?.evaluate(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (Qrels, Vec<u8>) {
+        let qrels = Qrels::from_bytes(
+            b"q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 a 1\nq2 0 x 1\nq3 0 z 1\n",
+            "qrels",
+        )
+        .unwrap();
+        let run = b"q1 Q0 a 1 0.5 r\nq1 Q0 c 2 0.5 r\nq1 Q0 d 3 0.1 r\nq2 Q0 x 1 3 r\nq2 Q0 y 2 2 r\nq9 Q0 a 1 1 r2\n".to_vec();
+        (qrels, run)
+    }
+
+    #[test]
+    fn streaming_equals_loaded() {
+        let (qrels, text) = setup();
+        let ms = MeasureSet::parse(&["all_trec"]).unwrap();
+        let opts = Options {
+            complete: true,
+            ..Options::default()
+        };
+        let ev = Evaluator::new(qrels, ms, opts).unwrap();
+        let loaded = ev
+            .evaluate(&Run::from_bytes(&text, "run").unwrap())
+            .unwrap();
+        let streamed = ev.evaluate_reader(&text[..], "run", None).unwrap();
+        assert_eq!(loaded.to_trec(true, true), streamed.to_trec(true, true));
+        assert_eq!(streamed.runid(), b"r2");
+    }
+
+    #[test]
+    fn streaming_needs_grouped_runs() {
+        let (qrels, _) = setup();
+        let ms = MeasureSet::parse(&["map"]).unwrap();
+        let ev = Evaluator::new(qrels, ms, Options::default()).unwrap();
+        let text = b"q1 Q0 a 1 1 r\nq2 Q0 a 1 1 r\nq1 Q0 b 2 0 r\nq3 Q0 z 1 1 r\n";
+        let e = ev
+            .evaluate_reader(&text[..], "run.txt", None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("run.txt:3: query 'q1' appears again"), "{e}");
+        // and a judged query missing without complete is an error naming it
+        let text = b"q1 Q0 a 1 1 r\nq2 Q0 a 1 1 r\n";
+        let e = ev.evaluate_reader(&text[..], "run.txt", None).unwrap_err();
+        assert!(
+            matches!(e, Error::MissingQuery { ref query } if query == "q3"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn thread_count_does_not_change_numbers() {
+        let (qrels, text) = setup();
+        let run = Run::from_bytes(&text, "run").unwrap();
+        let ms = MeasureSet::parse(&["all_trec"]).unwrap();
+        let out: Vec<Vec<u8>> = [1, 2, 4]
+            .iter()
+            .map(|&n| {
+                let opts = Options {
+                    complete: true,
+                    n_threads: n,
+                    ..Options::default()
+                };
+                let ev = Evaluator::new(qrels.clone(), ms.clone(), opts).unwrap();
+                ev.evaluate(&run).unwrap().to_trec(true, true)
+            })
+            .collect();
+        assert!(out.windows(2).all(|w| w[0] == w[1]));
+    }
+}

@@ -1,0 +1,491 @@
+//! The one intake path: rows of judgments or results become whole queries here.
+//!
+//! Every source — TREC files ([`crate::trec`]), the builders ([`crate::QrelsBuilder`],
+//! [`crate::RunBuilder`]), Python dicts and columns, and streamed evaluation
+//! ([`crate::QueryStream`]) — produces *pieces*: runs of consecutive rows of one query
+//! ([`Rows`]), each with the *mark* (line or row) of its first row. Sources differ only
+//! in how they produce pieces; what happens to a piece is decided once, here:
+//!
+//! - [`Grouper`] joins the pieces of each query wherever they come (a whole run or
+//!   qrels being built), queries in order of first appearance.
+//! - [`Sequence`] takes queries that come one after another (streams): consecutive
+//!   pieces of a query are joined and a query that comes back is refused. It holds the
+//!   one "each query once" set.
+//! - [`Origins`] remember where each document of a query came from, so that a problem
+//!   found later names its line or row without reading the input again.
+//! - The score policy (NaN refused; infinities rank first or last) and the
+//!   duplicate-document check with its message (naming both lines or rows) exist once.
+
+use rustc_hash::FxHashSet;
+
+use crate::error::{show, Error, Location, Result, Unit};
+use crate::ids::{Ids, KeyIndex, RepeatFinder};
+
+/// One query's rows in arrival order: document ids back to back, one value each
+/// (scores for a run: [`crate::RunQuery`] is `Rows<f64>`; labels for qrels).
+#[derive(Clone, Debug)]
+pub struct Rows<V> {
+    pub(crate) qid: Box<[u8]>,
+    pub(crate) docs: Ids,
+    pub(crate) values: Vec<V>,
+}
+
+impl<V> Default for Rows<V> {
+    fn default() -> Self {
+        Rows {
+            qid: Box::default(),
+            docs: Ids::default(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<V: Copy> Rows<V> {
+    /// An empty query.
+    pub(crate) fn new(qid: &[u8]) -> Self {
+        Rows {
+            qid: qid.into(),
+            docs: Ids::default(),
+            values: Vec::new(),
+        }
+    }
+
+    /// The query id.
+    pub fn id(&self) -> &[u8] {
+        &self.qid
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// True when there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// (document, value) pairs in arrival order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], V)> + '_ {
+        self.docs.iter().zip(self.values.iter().copied())
+    }
+
+    /// Add a row. Values are checked when the piece enters a [`Grouper`] or a
+    /// [`Sequence`], where its place is known.
+    #[inline]
+    pub(crate) fn push(&mut self, doc: &[u8], value: V) -> Result<()> {
+        self.docs.push(doc)?;
+        self.values.push(value);
+        Ok(())
+    }
+
+    /// Empty it, keeping its buffers.
+    pub(crate) fn clear(&mut self) {
+        self.qid = Box::default();
+        self.docs.truncate(0);
+        self.values.clear();
+    }
+
+    /// Keep the first `n` rows.
+    pub(crate) fn truncate(&mut self, n: usize) {
+        self.docs.truncate(n);
+        self.values.truncate(n);
+    }
+
+    /// Append the rows of another piece of the same query.
+    pub(crate) fn append(&mut self, mut other: Rows<V>) -> Result<()> {
+        if self.values.is_empty() {
+            self.docs = other.docs;
+            self.values = other.values;
+            return Ok(());
+        }
+        self.docs.extend_range(&other.docs, 0, other.docs.len())?;
+        self.values.append(&mut other.values);
+        Ok(())
+    }
+}
+
+/// A value as it enters: scores must be comparable; labels are integers already.
+pub trait Value: Copy + Send + Sync {
+    /// What is wrong with this value, if anything.
+    fn problem(self) -> Option<&'static str>;
+    /// What the value is called in messages.
+    const NAME: &'static str;
+}
+
+impl Value for f64 {
+    // The one score policy: any double but NaN (trec_eval reads `inf`; NaN cannot be
+    // ranked: it compares false with everything).
+    #[inline]
+    fn problem(self) -> Option<&'static str> {
+        self.is_nan()
+            .then_some("is NaN; a ranking needs comparable scores")
+    }
+    const NAME: &'static str = "score";
+}
+
+impl Value for i64 {
+    #[inline]
+    fn problem(self) -> Option<&'static str> {
+        None
+    }
+    const NAME: &'static str = "label";
+}
+
+/// Where the documents of one query came from: for each piece, the index of its first
+/// document and that document's mark (line or row); the rows of a piece are consecutive.
+#[derive(Clone, Debug, Default)]
+pub struct Origins {
+    pieces: Vec<(usize, u64)>,
+}
+
+impl Origins {
+    /// A piece starting at document `first` and mark `mark`; extends the last piece
+    /// when it continues it.
+    #[inline]
+    pub(crate) fn push(&mut self, first: usize, mark: u64) {
+        if let Some(&(f, m)) = self.pieces.last() {
+            if m + (first - f) as u64 == mark {
+                return;
+            }
+        }
+        self.pieces.push((first, mark));
+    }
+
+    /// The mark of document `doc`, if known.
+    pub(crate) fn mark(&self, doc: usize) -> Option<u64> {
+        let i = self.pieces.partition_point(|&(f, _)| f <= doc);
+        let (f, m) = *self.pieces.get(i.checked_sub(1)?)?;
+        Some(m + (doc - f) as u64)
+    }
+}
+
+/// Where a source's rows are: its name in messages and how its marks count.
+#[derive(Clone, Debug)]
+pub(crate) struct Place {
+    pub(crate) source: String,
+    pub(crate) unit: Unit,
+}
+
+impl Place {
+    pub(crate) fn new(source: &str, unit: Unit) -> Place {
+        Place {
+            source: source.to_string(),
+            unit,
+        }
+    }
+
+    /// The location of a mark (none: the source alone).
+    pub(crate) fn at(&self, mark: Option<u64>) -> Location {
+        match mark {
+            Some(m) => Location::new(&self.source, m, self.unit),
+            None => Location::new(&self.source, 0, Unit::Line),
+        }
+    }
+
+    /// The error for a value of `piece` that breaks the policy (first one), if any.
+    fn check_values<V: Value>(&self, piece: &Rows<V>, mark: u64) -> Result<()> {
+        let Some((i, msg)) = piece
+            .values
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| v.problem().map(|m| (i, m)))
+        else {
+            return Ok(());
+        };
+        Err(Error::Format {
+            location: self.at((self.unit != Unit::None).then_some(mark + i as u64)),
+            message: format!(
+                "{} of document '{}' for query '{}' {msg}",
+                V::NAME,
+                show(piece.docs.get(i)),
+                show(&piece.qid)
+            ),
+        })
+    }
+
+    /// The one duplicate-document message: both places when known.
+    pub(crate) fn duplicate<V: Copy>(
+        &self,
+        q: &Rows<V>,
+        origins: Option<&Origins>,
+        (first, second): (usize, usize),
+    ) -> Error {
+        let mark = |d: usize| origins.and_then(|o| o.mark(d));
+        let located = self.unit != Unit::None;
+        let first_at = match (located, mark(first)) {
+            (true, Some(m)) => format!(" (first at {} {m})", self.unit.word()),
+            _ => String::new(),
+        };
+        Error::DuplicateEntry {
+            location: self.at(mark(second).filter(|_| located)),
+            query: show(&q.qid),
+            doc: show(q.docs.get(second)),
+            first: first_at,
+        }
+    }
+}
+
+/// The one duplicate-document check: (first, second) positions of the first document
+/// that occurs again, if any.
+pub(crate) fn find_duplicate(docs: &Ids, finder: &mut RepeatFinder) -> Option<(usize, usize)> {
+    let second = finder.first_repeat(docs)?;
+    let id = docs.get(second);
+    let first = (0..second).find(|&j| docs.get(j) == id)?;
+    Some((first, second))
+}
+
+/// Receives the pieces of queries, in arrival order.
+pub(crate) trait PieceSink<V> {
+    /// Consecutive rows of one query, the first at `mark`.
+    fn piece(&mut self, piece: Rows<V>, mark: u64) -> Result<()>;
+    /// After each block of input (a moment to work on what came).
+    fn block_done(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// An empty piece to fill (buffers of finished queries when there are some).
+    fn spare(&mut self) -> Rows<V> {
+        Rows::default()
+    }
+    /// Whether a piece of query `qid` would be refused as coming back after another
+    /// (a producer can then group its rows first).
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    fn comes_back(&self, _qid: &[u8]) -> bool {
+        false
+    }
+}
+
+/// Joins the pieces of each query wherever they come; queries stay in order of first
+/// appearance, the rows of a query in arrival order.
+pub(crate) struct Grouper<V> {
+    pub(crate) place: Place,
+    queries: Vec<Rows<V>>,
+    origins: Vec<Origins>,
+    index: KeyIndex,
+    last: Option<usize>,
+    rows: u64,
+}
+
+impl<V: Value> Grouper<V> {
+    pub(crate) fn new(place: Place) -> Self {
+        Grouper {
+            place,
+            queries: Vec::new(),
+            origins: Vec::new(),
+            index: KeyIndex::default(),
+            last: None,
+            rows: 0,
+        }
+    }
+
+    fn slot(&mut self, qid: &[u8]) -> usize {
+        if let Some(i) = self.last {
+            if *self.queries[i].qid == *qid {
+                return i;
+            }
+        }
+        let next = self.queries.len();
+        let queries = &self.queries;
+        let i = match self.index.get_or_add(qid, next, |i| &queries[i].qid) {
+            Some(i) => i,
+            None => {
+                self.queries.push(Rows::new(qid));
+                self.origins.push(Origins::default());
+                next
+            }
+        };
+        self.last = Some(i);
+        i
+    }
+
+    /// One row; its mark is the number of rows added before it.
+    pub(crate) fn add(&mut self, qid: &[u8], doc: &[u8], value: V) -> Result<()> {
+        let mark = self.rows;
+        self.rows += 1;
+        let i = self.slot(qid);
+        let q = &mut self.queries[i];
+        if let Some(msg) = value.problem() {
+            return Err(Error::Format {
+                location: self.place.at(Some(mark)),
+                message: format!(
+                    "{} of document '{}' for query '{}' {msg}",
+                    V::NAME,
+                    show(doc),
+                    show(qid)
+                ),
+            });
+        }
+        self.origins[i].push(q.len(), mark);
+        q.push(doc, value)
+    }
+
+    /// The queries in order of first appearance, with where their documents came from.
+    pub(crate) fn finish(self) -> (Vec<Rows<V>>, Vec<Origins>, Place) {
+        (self.queries, self.origins, self.place)
+    }
+}
+
+impl<V: Value> PieceSink<V> for Grouper<V> {
+    fn piece(&mut self, piece: Rows<V>, mark: u64) -> Result<()> {
+        self.place.check_values(&piece, mark)?;
+        let i = self.slot(&piece.qid);
+        self.origins[i].push(self.queries[i].len(), mark);
+        self.queries[i].append(piece)
+    }
+}
+
+/// Takes queries that come one after another, each once: consecutive pieces of a query
+/// are joined, and a query that comes back after another is refused.
+pub(crate) struct Sequence {
+    pub(crate) place: Place,
+    /// What to do about a query that comes back, for its message.
+    hint: &'static str,
+    seen: FxHashSet<Box<[u8]>>,
+    current: Option<(Rows<f64>, Origins)>,
+}
+
+/// A query of a [`Sequence`] with where its documents came from.
+pub(crate) type Arrived = (Rows<f64>, Origins);
+
+impl Sequence {
+    pub(crate) fn new(place: Place, hint: &'static str) -> Sequence {
+        Sequence {
+            place,
+            hint,
+            seen: FxHashSet::default(),
+            current: None,
+        }
+    }
+
+    /// Whether query `qid` came before and is over (a piece of it would be refused).
+    pub(crate) fn is_over(&self, qid: &[u8]) -> bool {
+        match &self.current {
+            Some((c, _)) if *c.qid == *qid => false,
+            _ => self.seen.contains(qid),
+        }
+    }
+
+    /// A piece at `mark`; returns the query it completes (the previous one) if it
+    /// starts a new query.
+    pub(crate) fn piece(&mut self, piece: Rows<f64>, mark: u64) -> Result<Option<Arrived>> {
+        self.place.check_values(&piece, mark)?;
+        if let Some((c, o)) = &mut self.current {
+            if c.qid == piece.qid {
+                o.push(c.len(), mark);
+                c.append(piece)?;
+                return Ok(None);
+            }
+        }
+        if self.seen.contains(&piece.qid) {
+            return Err(self.again(&piece.qid, mark));
+        }
+        self.seen.insert(piece.qid.clone());
+        let mut origins = Origins::default();
+        origins.push(0, mark);
+        Ok(self.current.replace((piece, origins)))
+    }
+
+    /// A whole query (from a producer that hands over whole queries): refused if a
+    /// query with its id came before, even just before.
+    pub(crate) fn whole(&mut self, q: Rows<f64>, mark: u64) -> Result<Option<Arrived>> {
+        if self.seen.contains(&q.qid) {
+            return Err(self.again(&q.qid, mark));
+        }
+        self.piece(q, mark)
+    }
+
+    fn again(&self, qid: &[u8], mark: u64) -> Error {
+        let located = self.place.unit != Unit::None;
+        Error::Format {
+            location: self.place.at(located.then_some(mark)),
+            message: format!(
+                "query '{}' appears again after other queries; {}",
+                show(qid),
+                self.hint
+            ),
+        }
+    }
+
+    /// The last query, once the input is over.
+    pub(crate) fn finish(&mut self) -> Option<Arrived> {
+        self.current.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(q: &str, docs: &[(&str, f64)]) -> Rows<f64> {
+        let mut r = Rows::new(q.as_bytes());
+        for (d, s) in docs {
+            r.push(d.as_bytes(), *s).unwrap();
+        }
+        r
+    }
+
+    #[test]
+    fn grouper_joins_pieces_and_locates_duplicates() {
+        let mut g = Grouper::new(Place::new("run.txt", Unit::Line));
+        g.piece(piece("q2", &[("a", 1.0), ("b", 0.5)]), 1).unwrap();
+        g.piece(piece("q1", &[("a", 1.0)]), 3).unwrap();
+        g.piece(piece("q2", &[("c", 1.0), ("a", 0.1)]), 7).unwrap();
+        let (qs, origins, place) = g.finish();
+        assert_eq!(qs.len(), 2);
+        assert_eq!(qs[0].id(), b"q2");
+        let docs: Vec<&[u8]> = qs[0].docs.iter().collect();
+        assert_eq!(docs, [&b"a"[..], b"b", b"c", b"a"]);
+        let dup = find_duplicate(&qs[0].docs, &mut RepeatFinder::default()).unwrap();
+        assert_eq!(dup, (0, 3));
+        let e = place.duplicate(&qs[0], Some(&origins[0]), dup).to_string();
+        assert_eq!(
+            e,
+            "run.txt:8: document 'a' appears twice for query 'q2' (first at line 1)"
+        );
+    }
+
+    #[test]
+    fn origins_extend_consecutive_pieces() {
+        let mut o = Origins::default();
+        o.push(0, 10);
+        o.push(2, 12); // continues
+        o.push(3, 20);
+        assert_eq!(o.pieces.len(), 2);
+        assert_eq!(o.mark(1), Some(11));
+        assert_eq!(o.mark(2), Some(12));
+        assert_eq!(o.mark(4), Some(21));
+    }
+
+    #[test]
+    fn sequence_refuses_a_query_that_comes_back() {
+        let mut s = Sequence::new(Place::new("r", Unit::Line), "sort it");
+        assert!(s.piece(piece("q1", &[("a", 1.0)]), 1).unwrap().is_none());
+        assert!(s.piece(piece("q1", &[("b", 1.0)]), 2).unwrap().is_none());
+        let (done, _) = s.piece(piece("q2", &[("a", 1.0)]), 3).unwrap().unwrap();
+        assert_eq!(done.len(), 2);
+        assert!(s.is_over(b"q1") && !s.is_over(b"q2"));
+        let e = s.piece(piece("q1", &[("c", 1.0)]), 4).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "r:4: query 'q1' appears again after other queries; sort it"
+        );
+    }
+
+    #[test]
+    fn nan_is_refused_where_it_comes() {
+        let mut g: Grouper<f64> = Grouper::new(Place::new("run", Unit::Row));
+        g.add(b"q", b"a", 1.0).unwrap();
+        let e = g.add(b"q", b"b", f64::NAN).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "run, row 1: score of document 'b' for query 'q' is NaN; a ranking needs \
+             comparable scores"
+        );
+        let mut s = Sequence::new(Place::new("f", Unit::Line), "");
+        let e = s
+            .piece(piece("q", &[("a", 1.0), ("b", f64::NAN)]), 5)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("f:6: score of document 'b'"), "{e}");
+    }
+}

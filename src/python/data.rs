@@ -1,0 +1,360 @@
+//! `Qrels` and `Run`: the two inputs as Python classes (frozen, holding an `Arc` of the
+//! crate's value), built from files, text, dicts, columns and frames.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use super::convert::{self, id_to_py};
+use super::errors;
+use super::{guarded, heavy};
+use crate::qrels::Qrels;
+use crate::run::Run;
+
+/// Relevance judgments: for each query, document ids with integer labels.
+#[pyclass(frozen, name = "Qrels", module = "irmetrics")]
+pub struct PyQrels {
+    pub(super) inner: Arc<Qrels>,
+}
+
+#[pymethods]
+impl PyQrels {
+    /// Read a TREC qrels file (`qid iter docno rel`); gzip is detected, "-" is stdin.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let q = heavy(py, |_| Qrels::from_file(&path))?;
+        Ok(PyQrels { inner: Arc::new(q) })
+    }
+
+    /// Parse TREC qrels text.
+    #[staticmethod]
+    #[pyo3(signature = (text, source = "<string>"))]
+    fn from_string(text: &Bound<'_, PyAny>, source: &str) -> PyResult<Self> {
+        let py = text.py();
+        let data = text_bytes(text)?;
+        let q = guarded(py, || {
+            Qrels::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))
+        })?;
+        Ok(PyQrels { inner: Arc::new(q) })
+    }
+
+    /// Build from `{query_id: {doc_id: label}}`.
+    #[staticmethod]
+    fn from_dict(d: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let d = d.cast::<PyDict>().map_err(|_| {
+            errors::format_err(
+                d.py(),
+                "Qrels.from_dict expects a dict {query_id: {doc_id: label}}".into(),
+            )
+        })?;
+        Ok(PyQrels {
+            inner: Arc::new(guarded(d.py(), || convert::qrels_from_dict(d))?),
+        })
+    }
+
+    /// Build from three equally long columns: query ids, doc ids, labels.
+    #[staticmethod]
+    fn from_columns(
+        query_ids: &Bound<'_, PyAny>,
+        doc_ids: &Bound<'_, PyAny>,
+        labels: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        Ok(PyQrels {
+            inner: Arc::new(guarded(query_ids.py(), || {
+                convert::qrels_from_columns(query_ids, doc_ids, labels)
+            })?),
+        })
+    }
+
+    /// Build from a pandas DataFrame. Columns are found by name: query
+    /// (`q_id`, `query_id`, `qid`), document (`doc_id`, `docno`, `docid`) and label
+    /// (`relevance`, `label`, `rel`, `score`), or given explicitly.
+    #[staticmethod]
+    #[pyo3(signature = (df, *, query = None, doc = None, label = None))]
+    fn from_dataframe(
+        df: &Bound<'_, PyAny>,
+        query: Option<&str>,
+        doc: Option<&str>,
+        label: Option<&str>,
+    ) -> PyResult<Self> {
+        let q = frame_column(df, query, QUERY_COLUMNS, "query id")?;
+        let d = frame_column(df, doc, DOC_COLUMNS, "document id")?;
+        let l = frame_column(df, label, LABEL_COLUMNS, "label")?.call_method0("to_numpy")?;
+        Ok(PyQrels {
+            inner: Arc::new(convert::qrels_from_columns(&q, &d, &l)?),
+        })
+    }
+
+    /// `{query_id: {doc_id: label}}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        nested_dict(py, self.inner.queries().iter().map(|q| (q.id(), q.iter())))
+    }
+
+    /// Write TREC qrels text to a file.
+    fn to_file(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let q = self.inner.clone();
+        heavy(py, move |_| {
+            let mut buf = Vec::new();
+            let _ = crate::trec::write_qrels(&q, &mut buf);
+            crate::trec::write_atomically(&path, &buf)
+        })
+    }
+
+    /// Query ids, in byte order.
+    fn query_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        id_list(py, self.inner.queries().iter().map(|q| q.id()))
+    }
+
+    /// Number of judgments.
+    #[getter]
+    fn num_judgments(&self) -> usize {
+        self.inner.num_judgments()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __contains__(&self, qid: &Bound<'_, PyAny>) -> bool {
+        match convert::id_bytes(qid, &|| "query id".into()) {
+            Ok(b) => self.inner.query(&b).is_some(),
+            Err(_) => false,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Qrels(queries={}, judgments={})",
+            self.inner.len(),
+            self.inner.num_judgments()
+        )
+    }
+}
+
+/// A run: for each query, document ids with scores (ranked at evaluation time, score
+/// descending with ties broken by document id descending, as trec_eval does).
+#[pyclass(frozen, name = "Run", module = "irmetrics")]
+pub struct PyRun {
+    pub(super) inner: Arc<Run>,
+}
+
+#[pymethods]
+impl PyRun {
+    /// Read a TREC run file (`qid iter docno rank score tag`); gzip is detected, "-" is stdin.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let r = heavy(py, |cancel| {
+            crate::trec::read_run_cancellable(&path, Some(cancel))
+        })?;
+        Ok(PyRun { inner: Arc::new(r) })
+    }
+
+    /// Parse TREC run text.
+    #[staticmethod]
+    #[pyo3(signature = (text, source = "<string>"))]
+    fn from_string(text: &Bound<'_, PyAny>, source: &str) -> PyResult<Self> {
+        let py = text.py();
+        let data = text_bytes(text)?;
+        let r = guarded(py, || {
+            Run::from_bytes(&data, source).map_err(|e| errors::to_py(py, e))
+        })?;
+        Ok(PyRun { inner: Arc::new(r) })
+    }
+
+    /// Build from `{query_id: {doc_id: score}}`; `name` becomes the runid.
+    #[staticmethod]
+    #[pyo3(signature = (d, name = None))]
+    fn from_dict(d: &Bound<'_, PyAny>, name: Option<&str>) -> PyResult<Self> {
+        let d = d.cast::<PyDict>().map_err(|_| {
+            errors::format_err(
+                d.py(),
+                "Run.from_dict expects a dict {query_id: {doc_id: score}}".into(),
+            )
+        })?;
+        Ok(PyRun {
+            inner: Arc::new(guarded(d.py(), || convert::run_from_dict(d, name))?),
+        })
+    }
+
+    /// Build from three equally long columns: query ids, doc ids, scores.
+    #[staticmethod]
+    #[pyo3(signature = (query_ids, doc_ids, scores, name = None))]
+    fn from_columns(
+        query_ids: &Bound<'_, PyAny>,
+        doc_ids: &Bound<'_, PyAny>,
+        scores: &Bound<'_, PyAny>,
+        name: Option<&str>,
+    ) -> PyResult<Self> {
+        Ok(PyRun {
+            inner: Arc::new(guarded(query_ids.py(), || {
+                convert::run_from_columns(query_ids, doc_ids, scores, name)
+            })?),
+        })
+    }
+
+    /// Build from a pandas DataFrame. Columns are found by name: query
+    /// (`q_id`, `query_id`, `qid`), document (`doc_id`, `docno`, `docid`) and score
+    /// (`score`), or given explicitly.
+    #[staticmethod]
+    #[pyo3(signature = (df, *, query = None, doc = None, score = None, name = None))]
+    fn from_dataframe(
+        df: &Bound<'_, PyAny>,
+        query: Option<&str>,
+        doc: Option<&str>,
+        score: Option<&str>,
+        name: Option<&str>,
+    ) -> PyResult<Self> {
+        let (q, d, s) = run_frame_columns(df, query, doc, score)?;
+        Ok(PyRun {
+            inner: Arc::new(convert::run_from_columns(&q, &d, &s, name)?),
+        })
+    }
+
+    /// `{query_id: {doc_id: score}}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        nested_dict(py, self.inner.queries().iter().map(|q| (q.id(), q.iter())))
+    }
+
+    /// Write TREC run text to a file (ranked, ranks from 1).
+    fn to_file(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let r = self.inner.clone();
+        heavy(py, move |_| {
+            let mut buf = Vec::new();
+            let _ = crate::trec::write_run(&r, &mut buf);
+            crate::trec::write_atomically(&path, &buf)
+        })
+    }
+
+    /// Query ids, in byte order.
+    fn query_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        id_list(py, self.inner.queries().iter().map(|q| q.id()))
+    }
+
+    /// The run tag (trec_eval's runid: the tag of the file's last line).
+    #[getter]
+    fn runid<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        id_to_py(py, self.inner.runid())
+    }
+
+    /// Number of (query, document) results.
+    #[getter]
+    fn num_results(&self) -> usize {
+        self.inner.num_results()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __contains__(&self, qid: &Bound<'_, PyAny>) -> bool {
+        match convert::id_bytes(qid, &|| "query id".into()) {
+            Ok(b) => self.inner.query(&b).is_some(),
+            Err(_) => false,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Run(name={:?}, queries={}, results={})",
+            String::from_utf8_lossy(self.inner.runid()),
+            self.inner.len(),
+            self.inner.num_results()
+        )
+    }
+}
+
+/// `{query_id: {doc_id: value}}` from the crate's per-query iterators.
+fn nested_dict<'py, 'a, V: IntoPyObject<'py>>(
+    py: Python<'py>,
+    queries: impl Iterator<Item = (&'a [u8], impl Iterator<Item = (&'a [u8], V)>)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (qid, docs) in queries {
+        let inner = PyDict::new(py);
+        for (doc, value) in docs {
+            inner.set_item(id_to_py(py, doc)?, value)?;
+        }
+        out.set_item(id_to_py(py, qid)?, inner)?;
+    }
+    Ok(out)
+}
+
+/// A list of ids as Python strings.
+fn id_list<'py, 'a>(
+    py: Python<'py>,
+    ids: impl Iterator<Item = &'a [u8]>,
+) -> PyResult<Bound<'py, PyList>> {
+    let ids: PyResult<Vec<_>> = ids.map(|id| id_to_py(py, id)).collect();
+    PyList::new(py, ids?)
+}
+
+const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid"];
+const DOC_COLUMNS: &[&str] = &["doc_id", "docno", "docid"];
+const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "score"];
+
+/// A DataFrame column given by name, or the first of `candidates` present.
+fn frame_column<'py>(
+    df: &Bound<'py, PyAny>,
+    given: Option<&str>,
+    candidates: &[&str],
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = df.py();
+    let columns: Vec<String> = df
+        .getattr("columns")
+        .and_then(|c| c.call_method0("tolist"))
+        .and_then(|c| c.extract())
+        .map_err(|_| errors::input_err(py, "expected a pandas DataFrame".into()))?;
+    let pick = match given {
+        Some(g) => columns.iter().find(|c| *c == g),
+        None => columns.iter().find(|c| candidates.contains(&c.as_str())),
+    };
+    match pick {
+        Some(c) => df.get_item(c),
+        None => Err(errors::input_err(
+            py,
+            format!(
+                "no {what} column: looked for {} among the columns {columns:?}; name it \
+                 explicitly",
+                given.map_or_else(|| format!("{candidates:?}"), |g| format!("'{g}'"))
+            ),
+        )),
+    }
+}
+
+/// A run frame's query id, document id and score columns (found by name unless given).
+#[allow(clippy::type_complexity)]
+pub(super) fn run_frame_columns<'py>(
+    df: &Bound<'py, PyAny>,
+    query: Option<&str>,
+    doc: Option<&str>,
+    score: Option<&str>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    Ok((
+        frame_column(df, query, QUERY_COLUMNS, "query id")?,
+        frame_column(df, doc, DOC_COLUMNS, "document id")?,
+        frame_column(df, score, &["score"], "score")?,
+    ))
+}
+
+fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = text.extract::<Vec<u8>>() {
+        if !text.is_instance_of::<PyString>() {
+            return Ok(b);
+        }
+    }
+    if !text.is_instance_of::<PyString>() {
+        return Err(errors::format_err(
+            text.py(),
+            format!(
+                "text must be a str or bytes in TREC format, got {}",
+                text.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ),
+        ));
+    }
+    Ok(convert::id_bytes(text, &|| "text".into())?.into_owned())
+}

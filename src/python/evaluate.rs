@@ -1,0 +1,354 @@
+//! `Evaluator`: judgments and measures prepared once; runs of any kind evaluated with
+//! the GIL released; results as dicts or one numpy table.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use numpy::PyArrayMethods;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use super::convert::{self, id_to_py};
+use super::data::{run_frame_columns, PyQrels, PyRun};
+use super::errors;
+use super::{guarded, heavy};
+use crate::evaluate::{Evaluator, Options};
+use crate::measure::{Family, MeasureSet};
+use crate::results::Results;
+
+fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(s) = measures.cast::<PyString>() {
+        return Ok(vec![s.to_str()?.to_string()]);
+    }
+    let mut out = Vec::new();
+    for m in measures.try_iter().map_err(|_| {
+        errors::input_err(
+            measures.py(),
+            "measures must be a str or a list of str".into(),
+        )
+    })? {
+        let m = m?;
+        let s = m.cast::<PyString>().map_err(|_| {
+            errors::input_err(
+                m.py(),
+                format!("measure names must be str, got {}", m.get_type()),
+            )
+        })?;
+        out.push(s.to_str()?.to_string());
+    }
+    Ok(out)
+}
+
+/// The most threads an evaluator may ask for (beyond, thread creation itself fails).
+const MAX_THREADS: usize = 4096;
+
+/// Evaluates runs against fixed judgments and measures (prepared once).
+/// Evaluate a Run, a dict `{query_id: {doc_id: score}}` or a pandas DataFrame (both
+/// converted and evaluated batch by batch).
+fn evaluate_any(
+    py: Python<'_>,
+    ev: &Arc<Evaluator>,
+    run: &Bound<'_, PyAny>,
+) -> PyResult<crate::results::Results> {
+    if let Ok(r) = run.cast::<PyRun>() {
+        let (ev, r) = (ev.clone(), r.get().inner.clone());
+        return heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)));
+    }
+    if let Ok(d) = run.cast::<PyDict>() {
+        return guarded(py, || convert::evaluate_dict(ev, d, None));
+    }
+    if run.hasattr("columns")? && run.hasattr("to_numpy")? {
+        let (q, d, s) = run_frame_columns(run, None, None, None)?;
+        return guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, None));
+    }
+    let is_mapping = py
+        .import("collections.abc")?
+        .getattr("Mapping")
+        .and_then(|m| run.is_instance(&m))?;
+    if is_mapping {
+        let d = PyDict::new(py);
+        d.update(&run.cast::<pyo3::types::PyMapping>()?.clone())?;
+        return guarded(py, || convert::evaluate_dict(ev, &d, None));
+    }
+    Err(errors::input_err(
+        py,
+        format!(
+            "run must be a Run, a dict {{query_id: {{doc_id: score}}}} or a pandas DataFrame, \
+             got {}",
+            run.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ),
+    ))
+}
+
+#[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
+pub struct PyEvaluator {
+    inner: Arc<Evaluator>,
+}
+
+#[pymethods]
+impl PyEvaluator {
+    #[new]
+    #[pyo3(signature = (qrels, measures, *, complete = false, relevance_level = 1, max_docs = None,
+                        judged_only = false, num_docs_in_collection = 0, n_threads = 0))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        qrels: &PyQrels,
+        measures: &Bound<'_, PyAny>,
+        complete: bool,
+        relevance_level: i64,
+        max_docs: Option<i64>,
+        judged_only: bool,
+        num_docs_in_collection: i64,
+        n_threads: i64,
+    ) -> PyResult<Self> {
+        let n_threads = match usize::try_from(n_threads) {
+            Ok(n) if n <= MAX_THREADS => n,
+            _ => {
+                return Err(errors::input_err(
+                    py,
+                    format!(
+                        "n_threads must be between 0 (all cores) and {MAX_THREADS}, got {n_threads}"
+                    ),
+                ))
+            }
+        };
+        let names = measure_names(measures)?;
+        let set = guarded(py, || {
+            MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))
+        })?;
+        let max_docs = match max_docs {
+            Some(m) if m <= 0 => {
+                return Err(errors::input_err(
+                    py,
+                    format!("max_docs must be a positive number of documents, got {m}"),
+                ))
+            }
+            m => m.map(|m| m as u64),
+        };
+        let options = Options {
+            relevance_level,
+            max_docs,
+            judged_only,
+            complete,
+            num_docs_in_collection,
+            n_threads,
+        };
+        let ev = guarded(py, || {
+            Evaluator::new(qrels.inner.clone(), set, options).map_err(|e| errors::to_py(py, e))
+        })?;
+        Ok(PyEvaluator {
+            inner: Arc::new(ev),
+        })
+    }
+
+    /// Evaluate a run: `{measure: value}`, or with `per_query=True`
+    /// `{measure: {query_id: value}}`. `run` is a Run, a dict `{query_id: {doc_id: score}}`
+    /// or a pandas DataFrame (query id, document id and score columns); dicts and
+    /// frames grouped by query are evaluated as they are read, never held whole.
+    /// `keys="canonical"` names every value canonically (`P_5`) instead of as
+    /// requested (`P@5`).
+    #[pyo3(signature = (run, *, per_query = false, keys = "requested"))]
+    fn evaluate<'py>(
+        &self,
+        py: Python<'py>,
+        run: &Bound<'py, PyAny>,
+        per_query: bool,
+        keys: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let canonical = keys_canonical(py, keys)?;
+        let res = evaluate_any(py, &self.inner, run)?;
+        guarded(py, || results_to_py(py, &res, per_query, canonical))
+    }
+
+    /// Evaluate a run file query by query without loading it (bounded memory); the
+    /// file must be grouped by query. Same return value as `evaluate`.
+    #[pyo3(signature = (path, *, per_query = false, keys = "requested"))]
+    fn evaluate_file<'py>(
+        &self,
+        py: Python<'py>,
+        path: PathBuf,
+        per_query: bool,
+        keys: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let canonical = keys_canonical(py, keys)?;
+        let ev = self.inner.clone();
+        let res = heavy(py, move |cancel| {
+            ev.evaluate_file_cancellable(&path, Some(cancel))
+        })?;
+        results_to_py(py, &res, per_query, canonical)
+    }
+
+    /// Per-query values as one float64 array: `(query_ids, columns, values)` with
+    /// `values.shape == (len(query_ids), len(columns))`, plus `summary` (the `all`
+    /// values of the same columns). `run` is a Run or, with `stream=True`, a path.
+    #[pyo3(signature = (run, *, stream = false))]
+    fn evaluate_table<'py>(
+        &self,
+        py: Python<'py>,
+        run: &Bound<'py, PyAny>,
+        stream: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let ev = self.inner.clone();
+        let res = if stream {
+            let path: PathBuf = run.extract()?;
+            heavy(py, move |cancel| {
+                ev.evaluate_file_cancellable(&path, Some(cancel))
+            })?
+        } else {
+            evaluate_any(py, &ev, run)?
+        };
+        let cols: Vec<usize> = (0..res.columns().len())
+            .filter(|&c| {
+                let col = &res.columns()[c];
+                Results::is_per_query(col) && col.family != Family::Relstring
+            })
+            .collect();
+        let nq = res.num_queries();
+        let mut values = Vec::with_capacity(nq * cols.len());
+        for q in 0..nq {
+            values.extend(cols.iter().map(|&c| res.value(q, c)));
+        }
+        let arr = numpy::PyArray1::from_vec(py, values).reshape([nq, cols.len()])?;
+        let summary = numpy::PyArray1::from_vec(py, cols.iter().map(|&c| res.summary(c)).collect());
+        let ids: Vec<Bound<'py, PyAny>> = res
+            .query_ids()
+            .iter()
+            .map(|id| id_to_py(py, id))
+            .collect::<PyResult<_>>()?;
+        let names: Vec<String> = cols
+            .iter()
+            .map(|&c| res.columns()[c].name.clone())
+            .collect();
+        PyTuple::new(
+            py,
+            [
+                PyList::new(py, ids)?.into_any(),
+                PyList::new(py, names)?.into_any(),
+                arr.into_any(),
+                summary.into_any(),
+            ],
+        )
+    }
+
+    /// trec_eval's text output for a run.
+    #[pyo3(signature = (run, *, per_query = false, summary = true))]
+    fn trec_text(
+        &self,
+        py: Python<'_>,
+        run: &PyRun,
+        per_query: bool,
+        summary: bool,
+    ) -> PyResult<String> {
+        let ev = self.inner.clone();
+        let r = run.inner.clone();
+        let res = heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?;
+        Ok(String::from_utf8_lossy(&res.to_trec(per_query, summary)).into_owned())
+    }
+
+    /// The canonical names of the values computed, in trec_eval's order.
+    fn columns(&self) -> Vec<String> {
+        self.inner
+            .measures()
+            .measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Evaluator(queries={}, columns={:?})",
+            self.inner.qrels().len(),
+            self.columns()
+        )
+    }
+}
+
+fn keys_canonical(py: Python<'_>, keys: &str) -> PyResult<bool> {
+    match keys {
+        "requested" => Ok(false),
+        "canonical" => Ok(true),
+        other => Err(errors::input_err(
+            py,
+            format!("keys must be 'requested' or 'canonical', got '{other}'"),
+        )),
+    }
+}
+
+/// The keys of a result dict: each request naming one value keeps its spelling,
+/// a request naming several values (`P.5,10`, `all_trec`) gives canonical names.
+fn keyed_columns(res: &Results) -> Vec<(String, usize)> {
+    let cols = res.columns();
+    let mut offsets = Vec::new();
+    let mut at = 0;
+    for m in res.measures().measures() {
+        offsets.push(at);
+        at += m.width();
+    }
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for (name, picks) in res.measures().requests() {
+        let idx: Vec<usize> = picks.iter().map(|&(m, c)| offsets[m] + c).collect();
+        if idx.len() == 1 {
+            out.push((name.clone(), idx[0]));
+        } else {
+            out.extend(idx.iter().map(|&i| (cols[i].name.clone(), i)));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|(k, _)| seen.insert(k.clone()));
+    out
+}
+
+fn results_to_py<'py>(
+    py: Python<'py>,
+    res: &Results,
+    per_query: bool,
+    canonical: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let cols = res.columns();
+    let ids: Vec<Bound<'py, PyAny>> = res
+        .query_ids()
+        .iter()
+        .map(|id| id_to_py(py, id))
+        .collect::<PyResult<_>>()?;
+    let keyed = if canonical {
+        cols.iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), i))
+            .collect()
+    } else {
+        keyed_columns(res)
+    };
+    for (key, c) in keyed {
+        let col = &cols[c];
+        if per_query {
+            if !Results::is_per_query(col) {
+                continue;
+            }
+            let d = PyDict::new(py);
+            for (q, id) in ids.iter().enumerate() {
+                if col.family == Family::Relstring {
+                    d.set_item(id, res.relstring(q).unwrap_or(""))?;
+                } else if col.family.is_integer() {
+                    d.set_item(id, res.value(q, c) as i64)?;
+                } else {
+                    d.set_item(id, res.value(q, c))?;
+                }
+            }
+            out.set_item(key, d)?;
+        } else {
+            match col.family {
+                Family::Relstring => continue,
+                Family::RunId => out.set_item(key, id_to_py(py, res.runid())?)?,
+                f if f.is_integer() => out.set_item(key, res.summary(c) as i64)?,
+                _ => out.set_item(key, res.summary(c))?,
+            }
+        }
+    }
+    Ok(out)
+}

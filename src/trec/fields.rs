@@ -1,0 +1,411 @@
+//! Fields of TREC lines: C `isspace` splitting, the strict number readers (labels,
+//! scores) and chunking of a block at line starts.
+
+use crate::error::{show, Error, Result};
+
+#[inline]
+pub(super) fn is_ws(b: u8) -> bool {
+    WS[b as usize]
+}
+
+/// Split `line` into fields; fills `out` and returns the total number of fields.
+#[inline]
+pub(super) fn split_fields<'a>(line: &'a [u8], out: &mut [&'a [u8]]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    let len = line.len();
+    while i < len {
+        while i < len && is_ws(line[i]) {
+            i += 1;
+        }
+        if i >= len {
+            break;
+        }
+        let start = i;
+        while i < len && !is_ws(line[i]) {
+            i += 1;
+        }
+        if n < out.len() {
+            out[n] = &line[start..i];
+        }
+        n += 1;
+    }
+    n
+}
+
+pub(super) fn line_of(data: &[u8], offset: usize) -> u64 {
+    1 + memchr::memchr_iter(b'\n', &data[..offset.min(data.len())]).count() as u64
+}
+
+pub(super) fn check_nul(data: &[u8], source: &str, lines_before: u64) -> Result<()> {
+    if let Some(p) = memchr::memchr(0, data) {
+        return Err(Error::format(
+            source,
+            lines_before + line_of(data, p),
+            "contains a NUL byte; TREC files are text (is this a binary or corrupt file?)",
+        ));
+    }
+    Ok(())
+}
+
+/// Strict integer label: optional sign and digits only.
+#[inline]
+pub(super) fn parse_label(field: &[u8]) -> std::result::Result<i64, String> {
+    // the usual case: a short number, read here; the rest (and errors) by `parse_label_slow`
+    let (neg, digits) = match field.first() {
+        Some(b'-') => (true, &field[1..]),
+        Some(b'+') => (false, &field[1..]),
+        _ => (false, field),
+    };
+    if !digits.is_empty() && digits.len() <= 18 {
+        let mut v: i64 = 0;
+        for &c in digits {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return parse_label_slow(field);
+            }
+            v = v * 10 + i64::from(d);
+        }
+        return Ok(if neg { -v } else { v });
+    }
+    parse_label_slow(field)
+}
+
+pub(super) fn parse_label_slow(field: &[u8]) -> std::result::Result<i64, String> {
+    let s = std::str::from_utf8(field).unwrap_or("");
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "relevance label '{}' is not a whole number (trec_eval would silently truncate it)",
+            show(field)
+        ));
+    }
+    s.parse::<i64>().map_err(|_| {
+        format!(
+            "relevance label '{}' is too large (labels must fit in 64 bits)",
+            show(field)
+        )
+    })
+}
+
+/// The powers of ten that are doubles exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The usual score, `[-+]digits[.digits]`, read exactly when its digits form an integer
+/// `m` of at most 2^53 and it has at most 22 decimals: `m` and `10^k` are then doubles
+/// and `m / 10^k` is one correctly rounded division (Clinger's fast path, the one
+/// fast_float takes too). `None` for anything else.
+#[inline(always)]
+fn parse_plain_decimal(field: &[u8]) -> Option<f64> {
+    let (neg, body) = match field.first()? {
+        b'-' => (true, &field[1..]),
+        b'+' => (false, &field[1..]),
+        _ => (false, field),
+    };
+    if body.len() > 20 {
+        return None;
+    }
+    let mut m: u64 = 0;
+    let mut dot = body.len();
+    for (i, &c) in body.iter().enumerate() {
+        let d = c.wrapping_sub(b'0');
+        if d < 10 {
+            // 20 digits may wrap; more than 19 are refused below
+            m = m.wrapping_mul(10).wrapping_add(u64::from(d));
+        } else if c == b'.' && dot == body.len() {
+            dot = i;
+        } else {
+            return None;
+        }
+    }
+    let digits = body.len() - usize::from(dot < body.len());
+    let decimals = body.len().saturating_sub(dot + 1);
+    if digits == 0 || digits > 19 || m > 1 << 53 || decimals >= POW10.len() {
+        return None;
+    }
+    let v = m as f64 / POW10[decimals];
+    Some(if neg { -v } else { v })
+}
+
+/// Strict score: a complete decimal number (`1`, `-0.5`, `.5`, `+5e-1`, `inf`, `nan`);
+/// hex floats and trailing characters are refused. NaN is read as NaN: whether a value
+/// may enter a ranking is the intake's one score policy (`crate::intake`), which
+/// refuses it naming the line.
+#[inline]
+pub(super) fn parse_score(field: &[u8]) -> std::result::Result<f64, String> {
+    if let Some(v) = parse_plain_decimal(field) {
+        return Ok(v);
+    }
+    match fast_float2::parse::<f64, _>(field) {
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!(
+            "score '{}' is not a number (trec_eval would silently read only its numeric prefix, or 0)",
+            show(field)
+        )),
+    }
+}
+
+/// C `isspace` in the C locale, as a table.
+static WS: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b' ' as usize] = true;
+    t[b'\t' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[0x0b] = true;
+    t[0x0c] = true;
+    t
+};
+
+/// End of the field starting at `i`: the first whitespace byte at or after `i`.
+/// Eight bytes at a time: a byte above 0x20 is never whitespace, and a SWAR test
+/// finds the first byte below 0x21 in a word.
+#[inline(always)]
+pub(super) fn field_end(line: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let n = line.len();
+    loop {
+        while i + 8 <= n {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&line[i..i + 8]);
+            let x = u64::from_le_bytes(w);
+            let found = x.wrapping_sub(ONES * 0x21) & !x & HIGHS;
+            if found == 0 {
+                i += 8;
+            } else {
+                i += (found.trailing_zeros() / 8) as usize;
+                break;
+            }
+        }
+        while i < n && line[i] > b' ' {
+            i += 1;
+        }
+        // a control byte that is not whitespace belongs to the field
+        if i < n && !WS[line[i] as usize] {
+            i += 1;
+            continue;
+        }
+        return i;
+    }
+}
+
+/// The first non-whitespace byte at or after `i` (`line.len()` when none).
+#[inline(always)]
+pub(super) fn skip_ws(line: &[u8], mut i: usize) -> usize {
+    while i < line.len() && line[i] <= b' ' && WS[line[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
+/// The next field of `line` at or after `i`: (start, end); start == len when none.
+#[inline(always)]
+pub(super) fn next_field(line: &[u8], i: usize) -> (usize, usize) {
+    let i = skip_ws(line, i);
+    (i, field_end(line, i))
+}
+
+/// The first byte at or after `i` that is not blank (whitespace other than `\n`).
+#[inline(always)]
+pub(super) fn skip_blank(data: &[u8], mut i: usize) -> usize {
+    while i < data.len() && data[i] <= b' ' && data[i] != b'\n' && WS[data[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
+/// The next field of the line going on at `i`: (start, end), or `None` at the line's end.
+#[inline(always)]
+pub(super) fn field_in_line(data: &[u8], i: usize) -> Option<(usize, usize)> {
+    let i = skip_blank(data, i);
+    if i == data.len() || data[i] == b'\n' {
+        return None;
+    }
+    Some((i, field_end(data, i)))
+}
+
+/// Chunk boundaries of `block` at line starts, about `n` chunks.
+pub(super) fn chunk_bounds(block: &[u8], n: usize) -> Vec<(usize, usize)> {
+    let n = n.max(1);
+    let target = block.len() / n + 1;
+    let mut bounds = Vec::with_capacity(n);
+    let mut start = 0;
+    while start < block.len() {
+        let mut end = (start + target).min(block.len());
+        if end < block.len() {
+            end = memchr::memchr(b'\n', &block[end..]).map_or(block.len(), |i| end + i + 1);
+        }
+        bounds.push((start, end));
+        start = end;
+    }
+    bounds
+}
+
+pub(super) fn threads() -> usize {
+    crate::parallel::current_threads()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swar_field_end_agrees_with_bytewise() {
+        let lines: [&[u8]; 6] = [
+            b"abcdefghijklmnop qrst",
+            b"a\x01b\x02cdefghijk\tz",
+            "caf\u{e9}\u{a0}x\u{3000}yyyyyyyy z".as_bytes(),
+            b"12345678",
+            b"1234567 ",
+            b"",
+        ];
+        for line in lines {
+            for i in 0..line.len() {
+                let mut j = i;
+                while j < line.len() && !WS[line[j] as usize] {
+                    j += 1;
+                }
+                assert_eq!(field_end(line, i), j, "{:?} from {i}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn fields_split_on_c_isspace_only() {
+        let mut f: [&[u8]; 6] = [&[]; 6];
+        let line = "a\x0bb\x0cc\td \u{a0}e".as_bytes();
+        let n = split_fields(line, &mut f);
+        assert_eq!(n, 5);
+        assert_eq!(f[4], "\u{a0}e".as_bytes());
+    }
+
+    #[test]
+    fn scores_are_strict() {
+        assert_eq!(parse_score(b"+.5").unwrap(), 0.5);
+        assert_eq!(parse_score(b"5e-1").unwrap(), 0.5);
+        assert_eq!(parse_score(b"-inf").unwrap(), f64::NEG_INFINITY);
+        assert!(parse_score(b"abc").is_err());
+        assert!(parse_score(b"2.5x").is_err());
+        assert!(parse_score(b"1,5").is_err());
+        assert!(parse_score(b"0x1p2").is_err());
+        assert!(parse_score(b"nan").unwrap().is_nan()); // refused by the intake
+    }
+
+    #[test]
+    fn plain_decimals_read_as_fast_float_reads_them() {
+        let fixed = [
+            "0",
+            "-0",
+            "+0",
+            "0.0",
+            "-0.0",
+            "1.",
+            ".5",
+            "+.5",
+            "-.5",
+            "14.212",
+            "007.50",
+            "9007199254740992",
+            "9007199254740993",
+            "0.1",
+            "0.3",
+            "123456.789012",
+            "1234567890123456789",
+            "12345678901234567890",
+            "0.0000000000000000000001",
+            "0.00000000000000000000001",
+            ".",
+            "-",
+            "+",
+            "",
+            "1.2.3",
+            "1e5",
+            "--1",
+            "1-",
+        ];
+        let check = |s: &str| {
+            let fast = parse_plain_decimal(s.as_bytes());
+            let reference = fast_float2::parse::<f64, _>(s.as_bytes()).ok();
+            if let Some(v) = fast {
+                assert_eq!(Some(v.to_bits()), reference.map(f64::to_bits), "{s}");
+            }
+        };
+        for s in fixed {
+            check(s);
+        }
+        assert_eq!(parse_plain_decimal(b"9007199254740993"), None); // above 2^53
+        assert_eq!(parse_plain_decimal(b"."), None);
+        assert_eq!(
+            parse_plain_decimal(b"-0").map(f64::to_bits),
+            Some((-0.0f64).to_bits())
+        );
+        // random decimals of every shape the fast path takes
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let digits = (x % 19 + 1) as usize;
+            let mut s = String::new();
+            if x >> 60 & 1 == 1 {
+                s.push('-');
+            }
+            let mut y = x;
+            let dot = (x >> 20) as usize % (digits + 1);
+            for i in 0..digits {
+                if i == dot && x >> 61 & 1 == 1 {
+                    s.push('.');
+                }
+                y = y
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s.push((b'0' + (y >> 59) as u8 % 10) as char);
+            }
+            check(&s);
+        }
+    }
+
+    #[test]
+    fn labels_are_strict() {
+        assert_eq!(parse_label(b"+1").unwrap(), 1);
+        assert_eq!(parse_label(b"-2").unwrap(), -2);
+        assert!(parse_label(b"1.7").is_err());
+        assert!(parse_label(b"2abc").is_err());
+        assert!(parse_label(b"99999999999999999999").is_err());
+        for bad in [&b""[..], b"+", b"-", b"--1", b"+-1", b"1 ", b"\x001"] {
+            assert!(parse_label(bad).is_err(), "{bad:?}");
+        }
+        // the short-number path agrees with the standard parser, up to the 64-bit limits
+        for s in [
+            "0",
+            "-0",
+            "+0",
+            "007",
+            "123456789012345678",
+            "-999999999999999999",
+        ] {
+            assert_eq!(
+                parse_label(s.as_bytes()).unwrap(),
+                s.parse::<i64>().unwrap()
+            );
+        }
+        assert_eq!(parse_label(b"9223372036854775807").unwrap(), i64::MAX);
+        assert_eq!(parse_label(b"-9223372036854775808").unwrap(), i64::MIN);
+        assert!(parse_label(b"9223372036854775808").is_err());
+    }
+
+    #[test]
+    fn chunk_bounds_cover_everything() {
+        let data = b"a\nbb\nccc\ndddd\n";
+        for n in 1..6 {
+            let b = chunk_bounds(data, n);
+            assert_eq!(b.first().unwrap().0, 0);
+            assert_eq!(b.last().unwrap().1, data.len());
+            assert!(b.windows(2).all(|w| w[0].1 == w[1].0));
+        }
+    }
+}

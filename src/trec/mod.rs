@@ -1,0 +1,30 @@
+//! TREC file formats: readers for qrels and runs with trec_eval's parsing rules, and
+//! writers. Huge runs are read in blocks and parsed in parallel; nothing is kept per
+//! line except the document id bytes and the score.
+//!
+//! Rules (see the conformance README, "trec_eval semantics"): files are bytes; fields
+//! are separated by ASCII whitespace (space, `\t`, `\n`, `\v`, `\f`, `\r`); ids are
+//! opaque byte strings. Where trec_eval silently reinterprets input (`abc` or `2.5x` as
+//! a score, `1.7` as a label, NaN) irmetrics refuses with a clear error instead.
+
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `io.rs` | opening files (gzip, `-`), reading blocks of whole lines on a thread |
+//! | `fields.rs` | splitting lines into fields, strict labels and scores, chunking |
+//! | `qrels.rs` | the qrels reader (`Qrels::from_file`, `from_bytes`) |
+//! | `run.rs` | the run reader (`Run::from_file`, `from_bytes`), pieces to a sink |
+//! | `write.rs` | TREC writers and atomic file output |
+
+mod fields;
+mod io;
+mod qrels;
+mod run;
+mod write;
+
+pub(crate) use io::{block_size, open_input_sized};
+pub use io::{open_input, read_input};
+pub use qrels::parse_qrels;
+pub(crate) use run::read_run_blocks;
+pub use run::{parse_run, parse_run_reader, read_run, read_run_cancellable};
+pub use write::{write_atomically, write_qrels, write_run};

@@ -1,0 +1,360 @@
+//! The TREC run reader: `qid iter docno rank score tag`, one pass per line, blocks
+//! parsed in parallel while the next is read. Each chunk yields pieces (consecutive
+//! lines of one query) that go to a [`PieceSink`]: a [`Grouper`] building a [`Run`], or
+//! a [`crate::QueryStream`] evaluating as the file is read.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::fields::{chunk_bounds, field_in_line, parse_score, skip_blank, split_fields, threads};
+use super::io::{block_size, open_input_sized, read_blocks, BLOCK};
+use crate::error::{Error, Result, Unit};
+use crate::intake::{Grouper, PieceSink, Place};
+use crate::run::{Run, RunQuery};
+
+impl Run {
+    /// Read a TREC run file (`qid iter docno rank score tag`); `.gz` is detected by
+    /// content, `-` is stdin.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Run> {
+        read_run(path.as_ref())
+    }
+
+    /// Parse TREC run text; `source` names it in error messages.
+    pub fn from_bytes(data: &[u8], source: &str) -> Result<Run> {
+        parse_run(data, source)
+    }
+}
+
+/// What one chunk of a run file parses into.
+struct Chunk {
+    /// Consecutive lines of one query form one segment (with the 0-based index, within
+    /// the chunk, of its first line); a blank or comment line ends a segment.
+    segments: Vec<(RunQuery, u64)>,
+    /// Tag of the chunk's last result line.
+    last_tag: Option<Vec<u8>>,
+    /// First problem: line index within the chunk and message.
+    error: Option<(u64, String)>,
+    /// Lines in the chunk.
+    lines: u64,
+}
+
+/// The message for a run line with fewer than 6 fields.
+#[cold]
+fn run_fields_error(line: &[u8]) -> String {
+    let mut fields: [&[u8]; 6] = [&[]; 6];
+    let n = split_fields(line, &mut fields);
+    format!(
+        "expected 6 fields 'qid iter docno rank score tag', found {n}{}",
+        if n == 4 {
+            " (is this a qrels file given as a run?)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Parse the lines of `block[start..end]`. One pass per line: the fields are found in
+/// place (the end of the tag field is usually the line's end), nothing is copied but
+/// the document id and the score.
+fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
+    let mut out = Chunk {
+        segments: Vec::new(),
+        last_tag: None,
+        error: None,
+        lines: 0,
+    };
+    if let Some(p) = memchr::memchr(0, &block[start..end]) {
+        let idx = memchr::memchr_iter(b'\n', &block[start..start + p]).count() as u64;
+        out.error = Some((
+            idx,
+            "contains a NUL byte; TREC files are text (is this a binary or corrupt file?)".into(),
+        ));
+        return out;
+    }
+    let data = &block[..end];
+    let line_end = |from: usize| memchr::memchr(b'\n', &data[from..]).map_or(end, |i| from + i);
+    // The current query's results gather in reused buffers; each query (segment) is
+    // then copied out at its exact size, so the run holds no slack.
+    let mut cur = RunQuery::default();
+    let mut cur_qid = (0usize, 0usize);
+    let mut cur_start = 0u64;
+    let close = |cur: &mut RunQuery, (a, b): (usize, usize), first: u64, out: &mut Chunk| {
+        if !cur.is_empty() {
+            let seg = RunQuery {
+                qid: data[a..b].into(),
+                docs: cur.docs.clone(),
+                values: cur.values.clone(),
+            };
+            out.segments.push((seg, first));
+            cur.truncate(0);
+        }
+    };
+    let mut last_tag: Option<(usize, usize)> = None;
+    let mut pos = start;
+    let mut idx = 0u64;
+    while pos < end {
+        let line_start = pos;
+        let line_idx = idx;
+        idx += 1;
+        // qid iter docno rank score tag
+        let Some((q0, q1)) = field_in_line(data, pos) else {
+            pos = skip_blank(data, pos) + 1; // blank line
+            close(&mut cur, cur_qid, cur_start, &mut out);
+            continue;
+        };
+        if data[q0] == b'#' {
+            pos = line_end(q0) + 1; // comment
+            close(&mut cur, cur_qid, cur_start, &mut out);
+            continue;
+        }
+        let fields = field_in_line(data, q1).and_then(|(_, i1)| {
+            let (d0, d1) = field_in_line(data, i1)?;
+            let (_, r1) = field_in_line(data, d1)?;
+            let (s0, s1) = field_in_line(data, r1)?;
+            let (t0, t1) = field_in_line(data, s1)?;
+            Some((d0, d1, s0, s1, t0, t1))
+        });
+        let Some((d0, d1, s0, s1, t0, t1)) = fields else {
+            let nl = line_end(line_start);
+            out.error = Some((line_idx, run_fields_error(&data[line_start..nl])));
+            break;
+        };
+        pos = if t1 < end && data[t1] == b'\n' {
+            t1 + 1
+        } else {
+            line_end(t1) + 1
+        };
+        let score = match parse_score(&data[s0..s1]) {
+            Ok(s) => s,
+            Err(m) => {
+                out.error = Some((line_idx, m));
+                break;
+            }
+        };
+        if cur.is_empty() || data[cur_qid.0..cur_qid.1] != data[q0..q1] {
+            close(&mut cur, cur_qid, cur_start, &mut out);
+            cur_qid = (q0, q1);
+            cur_start = line_idx;
+        }
+        if let Err(e) = cur.docs.push(&data[d0..d1]) {
+            out.error = Some((line_idx, e.to_string()));
+            break;
+        }
+        cur.values.push(score);
+        last_tag = Some((t0, t1));
+    }
+    out.lines = idx;
+    close(&mut cur, cur_qid, cur_start, &mut out);
+    out.last_tag = last_tag.map(|(a, b)| data[a..b].to_vec());
+    out
+}
+
+/// Parse a run from a reader, block by block (each block parsed in parallel while the
+/// next is read), handing the pieces to `sink`. Returns the run tag (the last line's).
+pub(crate) fn read_run_blocks(
+    r: impl Read + Send,
+    source: &str,
+    sink: &mut dyn PieceSink<f64>,
+    block: usize,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<Vec<u8>> {
+    // A rendezvous: the reader fills the next block while this thread parses one, and
+    // hands it over when asked; so two blocks are in use at any time.
+    let (tx, rx) = std::sync::mpsc::sync_channel(0);
+    let (give_back, recycled) = std::sync::mpsc::channel();
+    // `move`: on an early error the receiver is dropped with the closure, which stops
+    // the reader thread before the scope waits for it.
+    std::thread::scope(move |scope| {
+        scope.spawn(move || read_blocks(r, block, tx, recycled));
+        let mut runid: Vec<u8> = Vec::new();
+        let mut results = 0usize;
+        let mut line = 1u64; // number of the first line of the next chunk
+        for msg in &rx {
+            if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+                return Err(Error::Interrupted);
+            }
+            let (buf, len) = msg.map_err(|e| Error::Io {
+                path: source.into(),
+                source: e,
+            })?;
+            let data = &buf[..len];
+            let bounds = chunk_bounds(data, threads() * 4);
+            let chunks =
+                crate::parallel::map_chunks(&bounds, |&(s, e)| parse_run_chunk(data, s, e));
+            for ch in chunks {
+                if let Some((idx, msg)) = ch.error {
+                    return Err(Error::format(source, line + idx, msg));
+                }
+                for (seg, idx) in ch.segments {
+                    results += seg.len();
+                    sink.piece(seg, line + idx)?;
+                }
+                if let Some(t) = ch.last_tag {
+                    runid = t;
+                }
+                line += ch.lines;
+            }
+            sink.block_done()?;
+            let _ = give_back.send(buf);
+        }
+        if results == 0 {
+            return Err(Error::Input(format!(
+                "{source}: no results (the run file is empty or has only comments and blank lines)"
+            )));
+        }
+        Ok(runid)
+    })
+}
+
+/// Parse a run from a reader.
+pub fn parse_run_reader(r: impl Read + Send, source: &str) -> Result<Run> {
+    parse_run_blocks(r, source, BLOCK)
+}
+
+fn parse_run_blocks(r: impl Read + Send, source: &str, block: usize) -> Result<Run> {
+    parse_run_blocks_cancellable(r, source, block, None)
+}
+
+fn parse_run_blocks_cancellable(
+    r: impl Read + Send,
+    source: &str,
+    block: usize,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<Run> {
+    let mut rows = Grouper::new(Place::new(source, Unit::Line));
+    let runid = read_run_blocks(r, source, &mut rows, block, cancel)?;
+    Run::from_grouper(rows, runid)
+}
+
+/// Parse a run held in memory.
+pub fn parse_run(data: &[u8], source: &str) -> Result<Run> {
+    parse_run_blocks(data, source, block_size(Some(data.len() as u64)))
+}
+
+/// Parse a run file (streamed; gzip and `-` handled).
+pub fn read_run(path: &Path) -> Result<Run> {
+    read_run_cancellable(path, None)
+}
+
+/// [`read_run`], stopping with [`Error::Interrupted`] soon after `cancel` is set. The
+/// input is read once (a FIFO or standard input works as a file does).
+pub fn read_run_cancellable(
+    path: &Path,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<Run> {
+    let source = path.display().to_string();
+    let (r, size) = open_input_sized(path)?;
+    parse_run_blocks_cancellable(r, &source, block_size(size), cancel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runid_is_last_tag_and_comments_skip() {
+        let run = parse_run(b"# c\nq1 0 d1 1 0.5 a\n\n  # x\nq1 0 d2 2 0.4 b\r\n", "r").unwrap();
+        assert_eq!(run.runid(), b"b");
+        assert_eq!(run.num_results(), 2);
+    }
+
+    #[test]
+    fn run_duplicate_names_lines() {
+        let e = parse_run(
+            b"q1 0 d1 1 0.5 a\nq1 0 d2 1 0.5 a\nq1 0 d1 1 0.3 a\n",
+            "r.txt",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("r.txt:3") && e.contains("first at line 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn small_blocks_give_the_same_run() {
+        let data = b"q1 0 d1 1 0.5 a\nq2 0 d1 1 0.5 a\nq1 0 d2 1 0.7 b\n";
+        for block in [1, 2, 7, 16, 100] {
+            let r = parse_run_blocks(&data[..], "r", block).unwrap();
+            assert_eq!(r.num_results(), 3);
+            assert_eq!(r.len(), 2);
+            assert_eq!(r.runid(), b"b");
+        }
+        let e = parse_run_blocks(&b"q1 0 d1 1 0.5 a\nq1 0 d2 x\n"[..], "r", 4).unwrap_err();
+        assert!(e.to_string().starts_with("r:2: "), "{e}");
+    }
+
+    /// A plain per-line reading of run text (split into lines, then fields): what the
+    /// one-pass chunk parser must agree with. Results, tag of the last result line, and
+    /// the index of the first bad line.
+    type Parsed = (Vec<(Vec<u8>, Vec<u8>, u64)>, Option<Vec<u8>>, Option<u64>);
+
+    fn reference_run(text: &[u8]) -> Parsed {
+        let mut out = Vec::new();
+        let mut tag = None;
+        let mut fields: [&[u8]; 6] = [&[]; 6];
+        let body = text.strip_suffix(b"\n").unwrap_or(text);
+        for (i, line) in body.split(|&c| c == b'\n').enumerate() {
+            let n = split_fields(line, &mut fields);
+            if n == 0 || fields[0][0] == b'#' {
+                continue;
+            }
+            let Some(score) = (n >= 6).then(|| parse_score(fields[4]).ok()).flatten() else {
+                return (out, tag, Some(i as u64));
+            };
+            out.push((fields[0].to_vec(), fields[2].to_vec(), score.to_bits()));
+            tag = Some(fields[5].to_vec());
+        }
+        (out, tag, None)
+    }
+
+    fn chunk_run(text: &[u8]) -> Parsed {
+        let ch = parse_run_chunk(text, 0, text.len());
+        let mut out = Vec::new();
+        for (q, _) in &ch.segments {
+            for (d, s) in q.iter() {
+                out.push((q.qid.to_vec(), d.to_vec(), s.to_bits()));
+            }
+        }
+        match ch.error {
+            Some((i, _)) => (out, None, Some(i)),
+            None => (out, ch.last_tag, None),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_pass_run_parser_agrees_with_per_line_splitting(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "q1", "q2", "Q0", "d", "doc12345678", "7", "0.5", "-1e3", "2.", "x",
+                    "tag", "#", " ", "  ", "\t", "\r", "\x0b", "\x01", "\n", "\n", "\n",
+                ]),
+                0..60,
+            )
+        ) {
+            let text: Vec<u8> = pieces.concat().into_bytes();
+            let (good, tag, bad) = reference_run(&text);
+            let (got, got_tag, got_bad) = chunk_run(&text);
+            proptest::prop_assert_eq!(got_bad, bad);
+            if bad.is_none() {
+                proptest::prop_assert_eq!(got, good);
+                proptest::prop_assert_eq!(got_tag, tag);
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_run_parser_on_awkward_lines() {
+        let text = b"  q1\tQ0  d1 1 0.5 t1 extra\r\n\n   \n# c\n  #c2\nq1 Q0 d\x012 2 0.25 t2\nq2 Q0 d3 1 1 t3";
+        assert_eq!(chunk_run(text), reference_run(text));
+        let (res, tag, bad) = chunk_run(text);
+        assert_eq!(bad, None);
+        assert_eq!(res.len(), 3);
+        assert_eq!(res[1].1, b"d\x012");
+        assert_eq!(tag.as_deref(), Some(&b"t3"[..]));
+        let short = b"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.5\n";
+        assert_eq!(chunk_run(short).2, Some(1));
+    }
+}
