@@ -20,8 +20,10 @@ pub(super) fn cli_main(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
     use std::io::Write;
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
-    let _ = lock.write_all(&out);
-    let _ = lock.flush();
+    if let Err(e) = lock.write_all(&out).and_then(|()| lock.flush()) {
+        eprintln!("irmetrics: cannot write to standard output: {e}");
+        return Ok(1);
+    }
     match result {
         Ok(()) => Ok(0),
         Err(e) => {
@@ -34,6 +36,68 @@ pub(super) fn cli_main(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
             Ok(code)
         }
     }
+}
+
+/// Evaluate like `trec_eval ARGV` through the command line's own flow
+/// ([`crate::cli::evaluate_args`]): `{measure: {query_id or "all": value}}` at full
+/// precision for the first run (relstrings quoted as trec_eval prints them).
+#[pyfunction]
+pub(super) fn trec_eval<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    let args = guarded(py, || {
+        crate::cli::parse_args(&argv).map_err(|e| errors::to_py(py, e))
+    })?;
+    let (per_query, summary) = (args.per_query, args.summary);
+    let runs = heavy(py, move |_| crate::cli::evaluate_args(&args))?;
+    let out = PyDict::new(py);
+    let Some((_, res)) = runs.first() else {
+        return Ok(out);
+    };
+    let entry = |name: &str| -> PyResult<Bound<'py, PyDict>> {
+        match out.get_item(name)? {
+            Some(d) => Ok(d.cast_into::<PyDict>()?),
+            None => {
+                let d = PyDict::new(py);
+                out.set_item(name, &d)?;
+                Ok(d)
+            }
+        }
+    };
+    let cols = res.columns();
+    if per_query {
+        let ids: Vec<_> = res
+            .query_ids()
+            .iter()
+            .map(|id| super::convert::id_to_py(py, id))
+            .collect::<PyResult<_>>()?;
+        for (c, col) in cols.iter().enumerate() {
+            if !crate::results::Results::is_per_query(col) {
+                continue;
+            }
+            let d = entry(&col.name)?;
+            for (q, id) in ids.iter().enumerate() {
+                match col.family {
+                    Family::Relstring => {
+                        d.set_item(id, format!("'{}'", res.relstring(q).unwrap_or("")))?
+                    }
+                    f if f.is_integer() => d.set_item(id, res.value(q, c) as i64)?,
+                    _ => d.set_item(id, res.value(q, c))?,
+                }
+            }
+        }
+    }
+    if summary {
+        for (c, col) in cols.iter().enumerate() {
+            match col.family {
+                Family::Relstring => continue,
+                Family::RunId => {
+                    entry(&col.name)?.set_item("all", super::convert::id_to_py(py, res.runid())?)?
+                }
+                f if f.is_integer() => entry(&col.name)?.set_item("all", res.summary(c) as i64)?,
+                _ => entry(&col.name)?.set_item("all", res.summary(c))?,
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Parse `irmetrics`/trec_eval command-line flags into a dict (`measures`, `options`,

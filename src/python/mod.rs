@@ -27,7 +27,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 
 use crate::error::Result as CoreResult;
-use cli::{canonical_names, cli_main, measures, parse_cli_args};
+use cli::{canonical_names, cli_main, measures, parse_cli_args, trec_eval};
 use data::{PyQrels, PyRun};
 use evaluate::PyEvaluator;
 
@@ -118,6 +118,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(measures, m)?)?;
     m.add_function(wrap_pyfunction!(parse_cli_args, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_eval, m)?)?;
     m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

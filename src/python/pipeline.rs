@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 
-use crate::error::{Result, Unit};
+use crate::error::Result;
 use crate::evaluate::{Evaluator, BATCH_RESULTS};
 use crate::intake::{Arrived, PieceSink, Place, Sequence};
 use crate::results::Results;

@@ -1,0 +1,195 @@
+//! The command line's grammar: trec_eval's flags (`-q -c -M1000 -m P.5,10 -l2 -N`,
+//! combined as `-qc`) and irmetrics' own long options, read with lexopt (a small,
+//! maintained parser that takes short-flag clusters and attached values as trec_eval's
+//! getopt does).
+
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::evaluate::Options;
+
+/// Usage text.
+pub const USAGE: &str = "\
+usage: irmetrics [options] QRELS RUN [RUN ...]
+
+Evaluate TREC runs against relevance judgments; output identical to trec_eval 10.
+QRELS and RUN may be gzip-compressed; '-' reads a run from standard input.
+
+trec_eval options:
+  -q                 also print a value for each query
+  -n                 do not print the summary ('all') values
+  -m MEASURE         measure(s) to compute, repeatable: trec_eval names (P.5,10,
+                     ndcg_cut.10, map, official, all_trec, set), ir_measures names
+                     (nDCG@10, P(rel=2)@5, AP, RR@10) or ranx names (ndcg@10, mrr)
+                     [default: official]
+  -c                 score judged queries missing from the run as empty rankings
+                     (without it such queries are an error)
+  -l LEVEL           minimum label of a relevant document [default: 1]
+  -M K               evaluate only the top K documents of each ranking
+  -J                 rank only judged documents
+  -N NUM             number of documents in the collection (for utility)
+other options:
+  --format FMT       trec (default), json, csv or table
+  --output FILE      write to FILE (atomically: a temporary file, then renamed)
+  --threads N        worker threads [default: all cores, or IRMETRICS_NUM_THREADS]
+  --stream           evaluate query by query without loading the run (bounded
+                     memory; the run must be grouped by query)
+  -h, --help         show this help
+  -v, --version      show the version
+";
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// trec_eval's text.
+    Trec,
+    /// A JSON object.
+    Json,
+    /// Comma-separated values, one row per query plus `all`.
+    Csv,
+    /// An aligned table for people.
+    Table,
+}
+
+/// Parsed command line.
+#[derive(Clone, Debug)]
+pub struct Args {
+    /// Evaluation options.
+    pub options: Options,
+    /// Requested measures (as written).
+    pub measures: Vec<String>,
+    /// `-q`.
+    pub per_query: bool,
+    /// not `-n`.
+    pub summary: bool,
+    /// Output format.
+    pub format: Format,
+    /// `--output`.
+    pub output: Option<PathBuf>,
+    /// The qrels file.
+    pub qrels: PathBuf,
+    /// The run files.
+    pub runs: Vec<PathBuf>,
+    /// `--stream`.
+    pub stream: bool,
+    /// `-h`.
+    pub help: bool,
+    /// `-v`.
+    pub version: bool,
+}
+
+fn usage_err(msg: impl Into<String>) -> Error {
+    Error::Option(format!("{} (see irmetrics --help)", msg.into()))
+}
+
+fn num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
+    v.trim()
+        .parse()
+        .map_err(|_| usage_err(format!("option {flag} needs a whole number, got '{v}'")))
+}
+
+/// The value of an option as a string (ids and paths are the user's own bytes; a
+/// value that is not UTF-8 is refused with its flag named).
+fn text(flag: &str, v: std::ffi::OsString) -> Result<String> {
+    v.into_string().map_err(|v| {
+        usage_err(format!(
+            "option {flag}: '{}' is not UTF-8",
+            v.to_string_lossy()
+        ))
+    })
+}
+
+/// Parse arguments (without the program name), with trec_eval's grammar: combined
+/// short flags (`-qc`), values attached or apart (`-M1000`, `-m P.5,10`), long options
+/// with `=` or a space, `--` ending the options, `-` a file (standard input).
+pub fn parse_args(argv: &[String]) -> Result<Args> {
+    use lexopt::prelude::*;
+    let mut a = Args {
+        options: Options::default(),
+        measures: Vec::new(),
+        per_query: false,
+        summary: true,
+        format: Format::Trec,
+        output: None,
+        qrels: PathBuf::new(),
+        runs: Vec::new(),
+        stream: false,
+        help: false,
+        version: false,
+    };
+    let mut positional: Vec<PathBuf> = Vec::new();
+    let mut p = lexopt::Parser::from_args(argv.iter().map(std::ffi::OsString::from));
+    let lex = |e: lexopt::Error| usage_err(e.to_string());
+    while let Some(arg) = p.next().map_err(lex)? {
+        match arg {
+            Short('q') | Long("query_eval_wanted") => a.per_query = true,
+            Short('n') | Long("nosummary") => a.summary = false,
+            Short('c') | Long("complete_rel_info_wanted") => a.options.complete = true,
+            Short('J') | Long("Judged_docs_only") => a.options.judged_only = true,
+            Short('h') | Long("help") => a.help = true,
+            Short('v') | Long("version") => a.version = true,
+            Long("stream") => a.stream = true,
+            Short('m') | Long("measure") => a.measures.push(text("-m", p.value().map_err(lex)?)?),
+            Short('M') | Long("Max_retrieved_per_topic") => {
+                let m: i64 = num("-M", &text("-M", p.value().map_err(lex)?)?)?;
+                if m <= 0 {
+                    return Err(usage_err("-M needs a positive number of documents"));
+                }
+                a.options.max_docs = Some(m as u64);
+            }
+            Short('l') | Long("level_for_rel") => {
+                a.options.relevance_level = num("-l", &text("-l", p.value().map_err(lex)?)?)?
+            }
+            Short('N') | Long("number_docs_in_coll") => {
+                a.options.num_docs_in_collection = num("-N", &text("-N", p.value().map_err(lex)?)?)?
+            }
+            Short(f @ ('R' | 'T' | 'Z' | 'D')) => {
+                let flag = format!("-{f}");
+                let v = text(&flag, p.value().map_err(lex)?)?;
+                match (f, v.as_str()) {
+                    ('R', "qrels") | ('T', "trec_results") => {}
+                    ('R', _) => {
+                        return Err(usage_err(format!(
+                            "-R {v}: only the 'qrels' relevance format is supported \
+                             (preference and judgment-group formats are not yet)"
+                        )))
+                    }
+                    _ => return Err(usage_err(format!("option {flag} {v} is not supported"))),
+                }
+            }
+            Long("format") => {
+                a.format = match text("--format", p.value().map_err(lex)?)?.as_str() {
+                    "trec" | "trec_eval" => Format::Trec,
+                    "json" => Format::Json,
+                    "csv" => Format::Csv,
+                    "table" => Format::Table,
+                    o => {
+                        return Err(usage_err(format!(
+                            "unknown format '{o}' (trec, json, csv, table)"
+                        )))
+                    }
+                }
+            }
+            Long("output") => a.output = Some(p.value().map_err(lex)?.into()),
+            Long("threads") => {
+                a.options.n_threads =
+                    num("--threads", &text("--threads", p.value().map_err(lex)?)?)?
+            }
+            Value(v) => positional.push(v.into()),
+            Short(c) => return Err(usage_err(format!("unknown option -{c}"))),
+            Long(o) => return Err(usage_err(format!("unknown option --{o}"))),
+        }
+    }
+    if a.help || a.version {
+        return Ok(a);
+    }
+    if positional.len() < 2 {
+        return Err(usage_err("expected a qrels file and a run file"));
+    }
+    a.runs = positional.split_off(1);
+    a.qrels = positional.remove(0);
+    if a.measures.is_empty() {
+        a.measures.push("official".into());
+    }
+    Ok(a)
+}
