@@ -361,13 +361,15 @@ def test_pandas_columns() -> None:
 
 
 def test_wrong_argument_types() -> None:
-    with pytest.raises(TypeError, match="qrels must be a Qrels, a dict, a DataFrame or a file"):
+    with pytest.raises(InputError, match="qrels must be a Qrels, a dict, a DataFrame or a file"):
         irmetrics.evaluate(42, {"q": {"d": 1.0}}, "map")
-    with pytest.raises(TypeError, match="run must be a Run, a dict, a DataFrame or a file path"):
+    with pytest.raises(InputError, match="run must be a Run, a dict, a DataFrame or a file path"):
         irmetrics.evaluate({"q": {"d": 1}}, [1], "map")
     ev = irmetrics.Evaluator(Qrels.from_dict({"q": {"d": 1}}), "map")
-    with pytest.raises(InputError, match="run must be a Run, a dict .* or a pandas DataFrame"):
+    with pytest.raises(InputError, match="run must be a Run, a dict, a DataFrame or a file path"):
         ev.evaluate([("q", "d", 1.0)])
+    with pytest.raises(InputError, match="run must be a Run, .* not int"):
+        irmetrics.compare_runs(1, {"q": {"d": 1.0}})
     with pytest.raises(FormatError, match="text must be a str or bytes in TREC format, got int"):
         Run.from_string(42)
     with pytest.raises(FormatError, match="got list"):

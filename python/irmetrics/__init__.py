@@ -75,41 +75,6 @@ if TYPE_CHECKING:  # typing is not imported at run time: it costs start-up time
     RunLike = Union[Run, Mapping[str, Mapping[str, float]], str, os.PathLike[str]]
 
 
-def _as_qrels(qrels: QrelsLike) -> Qrels:
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, (str, os.PathLike)):
-        return Qrels.from_file(qrels)
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(dict(qrels))
-    if hasattr(qrels, "columns"):
-        return Qrels.from_dataframe(qrels)
-    raise TypeError(
-        f"qrels must be a Qrels, a dict, a DataFrame or a file path, not {type(qrels).__name__}"
-    )
-
-
-def _run_input(run: RunLike) -> Any:
-    """What ``Evaluator.evaluate`` takes: a Run, a dict or a DataFrame (dicts and frames
-    are evaluated as they are converted, never held whole)."""
-    if isinstance(run, (str, os.PathLike)):
-        return Run.from_file(run)
-    if isinstance(run, (Run, Mapping)) or hasattr(run, "columns"):
-        return run
-    raise TypeError(
-        f"run must be a Run, a dict, a DataFrame or a file path, not {type(run).__name__}"
-    )
-
-
-def _as_run(run: RunLike) -> Run:
-    run = _run_input(run)
-    if isinstance(run, Run):
-        return run
-    if isinstance(run, Mapping):
-        return Run.from_dict(dict(run))
-    return Run.from_dataframe(run)
-
-
 def evaluate(
     qrels: QrelsLike,
     run: RunLike,
@@ -155,20 +120,20 @@ def evaluate(
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs_in_collection`` (-N),
     ``n_threads`` (0 = all cores).
     """
-    ev = Evaluator(_as_qrels(qrels), measures, **options)
+    ev = Evaluator(qrels, measures, **options)
     if stream and not isinstance(run, (str, os.PathLike)):
         raise TypeError("stream=True needs the run as a file path")
 
     def per_query_values(keys: str = "requested") -> dict[str, Any]:
         if stream:
             return ev.evaluate_file(run, per_query=True, keys=keys)
-        return ev.evaluate(_run_input(run), per_query=True, keys=keys)
+        return ev.evaluate(run, per_query=True, keys=keys)
 
     if output == "dict":
         if per_query:
             return per_query_values()
         if aggregate == "mean":
-            return ev.evaluate_file(run) if stream else ev.evaluate(_run_input(run))
+            return ev.evaluate_file(run) if stream else ev.evaluate(run)
         return {
             name: _core.aggregate([float(v) for v in vals.values()], aggregate)
             for name, vals in per_query_values().items()
@@ -176,7 +141,7 @@ def evaluate(
         }
     if output not in ("numpy", "pandas"):
         raise ValueError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")
-    table = ev.evaluate_table(run if stream else _run_input(run), stream=stream)
+    table = ev.evaluate_table(run, stream=stream)
     if output == "numpy":
         return table
     import pandas as pd
@@ -237,7 +202,7 @@ def compare_runs(
     descending), cut at ``k`` when given. Returns the mean over queries (NaN values
     left out), or ``{query_id: value}`` with ``per_query=True``.
     """
-    out = _core.compare_runs(_as_run(a), _as_run(b), method, k, p, penalty)
+    out = _core.compare_runs(_core.as_run(a), _core.as_run(b), method, k, p, penalty)
     if per_query:
         return out
     vals = [v for v in out.values() if not math.isnan(v)]

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use super::convert::{self, id_to_py};
+use super::errors::input_err;
 use super::errors;
 use super::{guarded, heavy};
 use crate::qrels::Qrels;
@@ -357,4 +358,88 @@ fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
         ));
     }
     Ok(convert::id_bytes(text, &|| "text".into())?.into_owned())
+}
+
+/// What kind of input a Python object is, decided in this one place: a file path
+/// (`str` or `os.PathLike`), a dict (or any Mapping, copied), or a data frame (an object
+/// with `columns` and `to_numpy`). `Qrels` and `Run` objects are recognized by callers.
+pub(super) enum Input<'py> {
+    Path(PathBuf),
+    Dict(Bound<'py, PyDict>),
+    Frame(Bound<'py, PyAny>),
+}
+
+impl<'py> Input<'py> {
+    pub(super) fn of(obj: &Bound<'py, PyAny>, what: &str, class: &str) -> PyResult<Input<'py>> {
+        let py = obj.py();
+        if let Ok(d) = obj.cast::<PyDict>() {
+            return Ok(Input::Dict(d.clone()));
+        }
+        let os = py.import("os")?;
+        if obj.is_instance_of::<PyString>() || obj.is_instance(&os.getattr("PathLike")?)? {
+            return Ok(Input::Path(obj.extract()?));
+        }
+        if obj.hasattr("columns")? && obj.hasattr("to_numpy")? {
+            return Ok(Input::Frame(obj.clone()));
+        }
+        let mapping = py.import("collections.abc")?.getattr("Mapping")?;
+        if obj.is_instance(&mapping)? {
+            let d = PyDict::new(py);
+            d.update(obj.cast::<pyo3::types::PyMapping>()?)?;
+            return Ok(Input::Dict(d));
+        }
+        Err(input_err(
+            py,
+            format!(
+                "{what} must be a {class}, a dict, a DataFrame or a file path, not {}",
+                obj.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ),
+        ))
+    }
+}
+
+/// Judgments from any input kind (see [`Input`]).
+pub(super) fn qrels_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Qrels>> {
+    if let Ok(q) = obj.cast::<PyQrels>() {
+        return Ok(q.get().inner.clone());
+    }
+    let py = obj.py();
+    let q = match Input::of(obj, "qrels", "Qrels")? {
+        Input::Path(p) => PyQrels::from_file(py, p)?,
+        Input::Dict(d) => PyQrels::from_dict(d.as_any())?,
+        Input::Frame(f) => PyQrels::from_dataframe(&f, None, None, None)?,
+    };
+    Ok(q.inner)
+}
+
+/// A run from any input kind (see [`Input`]).
+pub(super) fn run_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Run>> {
+    if let Ok(r) = obj.cast::<PyRun>() {
+        return Ok(r.get().inner.clone());
+    }
+    let py = obj.py();
+    let r = match Input::of(obj, "run", "Run")? {
+        Input::Path(p) => PyRun::from_file(py, p)?,
+        Input::Dict(d) => PyRun::from_dict(d.as_any(), None)?,
+        Input::Frame(f) => PyRun::from_dataframe(&f, None, None, None, None)?,
+    };
+    Ok(r.inner)
+}
+
+/// `Qrels` from a Qrels, a file path, a dict or a DataFrame.
+#[pyfunction]
+pub(super) fn as_qrels(obj: &Bound<'_, PyAny>) -> PyResult<PyQrels> {
+    Ok(PyQrels {
+        inner: qrels_of(obj)?,
+    })
+}
+
+/// `Run` from a Run, a file path, a dict or a DataFrame.
+#[pyfunction]
+pub(super) fn as_run(obj: &Bound<'_, PyAny>) -> PyResult<PyRun> {
+    Ok(PyRun {
+        inner: run_of(obj)?,
+    })
 }

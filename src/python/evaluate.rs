@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::convert::{self, id_to_py};
-use super::data::{run_frame_columns, PyQrels, PyRun};
+use super::data::{qrels_of, run_frame_columns, Input, PyRun};
 use super::errors;
 use super::{guarded, heavy};
 use crate::evaluate::{Evaluator, Options};
@@ -42,9 +42,8 @@ fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 /// The most threads an evaluator may ask for (beyond, thread creation itself fails).
 const MAX_THREADS: usize = 4096;
 
-/// Evaluates runs against fixed judgments and measures (prepared once).
-/// Evaluate a Run, a dict `{query_id: {doc_id: score}}` or a pandas DataFrame (both
-/// converted and evaluated batch by batch).
+/// Evaluate a Run, a file path, a dict `{query_id: {doc_id: score}}` or a data frame
+/// (dicts and frames converted and evaluated batch by batch, never held whole).
 fn evaluate_any(
     py: Python<'_>,
     ev: &Arc<Evaluator>,
@@ -54,33 +53,20 @@ fn evaluate_any(
         let (ev, r) = (ev.clone(), r.get().inner.clone());
         return heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)));
     }
-    if let Ok(d) = run.cast::<PyDict>() {
-        return guarded(py, || convert::evaluate_dict(ev, d, None));
+    match Input::of(run, "run", "Run")? {
+        Input::Path(path) => {
+            let ev = ev.clone();
+            heavy(py, move |cancel| {
+                let r = crate::trec::read_run_cancellable(&path, Some(cancel))?;
+                ev.evaluate_cancellable(&r, Some(cancel))
+            })
+        }
+        Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, None)),
+        Input::Frame(f) => {
+            let (q, d, s) = run_frame_columns(&f, None, None, None)?;
+            guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, None))
+        }
     }
-    if run.hasattr("columns")? && run.hasattr("to_numpy")? {
-        let (q, d, s) = run_frame_columns(run, None, None, None)?;
-        return guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, None));
-    }
-    let is_mapping = py
-        .import("collections.abc")?
-        .getattr("Mapping")
-        .and_then(|m| run.is_instance(&m))?;
-    if is_mapping {
-        let d = PyDict::new(py);
-        d.update(&run.cast::<pyo3::types::PyMapping>()?.clone())?;
-        return guarded(py, || convert::evaluate_dict(ev, &d, None));
-    }
-    Err(errors::input_err(
-        py,
-        format!(
-            "run must be a Run, a dict {{query_id: {{doc_id: score}}}} or a pandas DataFrame, \
-             got {}",
-            run.get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default()
-        ),
-    ))
 }
 
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
@@ -96,7 +82,7 @@ impl PyEvaluator {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        qrels: &PyQrels,
+        qrels: &Bound<'_, PyAny>,
         measures: &Bound<'_, PyAny>,
         complete: bool,
         relevance_level: i64,
@@ -116,6 +102,7 @@ impl PyEvaluator {
                 ))
             }
         };
+        let qrels = qrels_of(qrels)?;
         let names = measure_names(measures)?;
         let set = guarded(py, || {
             MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))
@@ -138,7 +125,7 @@ impl PyEvaluator {
             n_threads,
         };
         let ev = guarded(py, || {
-            Evaluator::new(qrels.inner.clone(), set, options).map_err(|e| errors::to_py(py, e))
+            Evaluator::new(qrels, set, options).map_err(|e| errors::to_py(py, e))
         })?;
         Ok(PyEvaluator {
             inner: Arc::new(ev),

@@ -28,7 +28,7 @@ use pyo3::prelude::*;
 
 use crate::error::Result as CoreResult;
 use cli::{canonical_names, cli_main, measures, parse_cli_args, trec_eval};
-use data::{PyQrels, PyRun};
+use data::{as_qrels, as_run, PyQrels, PyRun};
 use evaluate::PyEvaluator;
 
 /// Run `f` without the GIL on a worker thread, checking for Ctrl-C meanwhile. Errors
@@ -119,6 +119,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(measures, m)?)?;
     m.add_function(wrap_pyfunction!(parse_cli_args, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval, m)?)?;
+    m.add_function(wrap_pyfunction!(as_qrels, m)?)?;
+    m.add_function(wrap_pyfunction!(as_run, m)?)?;
     m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
