@@ -137,7 +137,16 @@ impl Value for i64 {
 #[derive(Clone, Debug, Default)]
 pub struct Origins {
     pieces: Vec<(usize, u64)>,
+    /// The size at which the query is next checked for a repeated document while it
+    /// grows (see [`Origins::early_repeat`]).
+    next_check: usize,
 }
+
+/// A query is first checked for repeated documents while it grows at this size, then
+/// at each doubling: an input that repeats the same lines forever is refused when its
+/// query reaches this size, not when memory runs out; the checks cost at most twice the
+/// final check.
+const FIRST_CHECK: usize = 1 << 16;
 
 impl Origins {
     /// A piece starting at document `first` and mark `mark`; extends the last piece
@@ -150,6 +159,20 @@ impl Origins {
             }
         }
         self.pieces.push((first, mark));
+    }
+
+    /// A repeated document of a growing query, checked at sizes [`FIRST_CHECK`],
+    /// twice that, and so on.
+    fn early_repeat<V: Copy>(
+        &mut self,
+        q: &Rows<V>,
+        finder: &mut RepeatFinder,
+    ) -> Option<(usize, usize)> {
+        if q.len() < self.next_check.max(FIRST_CHECK) {
+            return None;
+        }
+        self.next_check = q.len().saturating_mul(2);
+        find_duplicate(&q.docs, finder)
     }
 
     /// The mark of document `doc`, if known.
@@ -264,6 +287,7 @@ pub(crate) struct Grouper<V> {
     index: KeyIndex,
     last: Option<usize>,
     rows: u64,
+    finder: RepeatFinder,
 }
 
 impl<V: Value> Grouper<V> {
@@ -275,6 +299,7 @@ impl<V: Value> Grouper<V> {
             index: KeyIndex::default(),
             last: None,
             rows: 0,
+            finder: RepeatFinder::default(),
         }
     }
 
@@ -316,7 +341,13 @@ impl<V: Value> Grouper<V> {
             });
         }
         self.origins[i].push(q.len(), mark);
-        q.push(doc, value)
+        q.push(doc, value)?;
+        if let Some(d) = self.origins[i].early_repeat(&self.queries[i], &mut self.finder) {
+            return Err(self
+                .place
+                .duplicate(&self.queries[i], Some(&self.origins[i]), d));
+        }
+        Ok(())
     }
 
     /// The queries in order of first appearance, with where their documents came from.
@@ -330,7 +361,13 @@ impl<V: Value> PieceSink<V> for Grouper<V> {
         self.place.check_values(&piece, mark)?;
         let i = self.slot(&piece.qid);
         self.origins[i].push(self.queries[i].len(), mark);
-        self.queries[i].append(piece)
+        self.queries[i].append(piece)?;
+        if let Some(d) = self.origins[i].early_repeat(&self.queries[i], &mut self.finder) {
+            return Err(self
+                .place
+                .duplicate(&self.queries[i], Some(&self.origins[i]), d));
+        }
+        Ok(())
     }
 }
 
@@ -342,6 +379,7 @@ pub(crate) struct Sequence {
     hint: &'static str,
     seen: FxHashSet<Box<[u8]>>,
     current: Option<(Rows<f64>, Origins)>,
+    finder: RepeatFinder,
 }
 
 /// A query of a [`Sequence`] with where its documents came from.
@@ -354,6 +392,7 @@ impl Sequence {
             hint,
             seen: FxHashSet::default(),
             current: None,
+            finder: RepeatFinder::default(),
         }
     }
 
@@ -373,6 +412,9 @@ impl Sequence {
             if c.qid == piece.qid {
                 o.push(c.len(), mark);
                 c.append(piece)?;
+                if let Some(d) = o.early_repeat(c, &mut self.finder) {
+                    return Err(self.place.duplicate(c, Some(o), d));
+                }
                 return Ok(None);
             }
         }
@@ -442,6 +484,34 @@ mod tests {
             e,
             "run.txt:8: document 'a' appears twice for query 'q2' (first at line 1)"
         );
+    }
+
+    #[test]
+    fn repeated_lines_are_refused_while_the_query_grows() {
+        // the same line again and again: refused at the first check, not at the end
+        let mut g = Grouper::new(Place::new("yes", Unit::Line));
+        let mut refused = None;
+        for line in 1..=(FIRST_CHECK as u64 * 4) {
+            if let Err(e) = g.piece(piece("q", &[("d", 1.0)]), line) {
+                refused = Some((line, e.to_string()));
+                break;
+            }
+        }
+        let (line, e) = refused.expect("refused before the end");
+        assert_eq!(line, FIRST_CHECK as u64);
+        assert_eq!(
+            e,
+            "yes:2: document 'd' appears twice for query 'q' (first at line 1)"
+        );
+        let mut s = Sequence::new(Place::new("yes", Unit::Line), "");
+        let mut refused = None;
+        for line in 1..=(FIRST_CHECK as u64 * 4) {
+            if s.piece(piece("q", &[("d", 1.0)]), line).is_err() {
+                refused = Some(line);
+                break;
+            }
+        }
+        assert_eq!(refused, Some(FIRST_CHECK as u64));
     }
 
     #[test]

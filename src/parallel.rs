@@ -12,6 +12,14 @@ pub(crate) const SEQUENTIAL_BELOW: usize = 16;
 /// spreads work over processes).
 static FORKED: AtomicBool = AtomicBool::new(false);
 
+/// Set when no thread pool could be started (a process limit on threads or memory):
+/// work then runs on the calling thread, with the same numbers.
+static NO_POOL: AtomicBool = AtomicBool::new(false);
+
+/// The most threads a pool may have, whatever is asked (beyond, thread creation itself
+/// fails); one limit for the command line, the environment variable and Python.
+pub const MAX_THREADS: usize = 4096;
+
 /// Mark this process as a forked child (called by the Python package's fork hook).
 pub fn mark_forked() {
     FORKED.store(true, Ordering::Relaxed);
@@ -28,12 +36,18 @@ fn init_global() {
             let n = std::env::var("IRMETRICS_NUM_THREADS")
                 .ok()
                 .and_then(|v| v.trim().parse::<usize>().ok())
-                .unwrap_or(0);
+                .unwrap_or(0)
+                .min(MAX_THREADS);
+            // fails if the pool already exists (then it stays as it is) or if its
+            // threads cannot be started: then no pool is used at all
+            let mut b = rayon::ThreadPoolBuilder::new();
             if n > 0 {
-                // fails only if the pool already exists; then it stays as it is
-                let _ = rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build_global();
+                b = b.num_threads(n);
+            }
+            if b.build_global().is_err()
+                && std::panic::catch_unwind(rayon::current_num_threads).is_err()
+            {
+                NO_POOL.store(true, Ordering::Relaxed);
             }
         });
     }
@@ -44,6 +58,9 @@ pub(crate) fn current_threads() -> usize {
     init_global();
     #[cfg(feature = "parallel")]
     {
+        if NO_POOL.load(Ordering::Relaxed) {
+            return 1;
+        }
         rayon::current_num_threads().max(1)
     }
     #[cfg(not(feature = "parallel"))]
@@ -56,7 +73,7 @@ pub(crate) fn current_threads() -> usize {
 #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 fn parallel_ok(n: usize) -> bool {
     init_global();
-    n >= SEQUENTIAL_BELOW && !FORKED.load(Ordering::Relaxed)
+    n >= SEQUENTIAL_BELOW && !FORKED.load(Ordering::Relaxed) && !NO_POOL.load(Ordering::Relaxed)
 }
 
 /// `items.map(f).collect()` for a few large work items (file chunks): parallel as soon
@@ -143,8 +160,11 @@ impl Pool {
         #[cfg(feature = "parallel")]
         {
             init_global();
-            let n = n_threads;
-            let own = n > 0 && n != rayon::current_num_threads() && !FORKED.load(Ordering::Relaxed);
+            let n = n_threads.min(MAX_THREADS);
+            let own = n > 0
+                && !FORKED.load(Ordering::Relaxed)
+                && !NO_POOL.load(Ordering::Relaxed)
+                && n != rayon::current_num_threads();
             Pool {
                 pool: own
                     .then(|| rayon::ThreadPoolBuilder::new().num_threads(n).build().ok())

@@ -33,6 +33,7 @@ from ._core import (
     kendall_topk_distance,
     measures,
     rbo,
+    set_max_line_bytes,
     spearman_rho,
 )
 
@@ -45,6 +46,7 @@ __all__ = [
     "kendall_tau",
     "kendall_topk_distance",
     "rbo",
+    "set_max_line_bytes",
     "spearman_rho",
     "system_correlation",
     "Error",

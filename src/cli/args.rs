@@ -34,6 +34,8 @@ other options:
   --threads N        worker threads [default: all cores, or IRMETRICS_NUM_THREADS]
   --stream           evaluate query by query without loading the run (bounded
                      memory; the run must be grouped by query)
+  --max-line-bytes N longest line accepted in the input files [default: 1048576,
+                     or IRMETRICS_MAX_LINE_BYTES]
   -h, --help         show this help
   -v, --version      show the version
 ";
@@ -72,6 +74,8 @@ pub struct Args {
     pub runs: Vec<PathBuf>,
     /// `--stream`.
     pub stream: bool,
+    /// `--max-line-bytes`.
+    pub max_line_bytes: Option<usize>,
     /// `-h`.
     pub help: bool,
     /// `-v`.
@@ -114,6 +118,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args> {
         qrels: PathBuf::new(),
         runs: Vec::new(),
         stream: false,
+        max_line_bytes: None,
         help: false,
         version: false,
     };
@@ -171,9 +176,19 @@ pub fn parse_args(argv: &[String]) -> Result<Args> {
                 }
             }
             Long("output") => a.output = Some(p.value().map_err(lex)?.into()),
+            Long("max-line-bytes") => {
+                let v = text("--max-line-bytes", p.value().map_err(lex)?)?;
+                a.max_line_bytes = Some(num("--max-line-bytes", &v)?);
+            }
             Long("threads") => {
-                a.options.n_threads =
-                    num("--threads", &text("--threads", p.value().map_err(lex)?)?)?
+                let n: usize = num("--threads", &text("--threads", p.value().map_err(lex)?)?)?;
+                if n > crate::parallel::MAX_THREADS {
+                    return Err(usage_err(format!(
+                        "--threads must be between 0 (all cores) and {}, got {n}",
+                        crate::parallel::MAX_THREADS
+                    )));
+                }
+                a.options.n_threads = n
             }
             Value(v) => positional.push(v.into()),
             Short(c) => return Err(usage_err(format!("unknown option -{c}"))),

@@ -21,6 +21,9 @@ use crate::run::Run;
 /// Evaluate every run the arguments name, in order: the flow shared by the command
 /// line and `irmetrics.compat`.
 pub fn evaluate_args(args: &Args) -> Result<Vec<(PathBuf, Results)>> {
+    if let Some(n) = args.max_line_bytes {
+        crate::trec::set_max_line_bytes(n);
+    }
     let measures = MeasureSet::parse(&args.measures)?;
     let qrels = Qrels::from_file(&args.qrels)?;
     let ev = Evaluator::new(qrels, measures, args.options.clone())?;

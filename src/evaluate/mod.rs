@@ -355,7 +355,9 @@ mod tests {
         let loaded = ev
             .evaluate(&Run::from_bytes(&text, "run").unwrap())
             .unwrap();
-        let streamed = ev.evaluate_reader(&text[..], "run", None).unwrap();
+        let streamed = ev
+            .evaluate_reader(std::io::Cursor::new(text.clone()), "run", None)
+            .unwrap();
         assert_eq!(loaded.to_trec(true, true), streamed.to_trec(true, true));
         assert_eq!(streamed.runid(), b"r2");
     }

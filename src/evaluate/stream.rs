@@ -35,31 +35,30 @@ impl Evaluator {
         cancel: Option<&AtomicBool>,
     ) -> Result<Results> {
         let path = path.as_ref();
-        let (r, size) = crate::trec::open_input_sized(path)?;
-        self.evaluate_stream(r, &path.display().to_string(), cancel, size)
+        let blocks = crate::trec::Blocks::open(path, None, cancel)?;
+        self.evaluate_blocks(blocks, &path.display().to_string(), cancel)
     }
 
     /// Streaming evaluation of TREC run text from any reader (see [`Evaluator::evaluate_file`]).
     pub fn evaluate_reader(
         &self,
-        r: impl Read + Send,
+        r: impl Read + Send + 'static,
         source: &str,
         cancel: Option<&AtomicBool>,
     ) -> Result<Results> {
-        self.evaluate_stream(r, source, cancel, None)
+        let blocks = crate::trec::Blocks::reader(r, source, 16 << 20, cancel)?;
+        self.evaluate_blocks(blocks, source, cancel)
     }
 
-    fn evaluate_stream(
+    fn evaluate_blocks(
         &self,
-        r: impl Read + Send,
+        blocks: crate::trec::Blocks<'_>,
         source: &str,
         cancel: Option<&AtomicBool>,
-        size_hint: Option<u64>,
     ) -> Result<Results> {
         crate::parallel::with_threads(self.options.n_threads, || {
             let mut stream = self.stream_of(Place::new(source, Unit::Line), FILE_HINT, cancel);
-            let block = crate::trec::block_size(size_hint);
-            let runid = crate::trec::read_run_blocks(r, source, &mut stream, block, cancel)?;
+            let runid = crate::trec::read_run_blocks(blocks, source, &mut stream)?;
             stream.finish(runid)
         })
     }

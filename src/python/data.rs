@@ -8,8 +8,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use super::convert::{self, id_to_py};
-use super::errors::input_err;
 use super::errors;
+use super::errors::input_err;
 use super::{guarded, heavy};
 use crate::qrels::Qrels;
 use crate::run::Run;
@@ -25,7 +25,9 @@ impl PyQrels {
     /// Read a TREC qrels file (`qid iter docno rel`); gzip is detected, "-" is stdin.
     #[staticmethod]
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let q = heavy(py, |_| Qrels::from_file(&path))?;
+        let q = heavy(py, |cancel| {
+            crate::trec::read_qrels_cancellable(&path, Some(cancel))
+        })?;
         Ok(PyQrels { inner: Arc::new(q) })
     }
 
@@ -442,4 +444,13 @@ pub(super) fn as_run(obj: &Bound<'_, PyAny>) -> PyResult<PyRun> {
     Ok(PyRun {
         inner: run_of(obj)?,
     })
+}
+
+/// Set the longest line accepted in TREC files, in bytes (default 1 MiB, or
+/// `IRMETRICS_MAX_LINE_BYTES`); returns the previous limit.
+#[pyfunction]
+pub(super) fn set_max_line_bytes(n: usize) -> usize {
+    let before = crate::trec::max_line_bytes();
+    crate::trec::set_max_line_bytes(n);
+    before
 }

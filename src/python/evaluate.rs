@@ -39,8 +39,7 @@ fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(out)
 }
 
-/// The most threads an evaluator may ask for (beyond, thread creation itself fails).
-const MAX_THREADS: usize = 4096;
+use crate::parallel::MAX_THREADS;
 
 /// Evaluate a Run, a file path, a dict `{query_id: {doc_id: score}}` or a data frame
 /// (dicts and frames converted and evaluated batch by batch, never held whole).

@@ -28,7 +28,7 @@ use pyo3::prelude::*;
 
 use crate::error::Result as CoreResult;
 use cli::{canonical_names, cli_main, measures, parse_cli_args, trec_eval};
-use data::{as_qrels, as_run, PyQrels, PyRun};
+use data::{as_qrels, as_run, set_max_line_bytes, PyQrels, PyRun};
 use evaluate::PyEvaluator;
 
 /// Run `f` without the GIL on a worker thread, checking for Ctrl-C meanwhile. Errors
@@ -43,11 +43,14 @@ fn heavy<R: Send>(
         let (tx, rx) = channel();
         let rx = std::sync::Mutex::new(rx); // shared with the detached closure
         let cancel_flag = &cancel;
-        let handle = s.spawn(move || {
-            let r = f(cancel_flag);
-            let _ = tx.send(());
-            r
-        });
+        let handle = std::thread::Builder::new()
+            .name("irmetrics-worker".into())
+            .spawn_scoped(s, move || {
+                let r = f(cancel_flag);
+                let _ = tx.send(());
+                r
+            })
+            .map_err(|e| errors::input_err(py, format!("cannot start a thread: {e}")))?;
         loop {
             // Wake up as soon as the work is done, or every 100 ms to look for Ctrl-C.
             let waited = py.detach(|| match rx.lock() {
@@ -121,6 +124,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trec_eval, m)?)?;
     m.add_function(wrap_pyfunction!(as_qrels, m)?)?;
     m.add_function(wrap_pyfunction!(as_run, m)?)?;
+    m.add_function(wrap_pyfunction!(set_max_line_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

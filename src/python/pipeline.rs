@@ -88,21 +88,29 @@ impl Evaluator {
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Arrived>>(1);
             let (back_tx, back) = std::sync::mpsc::channel();
-            let worker = scope.spawn(move || -> Result<Results> {
-                let mut stream = self.stream_of(worker_place, "", Some(cancel));
-                stream.recycle = true;
-                if unique {
-                    stream.unique_documents();
-                }
-                for batch in rx {
-                    for q in batch {
-                        stream.take(q);
+            let worker =
+                std::thread::Builder::new().spawn_scoped(scope, move || -> Result<Results> {
+                    let mut stream = self.stream_of(worker_place, "", Some(cancel));
+                    stream.recycle = true;
+                    if unique {
+                        stream.unique_documents();
                     }
-                    stream.flush()?;
-                    let _ = back_tx.send(std::mem::take(&mut stream.spare));
+                    for batch in rx {
+                        for q in batch {
+                            stream.take(q);
+                        }
+                        stream.flush()?;
+                        let _ = back_tx.send(std::mem::take(&mut stream.spare));
+                    }
+                    stream.finish(runid)
+                });
+            let worker = match worker {
+                Ok(w) => w,
+                Err(e) => {
+                    let e = crate::Error::Input(format!("cannot start a thread: {e}"));
+                    return Ok(Some(Err(e)));
                 }
-                stream.finish(runid)
-            });
+            };
             let mut b = Batcher {
                 sequence: Sequence::new(place, "the rows of a query must be together"),
                 batch: Vec::new(),

@@ -8,6 +8,27 @@ pub(super) fn is_ws(b: u8) -> bool {
     WS[b as usize]
 }
 
+/// The start of a file's text: a UTF-8 byte-order mark is skipped (editors on Windows
+/// write one, and it would otherwise become part of the first id); text whose lines end
+/// with CR alone (classic Mac OS) is refused, since read as one line it would silently
+/// change the numbers. (CRLF endings are fine: CR is whitespace.)
+pub(super) fn text_start<'d>(data: &'d [u8], source: &str) -> Result<&'d [u8]> {
+    let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
+    if memchr::memchr(b'\n', data).is_none() {
+        if let Some(p) = memchr::memchr(b'\r', data) {
+            if data[p + 1..].iter().any(|&c| !is_ws(c)) {
+                return Err(Error::format(
+                    source,
+                    1,
+                    "lines end with CR alone (classic Mac OS line endings); convert them \
+                     to LF first, e.g. `tr '\\r' '\\n'`",
+                ));
+            }
+        }
+    }
+    Ok(data)
+}
+
 /// Split `line` into fields; fills `out` and returns the total number of fields.
 #[inline]
 pub(super) fn split_fields<'a>(line: &'a [u8], out: &mut [&'a [u8]]) -> usize {
@@ -281,6 +302,23 @@ mod tests {
         let n = split_fields(line, &mut f);
         assert_eq!(n, 5);
         assert_eq!(f[4], "\u{a0}e".as_bytes());
+    }
+
+    #[test]
+    fn bom_is_skipped_and_cr_only_refused() {
+        assert_eq!(
+            text_start(b"\xef\xbb\xbfq1 0 d 1\n", "f").unwrap(),
+            b"q1 0 d 1\n"
+        );
+        assert_eq!(
+            text_start(b"q 0 d 1\r\nq 0 e 1\r\n", "f").unwrap().len(),
+            18
+        );
+        assert_eq!(text_start(b"q 0 d 1\r", "f").unwrap().len(), 8); // one line
+        let e = text_start(b"q 0 d 1\rq 0 e 1\r", "f")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("f:1: lines end with CR alone"), "{e}");
     }
 
     #[test]

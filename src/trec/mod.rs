@@ -22,9 +22,12 @@ mod qrels;
 mod run;
 mod write;
 
-pub(crate) use io::{block_size, open_input_sized};
-pub use io::{open_input, read_input};
-pub use qrels::parse_qrels;
+pub(crate) use io::Blocks;
+pub use io::{
+    max_line_bytes, open_input, read_input, read_input_cancellable, set_max_line_bytes,
+    DEFAULT_MAX_LINE_BYTES,
+};
+pub use qrels::{parse_qrels, read_qrels_cancellable};
 pub(crate) use run::read_run_blocks;
 pub use run::{parse_run, parse_run_reader, read_run, read_run_cancellable};
 pub use write::{write_atomically, write_qrels, write_run};

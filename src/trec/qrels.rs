@@ -4,8 +4,9 @@
 
 use super::fields::{
     check_nul, chunk_bounds, is_ws, line_of, next_field, parse_label, skip_ws, split_fields,
-    threads,
+    text_start, threads,
 };
+use super::io::{max_line_bytes, too_long};
 use crate::error::{Error, Result, Unit};
 use crate::ids::{Ids, KeyIndex};
 use crate::intake::{Origins, Place, Rows};
@@ -14,9 +15,7 @@ use crate::qrels::{Qrels, QrelsQuery};
 impl Qrels {
     /// Read a TREC qrels file (`qid iter docno rel`); `.gz` is detected by content, `-` is stdin.
     pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Qrels> {
-        let path = path.as_ref();
-        let data = super::io::read_input(path)?;
-        parse_qrels(&data, &path.display().to_string())
+        read_qrels_cancellable(path.as_ref(), None)
     }
 
     /// Parse TREC qrels text; `source` names it in error messages.
@@ -50,6 +49,7 @@ fn parse_qrels_chunk(data: &[u8], start: usize, end: usize) -> QrelsChunk {
         let ls = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
         before.get(ls) == Some(&b'#')
     };
+    let max_line = max_line_bytes();
     let mut pos = start;
     while pos < end {
         let nl = memchr::memchr(b'\n', &data[pos..end]).map_or(end, |i| pos + i);
@@ -58,6 +58,10 @@ fn parse_qrels_chunk(data: &[u8], start: usize, end: usize) -> QrelsChunk {
         let next = nl + 1;
         pos = next;
         let fail = |msg: String| Some((line_start, msg));
+        if line.len() > max_line {
+            out.error = fail(too_long());
+            break;
+        }
         if line.first() == Some(&b'#') {
             if prev_comment {
                 out.error = fail(
@@ -129,9 +133,20 @@ fn qrels_fields_error(line: &[u8]) -> String {
     format!("expected 4 fields 'qid iter docno rel', found {n}{hint}")
 }
 
+/// Read a TREC qrels file, stopping with [`Error::Interrupted`] soon after `cancel` is
+/// set (even while a read waits).
+pub fn read_qrels_cancellable(
+    path: &std::path::Path,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<Qrels> {
+    let data = super::io::read_input_cancellable(path, cancel)?;
+    parse_qrels(&data, &path.display().to_string())
+}
+
 /// Parse TREC qrels (`qid iter docno rel`): chunks are parsed in parallel, their
 /// segments grouped by query, and each query is assembled and indexed in parallel.
 pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
+    let data = text_start(data, source)?;
     check_nul(data, source, 0)?;
     // a chunk's document ids must stay under 4 GiB (`Ids` offsets are 32-bit)
     let bounds = chunk_bounds(data, (threads() * 4).max(data.len() >> 30));

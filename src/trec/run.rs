@@ -6,8 +6,9 @@
 use std::io::Read;
 use std::path::Path;
 
+use super::fields::text_start;
 use super::fields::{chunk_bounds, field_in_line, parse_score, skip_blank, split_fields, threads};
-use super::io::{block_size, open_input_sized, read_blocks, BLOCK};
+use super::io::{max_line_bytes, too_long, Blocks, Stop, BLOCK};
 use crate::error::{Error, Result, Unit};
 use crate::intake::{Grouper, PieceSink, Place};
 use crate::run::{Run, RunQuery};
@@ -72,6 +73,7 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         return out;
     }
     let data = &block[..end];
+    let max_line = max_line_bytes();
     let line_end = |from: usize| memchr::memchr(b'\n', &data[from..]).map_or(end, |i| from + i);
     // The current query's results gather in reused buffers; each query (segment) is
     // then copied out at its exact size, so the run holds no slack.
@@ -100,11 +102,19 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         let Some((q0, q1)) = field_in_line(data, pos) else {
             pos = skip_blank(data, pos) + 1; // blank line
             close(&mut cur, cur_qid, cur_start, &mut out);
+            if pos - line_start > max_line + 1 {
+                out.error = Some((line_idx, too_long()));
+                break;
+            }
             continue;
         };
         if data[q0] == b'#' {
             pos = line_end(q0) + 1; // comment
             close(&mut cur, cur_qid, cur_start, &mut out);
+            if pos - line_start > max_line + 1 {
+                out.error = Some((line_idx, too_long()));
+                break;
+            }
             continue;
         }
         let fields = field_in_line(data, q1).and_then(|(_, i1)| {
@@ -124,6 +134,10 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         } else {
             line_end(t1) + 1
         };
+        if pos - line_start > max_line + 1 {
+            out.error = Some((line_idx, too_long()));
+            break;
+        }
         let score = match parse_score(&data[s0..s1]) {
             Ok(s) => s,
             Err(m) => {
@@ -149,86 +163,67 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
     out
 }
 
-/// Parse a run from a reader, block by block (each block parsed in parallel while the
-/// next is read), handing the pieces to `sink`. Returns the run tag (the last line's).
+/// Parse a run block by block (each block parsed in parallel while the next is read),
+/// handing the pieces to `sink`. Returns the run tag (the last line's).
 pub(crate) fn read_run_blocks(
-    r: impl Read + Send,
+    mut blocks: Blocks<'_>,
     source: &str,
     sink: &mut dyn PieceSink<f64>,
-    block: usize,
-    cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<Vec<u8>> {
-    // A rendezvous: the reader fills the next block while this thread parses one, and
-    // hands it over when asked; so two blocks are in use at any time.
-    let (tx, rx) = std::sync::mpsc::sync_channel(0);
-    let (give_back, recycled) = std::sync::mpsc::channel();
-    // `move`: on an early error the receiver is dropped with the closure, which stops
-    // the reader thread before the scope waits for it.
-    std::thread::scope(move |scope| {
-        scope.spawn(move || read_blocks(r, block, tx, recycled));
-        let mut runid: Vec<u8> = Vec::new();
-        let mut results = 0usize;
-        let mut line = 1u64; // number of the first line of the next chunk
-        for msg in &rx {
-            if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
-                return Err(Error::Interrupted);
+    let mut runid: Vec<u8> = Vec::new();
+    let mut results = 0usize;
+    let mut line = 1u64; // number of the first line of the next chunk
+    while let Some(block) = blocks.next_block() {
+        let data = match block {
+            Ok(data) => data,
+            Err(Stop::TooLong) => return Err(Error::format(source, line, too_long())),
+            Err(Stop::Failed(e)) => return Err(e),
+        };
+        let data = if line == 1 {
+            text_start(data, source)?
+        } else {
+            data
+        };
+        let bounds = chunk_bounds(data, threads() * 4);
+        let chunks = crate::parallel::map_chunks(&bounds, |&(s, e)| parse_run_chunk(data, s, e));
+        for ch in chunks {
+            if let Some((idx, msg)) = ch.error {
+                return Err(Error::format(source, line + idx, msg));
             }
-            let (buf, len) = msg.map_err(|e| Error::Io {
-                path: source.into(),
-                source: e,
-            })?;
-            let data = &buf[..len];
-            let bounds = chunk_bounds(data, threads() * 4);
-            let chunks =
-                crate::parallel::map_chunks(&bounds, |&(s, e)| parse_run_chunk(data, s, e));
-            for ch in chunks {
-                if let Some((idx, msg)) = ch.error {
-                    return Err(Error::format(source, line + idx, msg));
-                }
-                for (seg, idx) in ch.segments {
-                    results += seg.len();
-                    sink.piece(seg, line + idx)?;
-                }
-                if let Some(t) = ch.last_tag {
-                    runid = t;
-                }
-                line += ch.lines;
+            for (seg, idx) in ch.segments {
+                results += seg.len();
+                sink.piece(seg, line + idx)?;
             }
-            sink.block_done()?;
-            let _ = give_back.send(buf);
+            if let Some(t) = ch.last_tag {
+                runid = t;
+            }
+            line += ch.lines;
         }
-        if results == 0 {
-            return Err(Error::Input(format!(
-                "{source}: no results (the run file is empty or has only comments and blank lines)"
-            )));
-        }
-        Ok(runid)
-    })
+        sink.block_done()?;
+    }
+    if results == 0 {
+        return Err(Error::Input(format!(
+            "{source}: no results (the run file is empty or has only comments and blank lines)"
+        )));
+    }
+    Ok(runid)
 }
 
-/// Parse a run from a reader.
-pub fn parse_run_reader(r: impl Read + Send, source: &str) -> Result<Run> {
-    parse_run_blocks(r, source, BLOCK)
-}
-
-fn parse_run_blocks(r: impl Read + Send, source: &str, block: usize) -> Result<Run> {
-    parse_run_blocks_cancellable(r, source, block, None)
-}
-
-fn parse_run_blocks_cancellable(
-    r: impl Read + Send,
-    source: &str,
-    block: usize,
-    cancel: Option<&std::sync::atomic::AtomicBool>,
-) -> Result<Run> {
+/// A run from its blocks.
+fn run_of_blocks(blocks: Blocks<'_>, source: &str) -> Result<Run> {
     let mut rows = Grouper::new(Place::new(source, Unit::Line));
-    let runid = read_run_blocks(r, source, &mut rows, block, cancel)?;
+    let runid = read_run_blocks(blocks, source, &mut rows)?;
     Run::from_grouper(rows, runid)
+}
+
+/// Parse a run from a reader (read on a thread of its own).
+pub fn parse_run_reader(r: impl Read + Send + 'static, source: &str) -> Result<Run> {
+    run_of_blocks(Blocks::reader(r, source, BLOCK, None)?, source)
 }
 
 /// Parse a run held in memory.
 pub fn parse_run(data: &[u8], source: &str) -> Result<Run> {
-    parse_run_blocks(data, source, block_size(Some(data.len() as u64)))
+    run_of_blocks(Blocks::memory(data), source)
 }
 
 /// Parse a run file (streamed; gzip and `-` handled).
@@ -236,15 +231,15 @@ pub fn read_run(path: &Path) -> Result<Run> {
     read_run_cancellable(path, None)
 }
 
-/// [`read_run`], stopping with [`Error::Interrupted`] soon after `cancel` is set. The
-/// input is read once (a FIFO or standard input works as a file does).
+/// [`read_run`], stopping with [`Error::Interrupted`] soon after `cancel` is set (even
+/// while a read waits). The input is read once: a FIFO or standard input works as a
+/// file does.
 pub fn read_run_cancellable(
     path: &Path,
     cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<Run> {
     let source = path.display().to_string();
-    let (r, size) = open_input_sized(path)?;
-    parse_run_blocks_cancellable(r, &source, block_size(size), cancel)
+    run_of_blocks(Blocks::open(path, None, cancel)?, &source)
 }
 
 #[cfg(test)]
@@ -276,12 +271,15 @@ mod tests {
     fn small_blocks_give_the_same_run() {
         let data = b"q1 0 d1 1 0.5 a\nq2 0 d1 1 0.5 a\nq1 0 d2 1 0.7 b\n";
         for block in [1, 2, 7, 16, 100] {
-            let r = parse_run_blocks(&data[..], "r", block).unwrap();
+            let blocks = Blocks::reader(std::io::Cursor::new(data.to_vec()), "r", block, None);
+            let r = run_of_blocks(blocks.unwrap(), "r").unwrap();
             assert_eq!(r.num_results(), 3);
             assert_eq!(r.len(), 2);
             assert_eq!(r.runid(), b"b");
         }
-        let e = parse_run_blocks(&b"q1 0 d1 1 0.5 a\nq1 0 d2 x\n"[..], "r", 4).unwrap_err();
+        let text = b"q1 0 d1 1 0.5 a\nq1 0 d2 x\n".to_vec();
+        let blocks = Blocks::reader(std::io::Cursor::new(text), "r", 4, None).unwrap();
+        let e = run_of_blocks(blocks, "r").unwrap_err();
         assert!(e.to_string().starts_with("r:2: "), "{e}");
     }
 
