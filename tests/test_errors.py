@@ -210,10 +210,16 @@ def test_invalid_utf8_ids_round_trip() -> None:
 
 def test_very_long_line() -> None:
     doc = "d" * (8 << 20)
-    r = Run.from_string(f"q Q0 {doc} 1 0.5 r\nq Q0 x 2 0.4 r")
-    assert r.num_results == 2
-    with pytest.raises(FormatError, match=r"<string>:1: .*found 3"):
-        Run.from_string(f"q Q0 {doc}")
+    with pytest.raises(FormatError, match=r"<string>:1: line longer than 1048576 bytes"):
+        Run.from_string(f"q Q0 {doc} 1 0.5 r\nq Q0 x 2 0.4 r")
+    before = irmetrics.set_max_line_bytes(16 << 20)
+    try:
+        r = Run.from_string(f"q Q0 {doc} 1 0.5 r\nq Q0 x 2 0.4 r")
+        assert r.num_results == 2
+        with pytest.raises(FormatError, match=r"<string>:1: .*found 3"):
+            Run.from_string(f"q Q0 {doc}")
+    finally:
+        irmetrics.set_max_line_bytes(before)
 
 
 # ---------------------------------------------------------------------------------
