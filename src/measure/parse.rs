@@ -1,0 +1,533 @@
+//! The one grammar of measure names: trec_eval (`P.5,10`, `ndcg_cut.10`, `ndcg_cut_10`,
+//! `ndcg.1=3,2=7`, nicknames), ir_measures (`nDCG@10`, `P(rel=2)@5`, `RBP(p=0.8)`) and
+//! ranx (`ndcg@10`, `map@100-l2`), plus trec_eval parameter text (`Measure::with_params`)
+//! and the suggestions offered for an unknown name.
+
+use super::family::{family_by_name, nickname};
+use super::{Family, Measure, ParamKind, Params};
+use crate::error::{Error, Result};
+
+impl Measure {
+    /// The family with trec_eval-style parameter text (what follows the `.`).
+    pub fn with_params(family: Family, text: &str) -> Result<Measure> {
+        let bad = |why: &str| {
+            Error::Measure(format!(
+                "bad parameters '{text}' for measure '{}': {why}",
+                family.name()
+            ))
+        };
+        let params = match family.param_kind() {
+            ParamKind::None => return Err(bad("this measure takes no parameters")),
+            ParamKind::Cutoffs => {
+                let mut v = Vec::new();
+                for part in text.split(',') {
+                    let k = parse_cutoff(part).ok_or_else(|| {
+                        bad(&format!(
+                            "'{part}' is not a positive whole number of documents"
+                        ))
+                    })?;
+                    v.push(k);
+                }
+                v.sort_unstable();
+                if v.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(bad("a cut-off is given twice"));
+                }
+                Params::Cutoffs(v)
+            }
+            ParamKind::Fractions => {
+                let mut v = Vec::new();
+                for part in text.split(',') {
+                    let x: f64 = parse_number(part)
+                        .ok_or_else(|| bad(&format!("'{part}' is not a number")))?;
+                    v.push(x);
+                }
+                v.sort_by(f64::total_cmp);
+                if v.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(bad("a value is given twice"));
+                }
+                Params::Fractions(v)
+            }
+            ParamKind::Numbers => {
+                let mut v = Vec::new();
+                for part in text.split(',') {
+                    v.push(
+                        parse_number(part)
+                            .ok_or_else(|| bad(&format!("'{part}' is not a number")))?,
+                    );
+                }
+                match family {
+                    Family::Utility if v.len() != 4 => {
+                        return Err(bad("utility takes exactly four coefficients a,b,c,d"))
+                    }
+                    Family::SetF | Family::Relstring if v.len() != 1 => {
+                        return Err(bad("this measure takes exactly one number"))
+                    }
+                    Family::Relstring if v[0] < 0.0 => {
+                        return Err(bad("the length must not be negative"))
+                    }
+                    _ => {}
+                }
+                Params::Numbers {
+                    values: v,
+                    text: Some(text.to_string()),
+                }
+            }
+            ParamKind::Pairs => {
+                let mut pairs = Vec::new();
+                for part in text.split(',') {
+                    let (name, value) = part
+                        .split_once('=')
+                        .ok_or_else(|| bad(&format!("'{part}' is not of the form name=value")))?;
+                    let value = parse_number(value)
+                        .ok_or_else(|| bad(&format!("'{value}' is not a number")))?;
+                    let ok = match family {
+                        Family::Rbp | Family::RbpResid => name == "p" || valid_int(name),
+                        _ => valid_int(name),
+                    };
+                    if !ok {
+                        return Err(bad(&format!(
+                            "'{name}' is not a relevance level{}",
+                            if matches!(family, Family::Rbp | Family::RbpResid) {
+                                " or p"
+                            } else {
+                                ""
+                            }
+                        )));
+                    }
+                    if name == "p" && !(value > 0.0 && value < 1.0) {
+                        return Err(bad("the persistence p must lie strictly between 0 and 1"));
+                    }
+                    pairs.push((name.to_string(), value));
+                }
+                Params::Pairs {
+                    pairs,
+                    text: Some(text.to_string()),
+                }
+            }
+        };
+        Ok(Measure {
+            family,
+            params,
+            rel_level: None,
+            opts: Vec::new(),
+        })
+    }
+}
+
+/// trec_eval's `valid_int` for gain-map keys: optional sign, then digits.
+fn valid_int(s: &str) -> bool {
+    let d = s.strip_prefix(['-', '+']).unwrap_or(s);
+    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A positive cut-off. Like trec_eval, a fractional part is dropped (`23.4` is 23).
+fn parse_cutoff(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let int = match s.split_once('.') {
+        Some((i, f)) if f.bytes().all(|b| b.is_ascii_digit()) => i,
+        Some(_) => return None,
+        None => s,
+    };
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    int.parse::<u64>().ok().filter(|&k| k > 0)
+}
+
+fn parse_number(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if s.is_empty() {
+        return None;
+    }
+    s.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// Parse one measure request into one or more measures.
+///
+/// Accepted spellings:
+/// * trec_eval: `P`, `P.5,10`, `ndcg_cut.10`, `ndcg_cut_10`, `ndcg.1=3,2=7`, `rbp.p=0.8`,
+///   nicknames `official`, `all_trec`, `set`;
+/// * ir_measures: `P@5`, `R@1000`, `AP`, `AP@100`, `RR`, `RR@10`, `nDCG`, `nDCG@10`, `Rprec`,
+///   `Bpref`, `Success@10`, `infAP`, `NumRet`, `NumRel`, `NumRelRet`, `NumQ`, `SetP`, `SetR`,
+///   `SetF`, `IPrec@0.5`, `RBP(p=0.8)`, and `(rel=N)` on any of them (`P(rel=2)@5`);
+/// * ranx: `precision@5`, `recall@100`, `map`, `map@100`, `mrr`, `mrr@10`, `ndcg`, `ndcg@10`,
+///   `hit_rate@10`, `r-precision`, `bpref`, `rbp.95`, and `-lN` on any (`map@100-l2`).
+pub fn parse_measure(input: &str) -> Result<Vec<Measure>> {
+    let s = input.trim();
+    if s.is_empty() {
+        return Err(Error::Measure("empty measure name".into()));
+    }
+    if let Some(fams) = nickname(s) {
+        return Ok(fams.iter().map(|&f| Measure::new(f)).collect());
+    }
+    if let Some(m) = parse_trec(s)? {
+        return Ok(vec![m]);
+    }
+    if let Some(m) = parse_at_style(s)? {
+        return Ok(vec![m]);
+    }
+    Err(unknown(s))
+}
+
+/// trec_eval syntax: `name`, `name.params`, or `name_cutoff` for cut-off families,
+/// optionally followed by family options in parentheses (`err_cut_10(gmax=4)`).
+fn parse_trec(s: &str) -> Result<Option<Measure>> {
+    if let Some(head) = s.strip_suffix(')') {
+        if let Some((name, opts)) = head.split_once('(') {
+            return match parse_trec_plain(name)? {
+                Some(mut m) => {
+                    let mut extra = Vec::new();
+                    for opt in opts.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+                        let (k, v) = opt.split_once('=').ok_or_else(|| {
+                            Error::Measure(format!("'{s}': option '{opt}' is not name=value"))
+                        })?;
+                        let v = parse_number(v).ok_or_else(|| {
+                            Error::Measure(format!("'{s}': option '{k}' needs a number"))
+                        })?;
+                        extra.push((k.trim().to_string(), v));
+                    }
+                    m.set_opts(extra)?;
+                    Ok(Some(m))
+                }
+                None => Ok(None),
+            };
+        }
+    }
+    parse_trec_plain(s)
+}
+
+fn parse_trec_plain(s: &str) -> Result<Option<Measure>> {
+    if let Some(f) = family_by_name(s) {
+        return Ok(Some(Measure::new(f)));
+    }
+    if let Some((name, params)) = s.split_once('.') {
+        if let Some(f) = family_by_name(name) {
+            return Measure::with_params(f, params).map(Some);
+        }
+    }
+    // `ndcg_cut_10`, `P_5`, `iprec_at_recall_0.10`, `Rprec_mult_0.20`, `unj_5`.
+    for (i, _) in s.match_indices('_').rev() {
+        let (name, rest) = (&s[..i], &s[i + 1..]);
+        if let Some(f) = family_by_name(name) {
+            if matches!(f.param_kind(), ParamKind::Cutoffs | ParamKind::Fractions)
+                && !rest.is_empty()
+                && rest.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            {
+                return Measure::with_params(f, rest).map(Some);
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// ir_measures / ranx syntax: `Name(opt=v,...)@k` with an optional `-lN` suffix.
+fn parse_at_style(s: &str) -> Result<Option<Measure>> {
+    let mut rest = s;
+    let mut rel_level: Option<i64> = None;
+    // ranx level suffix: map@100-l2
+    if let Some(pos) = rest.rfind("-l") {
+        let lvl = &rest[pos + 2..];
+        if !lvl.is_empty() && lvl.bytes().all(|b| b.is_ascii_digit()) {
+            rel_level = Some(
+                lvl.parse()
+                    .map_err(|_| Error::Measure(format!("bad relevance level in '{s}'")))?,
+            );
+            rest = &rest[..pos];
+        }
+    }
+    let (head, cut) = match rest.split_once('@') {
+        Some((h, c)) => (h, Some(c)),
+        None => (rest, None),
+    };
+    let (base, opts) = match head.split_once('(') {
+        Some((b, o)) => {
+            let o = o.strip_suffix(')').ok_or_else(|| {
+                Error::Measure(format!("'{s}': unbalanced parenthesis in measure options"))
+            })?;
+            (b, Some(o))
+        }
+        None => (head, None),
+    };
+    let mut p: Option<f64> = None;
+    let mut fam_opts: Vec<(String, f64)> = Vec::new();
+    let mut exp_gain = false;
+    if let Some(opts) = opts {
+        for opt in opts.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            let (k, v) = opt.split_once('=').ok_or_else(|| {
+                Error::Measure(format!(
+                    "'{s}': option '{opt}' is not of the form name=value"
+                ))
+            })?;
+            let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
+            match k.trim() {
+                "rel" => {
+                    let l: i64 = v.parse().map_err(|_| {
+                        Error::Measure(format!("'{s}': rel must be a whole number, got '{v}'"))
+                    })?;
+                    if l < 0 {
+                        return Err(Error::Measure(format!(
+                            "'{s}': relevance level rel={l} must be 0 or more; negative labels \
+                             mean 'pooled but unjudged' and can never be relevant"
+                        )));
+                    }
+                    rel_level = Some(l);
+                }
+                "p" => {
+                    p = Some(parse_number(v).ok_or_else(|| {
+                        Error::Measure(format!("'{s}': p must be a number, got '{v}'"))
+                    })?)
+                }
+                "dcg" => match v {
+                    "exp-log2" => exp_gain = true,
+                    "log2" => {}
+                    _ => {
+                        return Err(Error::Measure(format!(
+                            "'{s}': dcg must be 'log2' or 'exp-log2', got '{v}'"
+                        )))
+                    }
+                },
+                k if matches!(k, "beta" | "gmax" | "b" | "ideal_all")
+                    || (k.len() > 1
+                        && k.starts_with('g')
+                        && k[1..].bytes().all(|b| b.is_ascii_digit())) =>
+                {
+                    let x = parse_number(v).ok_or_else(|| {
+                        Error::Measure(format!("'{s}': {k} must be a number, got '{v}'"))
+                    })?;
+                    fam_opts.push((k.to_string(), x));
+                }
+                other => {
+                    return Err(Error::Measure(format!(
+                        "'{s}': option '{other}' is not supported (supported: rel; p for RBP; \
+                         dcg for nDCG; beta for F; gmax for ERR/nERR; b for dcg_jk)"
+                    )))
+                }
+            }
+        }
+    }
+    let cut_text = match cut {
+        Some("") => {
+            return Err(Error::Measure(format!("'{s}': nothing after '@'")));
+        }
+        c => c,
+    };
+    use Family::*;
+    // (family without cut-off, family with cut-off)
+    let (plain, with_cut): (Option<Family>, Option<Family>) = match base {
+        "P" | "precision" => (None, Some(P)),
+        "R" | "recall" => (None, Some(Recall)),
+        "AP" | "map" => (Some(Map), Some(MapCut)),
+        "RR" | "mrr" | "recip_rank" => (Some(RecipRank), Some(RecipRankCut)),
+        "nDCG" | "ndcg" if exp_gain => (Some(NdcgBurges), Some(NdcgBurgesCut)),
+        "nDCG" | "ndcg" if !fam_opts.is_empty() => (Some(NdcgGain), Some(NdcgGainCut)),
+        "nDCG" | "ndcg" => (Some(Ndcg), Some(NdcgCut)),
+        "ndcg_burges" | "nDCG_burges" => (Some(NdcgBurges), Some(NdcgBurgesCut)),
+        "dcg" | "DCG" => (Some(Dcg), Some(DcgCut)),
+        "dcg_burges" | "DCG_burges" => (Some(DcgBurges), Some(DcgBurgesCut)),
+        "dcg_jk" | "DCG_jk" => (None, Some(DcgJk)),
+        "hits" | "Hits" => (None, Some(Hits)),
+        "f1" | "F1" | "F" | "f" => (None, Some(FCut)),
+        "ERR" => {
+            // ir_measures' ERR is gdeval.pl's, whose maximum grade is fixed at 4.
+            if !fam_opts.iter().any(|(k, _)| k == "gmax") {
+                fam_opts.push(("gmax".into(), 4.0));
+            }
+            (None, Some(ErrCut))
+        }
+        "err" => (None, Some(ErrCut)),
+        "nERR" | "nerr" => (None, Some(NerrCut)),
+        "Judged" | "judged" => (None, Some(Judged)),
+        "relative_map" | "relative_AP" => (None, Some(RelativeMapCut)),
+        "RBP" | "rbp" if rel_level.is_some() => (Some(RbpBin), None),
+        "lr+" | "LR+" => (None, Some(LrPos)),
+        "lr-" | "LR-" => (None, Some(LrNeg)),
+        "TPR" | "sensitivity" => (None, Some(Tpr)),
+        "TNR" | "specificity" => (None, Some(Tnr)),
+        "PPV" => (None, Some(Ppv)),
+        "NPV" => (None, Some(Npv)),
+        "FPR" => (None, Some(Fpr)),
+        "FNR" => (None, Some(Fnr)),
+        "FDR" => (None, Some(Fdr)),
+        "FOR" => (None, Some(FalseOmissionRate)),
+        "MCC" => (None, Some(Mcc)),
+        "DOR" => (None, Some(DiagnosticOddsRatio)),
+        "Rprec" | "r-precision" | "r_precision" | "R-Prec" => (Some(Rprec), None),
+        "Bpref" | "bpref" => (Some(Bpref), None),
+        "Success" | "hit_rate" | "success" => (None, Some(Success)),
+        "infAP" | "InfAP" => (Some(InfAP), None),
+        "NumRet" => (Some(NumRet), None),
+        "NumRel" => (Some(NumRel), None),
+        "NumRelRet" => (Some(NumRelRet), None),
+        "NumQ" => (Some(NumQ), None),
+        "SetP" => (Some(SetP), None),
+        "SetR" => (Some(SetRecall), None),
+        "SetF" => (Some(SetF), None),
+        "SetAP" => (Some(SetMap), None),
+        "IPrec" => (None, Some(IprecAtRecall)),
+        "RBP" | "rbp" => (Some(Rbp), None),
+        _ => {
+            // ranx rbp.95 -> p = 0.95
+            if let Some(digits) = base.strip_prefix("rbp.") {
+                if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                    let pv: f64 = format!("0.{digits}").parse().unwrap_or(0.9);
+                    p = Some(pv);
+                    (Some(Rbp), None)
+                } else {
+                    return Ok(None);
+                }
+            } else if let Some(f) = family_by_name(base) {
+                // any family by its canonical name: `tpr@10`, `fallout@100`
+                if matches!(f.param_kind(), ParamKind::Cutoffs | ParamKind::Fractions) {
+                    (None, Some(f))
+                } else if f.param_kind() == ParamKind::None {
+                    (Some(f), None)
+                } else {
+                    return Ok(None);
+                }
+            } else {
+                return Ok(None);
+            }
+        }
+    };
+    let mut m = match (cut_text, plain, with_cut) {
+        (Some(c), _, Some(f)) => Measure::with_params(f, c)?,
+        (None, Some(f), _) => Measure::new(f),
+        (None, None, Some(f)) => {
+            return Err(Error::Measure(format!(
+                "'{s}' needs a cut-off, e.g. '{base}@10' (or trec_eval's '{}')",
+                f.name()
+            )))
+        }
+        (Some(_), _, None) => {
+            return Err(Error::Measure(format!(
+                "'{s}': '{base}' takes no @ cut-off"
+            )))
+        }
+        (None, None, None) => return Ok(None),
+    };
+    if let Some(pv) = p {
+        match m.family {
+            Rbp => m = Measure::with_params(Rbp, &format!("p={}", fmt_num(pv)))?,
+            RbpBin => fam_opts.push(("p".into(), pv)),
+            _ => return Err(Error::Measure(format!("'{s}': p applies to RBP only"))),
+        }
+    }
+    if exp_gain && !matches!(m.family, NdcgBurges | NdcgBurgesCut) {
+        return Err(Error::Measure(format!("'{s}': dcg applies to nDCG only")));
+    }
+    m.set_opts(fam_opts)?;
+    m.rel_level = rel_level;
+    Ok(Some(m))
+}
+
+pub(super) fn fmt_num(x: f64) -> String {
+    let s = format!("{x}");
+    s
+}
+
+/// Every name the parser knows, for suggestions.
+fn known_names() -> Vec<String> {
+    let mut v: Vec<String> = Family::ALL.iter().map(|f| f.name().to_string()).collect();
+    v.extend(
+        [
+            "official",
+            "all_trec",
+            "set",
+            "P@10",
+            "R@100",
+            "AP",
+            "AP@100",
+            "RR",
+            "RR@10",
+            "nDCG",
+            "nDCG@10",
+            "Bpref",
+            "Success@10",
+            "NumRet",
+            "NumRel",
+            "NumRelRet",
+            "NumQ",
+            "SetP",
+            "SetR",
+            "SetF",
+            "IPrec@0.5",
+            "RBP(p=0.8)",
+            "precision@10",
+            "recall@100",
+            "mrr",
+            "mrr@10",
+            "ndcg@10",
+            "hit_rate@10",
+            "r-precision",
+            "map@100",
+            "P_10",
+            "ndcg_cut_10",
+            "map_cut_100",
+            "hits@10",
+            "f1@10",
+            "F(beta=0.5)@10",
+            "dcg@10",
+            "dcg_burges@10",
+            "ndcg_burges@10",
+            "ERR@10",
+            "nERR@10",
+            "Judged@10",
+            "err_cut_10",
+            "judged_10",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    v
+}
+
+fn unknown(s: &str) -> Error {
+    let base: String = s
+        .split(['@', '.', '('])
+        .next()
+        .unwrap_or(s)
+        .to_ascii_lowercase();
+    let mut scored: Vec<(usize, String)> = known_names()
+        .into_iter()
+        .map(|n| {
+            let nb = n
+                .split(['@', '.', '('])
+                .next()
+                .unwrap_or(&n)
+                .to_ascii_lowercase();
+            (edit_distance(&base, &nb), n)
+        })
+        .collect();
+    scored.sort();
+    let close: Vec<String> = scored
+        .iter()
+        .filter(|(d, _)| *d <= 3)
+        .take(4)
+        .map(|(_, n)| format!("'{n}'"))
+        .collect();
+    if close.is_empty() {
+        Error::Measure(format!(
+            "unknown measure '{s}'; see irmetrics.measures() for the list"
+        ))
+    } else {
+        Error::Measure(format!(
+            "unknown measure '{s}'; did you mean {}?",
+            close.join(", ")
+        ))
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
