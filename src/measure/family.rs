@@ -173,81 +173,202 @@ impl Family {
     }
 }
 
-/// trec_eval's nicknames.
-pub fn nickname(name: &str) -> Option<&'static [Family]> {
+/// trec_eval's nicknames: a name for a list of families.
+pub(super) const NICKNAMES: &[(&str, &[Family])] = {
     use Family::*;
-    match name {
-        "official" => Some(&[
-            RunId,
-            NumQ,
-            NumRet,
-            NumRel,
-            NumRelRet,
-            Map,
-            GmMap,
-            Rprec,
-            Bpref,
-            RecipRank,
-            IprecAtRecall,
-            P,
-        ]),
-        "set" => Some(&[
-            RunId,
-            NumQ,
-            NumRet,
-            NumRel,
-            NumRelRet,
-            Utility,
-            SetP,
-            SetRecall,
-            SetRelativeP,
-            SetMap,
-            SetF,
-        ]),
-        "all_trec" => Some(&[
-            RunId,
-            NumQ,
-            NumRet,
-            NumRel,
-            NumRelRet,
-            Map,
-            GmMap,
-            Rprec,
-            Bpref,
-            RecipRank,
-            IprecAtRecall,
-            P,
-            Relstring,
-            Recall,
-            InfAP,
-            GmBpref,
-            Utility,
-            Pt11Avg,
-            Ndcg,
-            RelativeP,
-            RprecMult,
-            Success,
-            MapCut,
-            NdcgCut,
-            NdcgRel,
-            Rndcg,
-            BinG,
-            G,
-            SetP,
-            SetRecall,
-            SetRelativeP,
-            SetMap,
-            SetF,
-            NumNonrelJudgedRet,
-            Rbp,
-            RbpResid,
-            Unj,
-        ]),
-        _ => None,
-    }
+    &[
+        (
+            "official",
+            &[
+                RunId,
+                NumQ,
+                NumRet,
+                NumRel,
+                NumRelRet,
+                Map,
+                GmMap,
+                Rprec,
+                Bpref,
+                RecipRank,
+                IprecAtRecall,
+                P,
+            ],
+        ),
+        (
+            "set",
+            &[
+                RunId,
+                NumQ,
+                NumRet,
+                NumRel,
+                NumRelRet,
+                Utility,
+                SetP,
+                SetRecall,
+                SetRelativeP,
+                SetMap,
+                SetF,
+            ],
+        ),
+        (
+            "all_trec",
+            &[
+                RunId,
+                NumQ,
+                NumRet,
+                NumRel,
+                NumRelRet,
+                Map,
+                GmMap,
+                Rprec,
+                Bpref,
+                RecipRank,
+                IprecAtRecall,
+                P,
+                Relstring,
+                Recall,
+                InfAP,
+                GmBpref,
+                Utility,
+                Pt11Avg,
+                Ndcg,
+                RelativeP,
+                RprecMult,
+                Success,
+                MapCut,
+                NdcgCut,
+                NdcgRel,
+                Rndcg,
+                BinG,
+                G,
+                SetP,
+                SetRecall,
+                SetRelativeP,
+                SetMap,
+                SetF,
+                NumNonrelJudgedRet,
+                Rbp,
+                RbpResid,
+                Unj,
+            ],
+        ),
+    ]
+};
+
+/// The families of a trec_eval nickname (`official`, `set`, `all_trec`).
+pub fn nickname(name: &str) -> Option<&'static [Family]> {
+    NICKNAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, families)| *families)
 }
 
 /// The family with this canonical name.
 pub(super) fn family_by_name(name: &str) -> Option<Family> {
     Family::ALL.iter().copied().find(|f| f.name() == name)
+}
+
+/// An ir_measures or ranx name for a family: the family it means without a cut-off
+/// (`AP`: map) and with one (`AP@100`: map_cut).
+pub(super) struct Alias {
+    /// The spellings.
+    pub names: &'static [&'static str],
+    /// The family without `@k`, if the name may be used so.
+    pub plain: Option<Family>,
+    /// The family with `@k`, if the name takes a cut-off.
+    pub with_cut: Option<Family>,
+    /// Options the name implies unless given.
+    pub implied: &'static [(&'static str, f64)],
+}
+
+const fn alias(
+    names: &'static [&'static str],
+    plain: Option<Family>,
+    with_cut: Option<Family>,
+) -> Alias {
+    Alias {
+        names,
+        plain,
+        with_cut,
+        implied: &[],
+    }
+}
+
+/// The ir_measures / ranx names, looked up before the canonical names (so `map@100` is
+/// map_cut, not an error). Two refinements depend on options and live in the parser:
+/// `nDCG(dcg='exp-log2')` is ndcg_burges, `nDCG(gN=x)` ndcg_gain, and `RBP(rel=N)` is
+/// rbp_bin.
+pub(super) const ALIASES: &[Alias] = {
+    use Family::*;
+    &[
+        alias(&["P", "precision"], None, Some(P)),
+        alias(&["R", "recall"], None, Some(Recall)),
+        alias(&["AP", "map"], Some(Map), Some(MapCut)),
+        alias(
+            &["RR", "mrr", "recip_rank"],
+            Some(RecipRank),
+            Some(RecipRankCut),
+        ),
+        alias(&["nDCG", "ndcg"], Some(Ndcg), Some(NdcgCut)),
+        alias(
+            &["ndcg_burges", "nDCG_burges"],
+            Some(NdcgBurges),
+            Some(NdcgBurgesCut),
+        ),
+        alias(&["dcg", "DCG"], Some(Dcg), Some(DcgCut)),
+        alias(
+            &["dcg_burges", "DCG_burges"],
+            Some(DcgBurges),
+            Some(DcgBurgesCut),
+        ),
+        alias(&["dcg_jk", "DCG_jk"], None, Some(DcgJk)),
+        alias(&["hits", "Hits"], None, Some(Hits)),
+        alias(&["f1", "F1", "F", "f"], None, Some(FCut)),
+        // ir_measures' ERR is gdeval.pl's, whose maximum grade is fixed at 4.
+        Alias {
+            names: &["ERR"],
+            plain: None,
+            with_cut: Some(ErrCut),
+            implied: &[("gmax", 4.0)],
+        },
+        alias(&["err"], None, Some(ErrCut)),
+        alias(&["nERR", "nerr"], None, Some(NerrCut)),
+        alias(&["Judged", "judged"], None, Some(Judged)),
+        alias(&["relative_map", "relative_AP"], None, Some(RelativeMapCut)),
+        alias(&["lr+", "LR+"], None, Some(LrPos)),
+        alias(&["lr-", "LR-"], None, Some(LrNeg)),
+        alias(&["TPR", "sensitivity"], None, Some(Tpr)),
+        alias(&["TNR", "specificity"], None, Some(Tnr)),
+        alias(&["PPV"], None, Some(Ppv)),
+        alias(&["NPV"], None, Some(Npv)),
+        alias(&["FPR"], None, Some(Fpr)),
+        alias(&["FNR"], None, Some(Fnr)),
+        alias(&["FDR"], None, Some(Fdr)),
+        alias(&["FOR"], None, Some(FalseOmissionRate)),
+        alias(&["MCC"], None, Some(Mcc)),
+        alias(&["DOR"], None, Some(DiagnosticOddsRatio)),
+        alias(
+            &["Rprec", "r-precision", "r_precision", "R-Prec"],
+            Some(Rprec),
+            None,
+        ),
+        alias(&["Bpref", "bpref"], Some(Bpref), None),
+        alias(&["Success", "hit_rate", "success"], None, Some(Success)),
+        alias(&["infAP", "InfAP"], Some(InfAP), None),
+        alias(&["NumRet"], Some(NumRet), None),
+        alias(&["NumRel"], Some(NumRel), None),
+        alias(&["NumRelRet"], Some(NumRelRet), None),
+        alias(&["NumQ"], Some(NumQ), None),
+        alias(&["SetP"], Some(SetP), None),
+        alias(&["SetR"], Some(SetRecall), None),
+        alias(&["SetF"], Some(SetF), None),
+        alias(&["SetAP"], Some(SetMap), None),
+        alias(&["IPrec"], None, Some(IprecAtRecall)),
+        alias(&["RBP", "rbp"], Some(Rbp), None),
+    ]
+};
+
+/// The alias spelled `name`.
+pub(super) fn alias_by_name(name: &str) -> Option<&'static Alias> {
+    ALIASES.iter().find(|a| a.names.contains(&name))
 }

@@ -3,7 +3,7 @@
 //! ranx (`ndcg@10`, `map@100-l2`), plus trec_eval parameter text (`Measure::with_params`)
 //! and the suggestions offered for an unknown name.
 
-use super::family::{family_by_name, nickname};
+use super::family::{alias_by_name, family_by_name, nickname};
 use super::{Family, Measure, ParamKind, Params};
 use crate::error::{Error, Result};
 
@@ -221,203 +221,234 @@ fn parse_trec_plain(s: &str) -> Result<Option<Measure>> {
 }
 
 /// ir_measures / ranx syntax: `Name(opt=v,...)@k` with an optional `-lN` suffix.
+///
+/// The checks run in a fixed order, which fixes which error a bad name gets: the
+/// `-lN` suffix, the parentheses, each option, an empty cut-off, then the name.
 fn parse_at_style(s: &str) -> Result<Option<Measure>> {
-    let mut rest = s;
-    let mut rel_level: Option<i64> = None;
-    // ranx level suffix: map@100-l2
-    if let Some(pos) = rest.rfind("-l") {
-        let lvl = &rest[pos + 2..];
+    let (rest, suffix_level) = split_level_suffix(s)?;
+    let (base, opts_text, cut) = split_at_name(s, rest)?;
+    let mut opts = AtOptions {
+        rel_level: suffix_level,
+        ..AtOptions::default()
+    };
+    if let Some(text) = opts_text {
+        opts.parse(s, text)?;
+    }
+    if cut == Some("") {
+        return Err(Error::Measure(format!("'{s}': nothing after '@'")));
+    }
+    let Some((plain, with_cut)) = at_families(base, &mut opts) else {
+        return Ok(None);
+    };
+    let Some(m) = at_measure(s, base, cut, plain, with_cut)? else {
+        return Ok(None);
+    };
+    opts.apply(s, m).map(Some)
+}
+
+/// ranx's relevance-level suffix: `map@100-l2` is (`map@100`, level 2).
+fn split_level_suffix(s: &str) -> Result<(&str, Option<i64>)> {
+    if let Some(pos) = s.rfind("-l") {
+        let lvl = &s[pos + 2..];
         if !lvl.is_empty() && lvl.bytes().all(|b| b.is_ascii_digit()) {
-            rel_level = Some(
-                lvl.parse()
-                    .map_err(|_| Error::Measure(format!("bad relevance level in '{s}'")))?,
-            );
-            rest = &rest[..pos];
+            let level = lvl
+                .parse()
+                .map_err(|_| Error::Measure(format!("bad relevance level in '{s}'")))?;
+            return Ok((&s[..pos], Some(level)));
         }
     }
+    Ok((s, None))
+}
+
+/// `base(options)@cut` into its three parts (`s` is the whole request, for errors).
+fn split_at_name<'a>(
+    s: &str,
+    rest: &'a str,
+) -> Result<(&'a str, Option<&'a str>, Option<&'a str>)> {
     let (head, cut) = match rest.split_once('@') {
         Some((h, c)) => (h, Some(c)),
         None => (rest, None),
     };
-    let (base, opts) = match head.split_once('(') {
-        Some((b, o)) => {
+    match head.split_once('(') {
+        Some((base, o)) => {
             let o = o.strip_suffix(')').ok_or_else(|| {
                 Error::Measure(format!("'{s}': unbalanced parenthesis in measure options"))
             })?;
-            (b, Some(o))
+            Ok((base, Some(o), cut))
         }
-        None => (head, None),
-    };
-    let mut p: Option<f64> = None;
-    let mut fam_opts: Vec<(String, f64)> = Vec::new();
-    let mut exp_gain = false;
-    if let Some(opts) = opts {
-        for opt in opts.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        None => Ok((head, None, cut)),
+    }
+}
+
+/// The options of an at-style name, sorted by what they control.
+#[derive(Default)]
+struct AtOptions {
+    /// `rel=N` (or the `-lN` suffix): the measure's own relevance level.
+    rel_level: Option<i64>,
+    /// `p=x`: RBP's persistence.
+    p: Option<f64>,
+    /// `dcg='exp-log2'`: exponential gains (nDCG only).
+    exp_gain: bool,
+    /// Family options (`beta`, `gmax`, `b`, `ideal_all`, `gN`), checked by `set_opts`.
+    family: Vec<(String, f64)>,
+}
+
+impl AtOptions {
+    /// Read `name=value, ...` (values may be quoted).
+    fn parse(&mut self, s: &str, text: &str) -> Result<()> {
+        for opt in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
             let (k, v) = opt.split_once('=').ok_or_else(|| {
                 Error::Measure(format!(
                     "'{s}': option '{opt}' is not of the form name=value"
                 ))
             })?;
             let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
-            match k.trim() {
-                "rel" => {
-                    let l: i64 = v.parse().map_err(|_| {
-                        Error::Measure(format!("'{s}': rel must be a whole number, got '{v}'"))
-                    })?;
-                    if l < 0 {
-                        return Err(Error::Measure(format!(
-                            "'{s}': relevance level rel={l} must be 0 or more; negative labels \
-                             mean 'pooled but unjudged' and can never be relevant"
-                        )));
-                    }
-                    rel_level = Some(l);
-                }
-                "p" => {
-                    p = Some(parse_number(v).ok_or_else(|| {
-                        Error::Measure(format!("'{s}': p must be a number, got '{v}'"))
-                    })?)
-                }
-                "dcg" => match v {
-                    "exp-log2" => exp_gain = true,
-                    "log2" => {}
-                    _ => {
-                        return Err(Error::Measure(format!(
-                            "'{s}': dcg must be 'log2' or 'exp-log2', got '{v}'"
-                        )))
-                    }
-                },
-                k if matches!(k, "beta" | "gmax" | "b" | "ideal_all")
-                    || (k.len() > 1
-                        && k.starts_with('g')
-                        && k[1..].bytes().all(|b| b.is_ascii_digit())) =>
-                {
-                    let x = parse_number(v).ok_or_else(|| {
-                        Error::Measure(format!("'{s}': {k} must be a number, got '{v}'"))
-                    })?;
-                    fam_opts.push((k.to_string(), x));
-                }
-                other => {
+            self.set(s, k.trim(), v)?;
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, s: &str, k: &str, v: &str) -> Result<()> {
+        match k {
+            "rel" => self.rel_level = Some(parse_rel_option(s, v)?),
+            "p" => {
+                self.p = Some(parse_number(v).ok_or_else(|| {
+                    Error::Measure(format!("'{s}': p must be a number, got '{v}'"))
+                })?)
+            }
+            "dcg" => match v {
+                "exp-log2" => self.exp_gain = true,
+                "log2" => {}
+                _ => {
                     return Err(Error::Measure(format!(
-                        "'{s}': option '{other}' is not supported (supported: rel; p for RBP; \
-                         dcg for nDCG; beta for F; gmax for ERR/nERR; b for dcg_jk)"
+                        "'{s}': dcg must be 'log2' or 'exp-log2', got '{v}'"
                     )))
                 }
+            },
+            k if is_family_option(k) => {
+                let x = parse_number(v).ok_or_else(|| {
+                    Error::Measure(format!("'{s}': {k} must be a number, got '{v}'"))
+                })?;
+                self.family.push((k.to_string(), x));
+            }
+            other => {
+                return Err(Error::Measure(format!(
+                    "'{s}': option '{other}' is not supported (supported: rel; p for RBP; \
+                     dcg for nDCG; beta for F; gmax for ERR/nERR; b for dcg_jk)"
+                )))
             }
         }
+        Ok(())
     }
-    let cut_text = match cut {
-        Some("") => {
-            return Err(Error::Measure(format!("'{s}': nothing after '@'")));
+
+    /// Put the options on the measure the name resolved to.
+    fn apply(mut self, s: &str, mut m: Measure) -> Result<Measure> {
+        if let Some(pv) = self.p {
+            match m.family {
+                Family::Rbp => {
+                    m = Measure::with_params(Family::Rbp, &format!("p={}", fmt_num(pv)))?
+                }
+                Family::RbpBin => self.family.push(("p".into(), pv)),
+                _ => return Err(Error::Measure(format!("'{s}': p applies to RBP only"))),
+            }
         }
-        c => c,
-    };
+        if self.exp_gain && !matches!(m.family, Family::NdcgBurges | Family::NdcgBurgesCut) {
+            return Err(Error::Measure(format!("'{s}': dcg applies to nDCG only")));
+        }
+        m.set_opts(self.family)?;
+        m.rel_level = self.rel_level;
+        Ok(m)
+    }
+}
+
+/// `rel=N`: a whole number >= 0.
+fn parse_rel_option(s: &str, v: &str) -> Result<i64> {
+    let l: i64 = v
+        .parse()
+        .map_err(|_| Error::Measure(format!("'{s}': rel must be a whole number, got '{v}'")))?;
+    if l < 0 {
+        return Err(Error::Measure(format!(
+            "'{s}': relevance level rel={l} must be 0 or more; negative labels \
+             mean 'pooled but unjudged' and can never be relevant"
+        )));
+    }
+    Ok(l)
+}
+
+/// The numeric options of families beyond trec_eval: `beta`, `gmax`, `b`, `ideal_all`
+/// and the gain map `gN`.
+fn is_family_option(k: &str) -> bool {
+    matches!(k, "beta" | "gmax" | "b" | "ideal_all")
+        || (k.len() > 1 && k.starts_with('g') && k[1..].bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The families an at-style base name means, (without a cut-off, with one), or None if
+/// it names none. Looks in the alias table, then ranx's `rbp.95`, then the canonical
+/// names (`tpr@10`, `fallout@100`); may add implied options (`ERR`: gmax=4) and p.
+fn at_families(base: &str, opts: &mut AtOptions) -> Option<(Option<Family>, Option<Family>)> {
+    if let Some(a) = alias_by_name(base) {
+        for &(k, v) in a.implied {
+            if !opts.family.iter().any(|(n, _)| n == k) {
+                opts.family.push((k.into(), v));
+            }
+        }
+        return Some(refine_alias(a.plain, a.with_cut, opts));
+    }
+    // ranx rbp.95 -> p = 0.95
+    if let Some(digits) = base.strip_prefix("rbp.") {
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            opts.p = Some(format!("0.{digits}").parse().unwrap_or(0.9));
+            return Some((Some(Family::Rbp), None));
+        }
+        return None;
+    }
+    let f = family_by_name(base)?;
+    match f.param_kind() {
+        ParamKind::Cutoffs | ParamKind::Fractions => Some((None, Some(f))),
+        ParamKind::None => Some((Some(f), None)),
+        ParamKind::Numbers | ParamKind::Pairs => None,
+    }
+}
+
+/// The variants an alias's options select: `nDCG(dcg='exp-log2')` is ndcg_burges,
+/// `nDCG(gN=x)` (any family option) ndcg_gain, `RBP(rel=N)` rbp_bin.
+fn refine_alias(
+    plain: Option<Family>,
+    with_cut: Option<Family>,
+    opts: &AtOptions,
+) -> (Option<Family>, Option<Family>) {
     use Family::*;
-    // (family without cut-off, family with cut-off)
-    let (plain, with_cut): (Option<Family>, Option<Family>) = match base {
-        "P" | "precision" => (None, Some(P)),
-        "R" | "recall" => (None, Some(Recall)),
-        "AP" | "map" => (Some(Map), Some(MapCut)),
-        "RR" | "mrr" | "recip_rank" => (Some(RecipRank), Some(RecipRankCut)),
-        "nDCG" | "ndcg" if exp_gain => (Some(NdcgBurges), Some(NdcgBurgesCut)),
-        "nDCG" | "ndcg" if !fam_opts.is_empty() => (Some(NdcgGain), Some(NdcgGainCut)),
-        "nDCG" | "ndcg" => (Some(Ndcg), Some(NdcgCut)),
-        "ndcg_burges" | "nDCG_burges" => (Some(NdcgBurges), Some(NdcgBurgesCut)),
-        "dcg" | "DCG" => (Some(Dcg), Some(DcgCut)),
-        "dcg_burges" | "DCG_burges" => (Some(DcgBurges), Some(DcgBurgesCut)),
-        "dcg_jk" | "DCG_jk" => (None, Some(DcgJk)),
-        "hits" | "Hits" => (None, Some(Hits)),
-        "f1" | "F1" | "F" | "f" => (None, Some(FCut)),
-        "ERR" => {
-            // ir_measures' ERR is gdeval.pl's, whose maximum grade is fixed at 4.
-            if !fam_opts.iter().any(|(k, _)| k == "gmax") {
-                fam_opts.push(("gmax".into(), 4.0));
-            }
-            (None, Some(ErrCut))
+    match (plain, with_cut) {
+        (Some(Ndcg), Some(NdcgCut)) if opts.exp_gain => (Some(NdcgBurges), Some(NdcgBurgesCut)),
+        (Some(Ndcg), Some(NdcgCut)) if !opts.family.is_empty() => {
+            (Some(NdcgGain), Some(NdcgGainCut))
         }
-        "err" => (None, Some(ErrCut)),
-        "nERR" | "nerr" => (None, Some(NerrCut)),
-        "Judged" | "judged" => (None, Some(Judged)),
-        "relative_map" | "relative_AP" => (None, Some(RelativeMapCut)),
-        "RBP" | "rbp" if rel_level.is_some() => (Some(RbpBin), None),
-        "lr+" | "LR+" => (None, Some(LrPos)),
-        "lr-" | "LR-" => (None, Some(LrNeg)),
-        "TPR" | "sensitivity" => (None, Some(Tpr)),
-        "TNR" | "specificity" => (None, Some(Tnr)),
-        "PPV" => (None, Some(Ppv)),
-        "NPV" => (None, Some(Npv)),
-        "FPR" => (None, Some(Fpr)),
-        "FNR" => (None, Some(Fnr)),
-        "FDR" => (None, Some(Fdr)),
-        "FOR" => (None, Some(FalseOmissionRate)),
-        "MCC" => (None, Some(Mcc)),
-        "DOR" => (None, Some(DiagnosticOddsRatio)),
-        "Rprec" | "r-precision" | "r_precision" | "R-Prec" => (Some(Rprec), None),
-        "Bpref" | "bpref" => (Some(Bpref), None),
-        "Success" | "hit_rate" | "success" => (None, Some(Success)),
-        "infAP" | "InfAP" => (Some(InfAP), None),
-        "NumRet" => (Some(NumRet), None),
-        "NumRel" => (Some(NumRel), None),
-        "NumRelRet" => (Some(NumRelRet), None),
-        "NumQ" => (Some(NumQ), None),
-        "SetP" => (Some(SetP), None),
-        "SetR" => (Some(SetRecall), None),
-        "SetF" => (Some(SetF), None),
-        "SetAP" => (Some(SetMap), None),
-        "IPrec" => (None, Some(IprecAtRecall)),
-        "RBP" | "rbp" => (Some(Rbp), None),
-        _ => {
-            // ranx rbp.95 -> p = 0.95
-            if let Some(digits) = base.strip_prefix("rbp.") {
-                if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-                    let pv: f64 = format!("0.{digits}").parse().unwrap_or(0.9);
-                    p = Some(pv);
-                    (Some(Rbp), None)
-                } else {
-                    return Ok(None);
-                }
-            } else if let Some(f) = family_by_name(base) {
-                // any family by its canonical name: `tpr@10`, `fallout@100`
-                if matches!(f.param_kind(), ParamKind::Cutoffs | ParamKind::Fractions) {
-                    (None, Some(f))
-                } else if f.param_kind() == ParamKind::None {
-                    (Some(f), None)
-                } else {
-                    return Ok(None);
-                }
-            } else {
-                return Ok(None);
-            }
-        }
-    };
-    let mut m = match (cut_text, plain, with_cut) {
-        (Some(c), _, Some(f)) => Measure::with_params(f, c)?,
-        (None, Some(f), _) => Measure::new(f),
-        (None, None, Some(f)) => {
-            return Err(Error::Measure(format!(
-                "'{s}' needs a cut-off, e.g. '{base}@10' (or trec_eval's '{}')",
-                f.name()
-            )))
-        }
-        (Some(_), _, None) => {
-            return Err(Error::Measure(format!(
-                "'{s}': '{base}' takes no @ cut-off"
-            )))
-        }
-        (None, None, None) => return Ok(None),
-    };
-    if let Some(pv) = p {
-        match m.family {
-            Rbp => m = Measure::with_params(Rbp, &format!("p={}", fmt_num(pv)))?,
-            RbpBin => fam_opts.push(("p".into(), pv)),
-            _ => return Err(Error::Measure(format!("'{s}': p applies to RBP only"))),
-        }
+        (Some(Rbp), None) if opts.rel_level.is_some() => (Some(RbpBin), None),
+        other => other,
     }
-    if exp_gain && !matches!(m.family, NdcgBurges | NdcgBurgesCut) {
-        return Err(Error::Measure(format!("'{s}': dcg applies to nDCG only")));
+}
+
+/// The measure for a base name and an optional cut-off text, given the families it
+/// means without and with a cut-off.
+fn at_measure(
+    s: &str,
+    base: &str,
+    cut: Option<&str>,
+    plain: Option<Family>,
+    with_cut: Option<Family>,
+) -> Result<Option<Measure>> {
+    match (cut, plain, with_cut) {
+        (Some(c), _, Some(f)) => Measure::with_params(f, c).map(Some),
+        (None, Some(f), _) => Ok(Some(Measure::new(f))),
+        (None, None, Some(f)) => Err(Error::Measure(format!(
+            "'{s}' needs a cut-off, e.g. '{base}@10' (or trec_eval's '{}')",
+            f.name()
+        ))),
+        (Some(_), _, None) => Err(Error::Measure(format!(
+            "'{s}': '{base}' takes no @ cut-off"
+        ))),
+        (None, None, None) => Ok(None),
     }
-    m.set_opts(fam_opts)?;
-    m.rel_level = rel_level;
-    Ok(Some(m))
 }
 
 pub(super) fn fmt_num(x: f64) -> String {
