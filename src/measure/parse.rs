@@ -3,7 +3,7 @@
 //! ranx (`ndcg@10`, `map@100-l2`), plus trec_eval parameter text (`Measure::with_params`)
 //! and the suggestions offered for an unknown name.
 
-use super::family::{alias_by_name, family_by_name, nickname};
+use super::family::{alias_by_name, family_by_name, nickname, ALIASES, NICKNAMES};
 use super::{Family, Measure, ParamKind, Params};
 use crate::error::{Error, Result};
 
@@ -456,86 +456,54 @@ pub(super) fn fmt_num(x: f64) -> String {
     s
 }
 
-/// Every name the parser knows, for suggestions.
-fn known_names() -> Vec<String> {
-    let mut v: Vec<String> = Family::ALL.iter().map(|f| f.name().to_string()).collect();
-    v.extend(
-        [
-            "official",
-            "all_trec",
-            "set",
-            "P@10",
-            "R@100",
-            "AP",
-            "AP@100",
-            "RR",
-            "RR@10",
-            "nDCG",
-            "nDCG@10",
-            "Bpref",
-            "Success@10",
-            "NumRet",
-            "NumRel",
-            "NumRelRet",
-            "NumQ",
-            "SetP",
-            "SetR",
-            "SetF",
-            "IPrec@0.5",
-            "RBP(p=0.8)",
-            "precision@10",
-            "recall@100",
-            "mrr",
-            "mrr@10",
-            "ndcg@10",
-            "hit_rate@10",
-            "r-precision",
-            "map@100",
-            "P_10",
-            "ndcg_cut_10",
-            "map_cut_100",
-            "hits@10",
-            "f1@10",
-            "F(beta=0.5)@10",
-            "dcg@10",
-            "dcg_burges@10",
-            "ndcg_burges@10",
-            "ERR@10",
-            "nERR@10",
-            "Judged@10",
-            "err_cut_10",
-            "judged_10",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    v
+/// Every name the parser knows, for suggestions, read from the catalogue: the canonical
+/// family names first, then the nicknames, then the aliases (shown with an example
+/// cut-off when they need one: `hits@10`, `IPrec@0.5`).
+fn known_names() -> impl Iterator<Item = String> {
+    let families = Family::ALL.iter().map(|f| f.name().to_string());
+    let nicknames = NICKNAMES.iter().map(|(n, _)| n.to_string());
+    let aliases = ALIASES.iter().flat_map(|a| {
+        let example = match (a.plain, a.with_cut) {
+            (None, Some(f)) if f.param_kind() == ParamKind::Fractions => "@0.5",
+            (None, Some(_)) => "@10",
+            _ => "",
+        };
+        a.names.iter().map(move |n| format!("{n}{example}"))
+    });
+    families.chain(nicknames).chain(aliases)
 }
 
-fn unknown(s: &str) -> Error {
-    let base: String = s
-        .split(['@', '.', '('])
+/// A name without its parameters, lower case: what suggestions compare.
+fn bare(name: &str) -> String {
+    name.split(['@', '.', '('])
         .next()
-        .unwrap_or(s)
-        .to_ascii_lowercase();
-    let mut scored: Vec<(usize, String)> = known_names()
-        .into_iter()
-        .map(|n| {
-            let nb = n
-                .split(['@', '.', '('])
-                .next()
-                .unwrap_or(&n)
-                .to_ascii_lowercase();
-            (edit_distance(&base, &nb), n)
-        })
+        .unwrap_or(name)
+        .to_ascii_lowercase()
+}
+
+/// The error for a name nothing parses, with up to four known names within Levenshtein
+/// distance 3 of it (parameters and case ignored): closest first, and of names that
+/// differ only in case or parameters the first known (a canonical name before an alias).
+fn unknown(s: &str) -> Error {
+    let base = bare(s);
+    let mut scored: Vec<(usize, usize, String)> = known_names()
+        .enumerate()
+        .map(|(order, n)| (strsim::levenshtein(&base, &bare(&n)), order, n))
+        .filter(|(d, _, _)| *d <= 3)
         .collect();
     scored.sort();
-    let close: Vec<String> = scored
-        .iter()
-        .filter(|(d, _)| *d <= 3)
-        .take(4)
-        .map(|(_, n)| format!("'{n}'"))
-        .collect();
+    let mut seen: Vec<String> = Vec::new();
+    let mut close: Vec<String> = Vec::new();
+    for (_, _, n) in scored {
+        let b = bare(&n);
+        if !seen.contains(&b) {
+            seen.push(b);
+            close.push(format!("'{n}'"));
+        }
+        if close.len() == 4 {
+            break;
+        }
+    }
     if close.is_empty() {
         Error::Measure(format!(
             "unknown measure '{s}'; see irmetrics.measures() for the list"
@@ -546,19 +514,4 @@ fn unknown(s: &str) -> Error {
             close.join(", ")
         ))
     }
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
