@@ -4,6 +4,8 @@
 //! `set`, `all_trec`); and the table of ir_measures / ranx aliases (`nDCG`, `AP`,
 //! `mrr`, ...). The parser (`parse.rs`) reads these tables; it holds no names of its own.
 
+use crate::stats::Statistic;
+
 /// What a family's parameters look like (trec_eval's four kinds, plus none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
@@ -19,21 +21,15 @@ pub enum ParamKind {
     Pairs,
 }
 
-/// How per-query values are combined into the `all` row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Aggregate {
-    /// Sum in query order, divided once by the number of queries.
-    Mean,
-    /// exp(mean(log(max(v, 1e-5)))), trec_eval's geometric mean.
-    GeoMean,
-    /// Sum of integer counts.
-    Sum,
-    /// Only per-query (relstring).
-    None,
-    /// The run's tag (runid).
-    RunId,
-    /// Number of queries (num_q).
-    NumQ,
+/// A family's `all` statistic as written in the table: `None` for families with no
+/// `all` value to compute (runid is printed from the run, relstring is per query only).
+macro_rules! summary {
+    (None) => {
+        None
+    };
+    ($stat:ident) => {
+        Some(Statistic::$stat)
+    };
 }
 
 macro_rules! families {
@@ -55,8 +51,9 @@ macro_rules! families {
             /// Default parameters (as numbers; cut-offs for cut-off families).
             pub fn defaults(self) -> &'static [f64] { match self { $(Family::$variant => &[$($def as f64),*],)* } }
 
-            /// How the `all` value is formed.
-            pub fn aggregate(self) -> Aggregate { match self { $(Family::$variant => Aggregate::$agg,)* } }
+            /// How the per-query values make the `all` value (None: no computed `all`
+            /// value; runid prints the run's tag, relstring has none).
+            pub fn summary_statistic(self) -> Option<Statistic> { match self { $(Family::$variant => summary!($agg),)* } }
 
             /// Whether values are integer counts (printed without decimals).
             pub fn is_integer(self) -> bool { match self { $(Family::$variant => $int,)* } }
@@ -68,8 +65,8 @@ macro_rules! families {
 }
 
 families! {
-    RunId => "runid", None, [], RunId, false, "Run tag (last tag of the run file).";
-    NumQ => "num_q", None, [], NumQ, true, "Number of queries evaluated.";
+    RunId => "runid", None, [], None, false, "Run tag (last tag of the run file).";
+    NumQ => "num_q", None, [], Count, true, "Number of queries evaluated.";
     NumRet => "num_ret", None, [], Sum, true, "Number of documents retrieved.";
     NumRel => "num_rel", None, [], Sum, true, "Number of relevant documents judged.";
     NumRelRet => "num_rel_ret", None, [], Sum, true, "Number of relevant documents retrieved.";

@@ -17,7 +17,7 @@
 mod family;
 mod parse;
 
-pub use family::{nickname, Aggregate, Family, ParamKind};
+pub use family::{nickname, Family, ParamKind};
 pub use parse::parse_measure;
 
 use crate::error::{Error, Result};
