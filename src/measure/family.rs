@@ -168,6 +168,21 @@ impl Family {
                 | DiagnosticOddsRatio
         )
     }
+
+    /// The named options the family takes (`F_cut(beta=0.5)`); `gN` stands for the gain
+    /// of label N (`g2=1.5`).
+    pub fn options(self) -> &'static [&'static str] {
+        use Family::*;
+        match self {
+            FCut => &["beta"],
+            ErrCut | NerrCut => &["gmax"],
+            DcgJk => &["b"],
+            RbpBin => &["p"],
+            Dcg | DcgCut => &["gN"],
+            NdcgGain | NdcgGainCut => &["gN", "ideal_all"],
+            _ => &[],
+        }
+    }
 }
 
 /// trec_eval's nicknames: a name for a list of families.

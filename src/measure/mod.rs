@@ -97,15 +97,7 @@ impl Measure {
 
     /// Set family options (`beta=0.5`), checking that the family takes them.
     pub fn set_opts(&mut self, opts: Vec<(String, f64)>) -> Result<()> {
-        let allowed: &[&str] = match self.family {
-            Family::FCut => &["beta"],
-            Family::ErrCut | Family::NerrCut => &["gmax"],
-            Family::DcgJk => &["b"],
-            Family::RbpBin => &["p"],
-            Family::Dcg | Family::DcgCut => &["gN"],
-            Family::NdcgGain | Family::NdcgGainCut => &["gN", "ideal_all"],
-            _ => &[],
-        };
+        let allowed = self.family.options();
         let mut opts = opts;
         for (n, v) in &opts {
             // `gN=x`: the gain of label N (a whole number >= 0)

@@ -515,3 +515,30 @@ fn unknown(s: &str) -> Error {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names as data both ways: every name offered as a suggestion parses.
+    #[test]
+    fn every_known_name_parses() {
+        for name in known_names() {
+            assert!(parse_measure(&name).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn suggestions_come_from_the_tables() {
+        // an alias only (ranx hit_rate), a nickname and a canonical name
+        let e = parse_measure("hitrate@10").unwrap_err().to_string();
+        assert!(e.contains("'hit_rate@10'"), "{e}");
+        let e = parse_measure("al_trec").unwrap_err().to_string();
+        assert!(e.contains("'all_trec'"), "{e}");
+        let e = parse_measure("ndgc_cut.10").unwrap_err().to_string();
+        assert!(e.contains("'ndcg_cut'"), "{e}");
+        // one suggestion per name up to case: the canonical spelling
+        let e = parse_measure("infap").unwrap_err().to_string();
+        assert!(e.contains("'infAP'") && !e.contains("'InfAP'"), "{e}");
+    }
+}
