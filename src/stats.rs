@@ -54,7 +54,9 @@ impl Statistic {
     ///
     /// `Mean` and `GeoMean` keep trec_eval's order of operations exactly (sum in order,
     /// one division; the geometric mean as exp of that mean of logs), so the `all` row
-    /// built from them equals trec_eval's to the last bit.
+    /// built from them equals trec_eval's to the last bit. That order is why these are
+    /// written here rather than taken from a statistics crate (which may sum pairwise or
+    /// compensated, and differ in the last bit).
     pub fn of(self, values: &[f64]) -> f64 {
         let n = values.len();
         match self {
@@ -92,7 +94,9 @@ pub fn aggregate(values: &[f64], how: Statistic) -> f64 {
 }
 
 /// SplitMix64: a small, well-mixed generator, so that a seed gives the same interval
-/// on every platform.
+/// on every platform. Hand-written rather than taken from `rand`: `rand`'s `StdRng`
+/// does not promise the same stream across its versions, and the interval a seed gives
+/// is part of our interface; the generator is eight lines.
 struct SplitMix64(u64);
 
 impl SplitMix64 {
@@ -110,7 +114,8 @@ impl SplitMix64 {
     }
 }
 
-/// Linear-interpolation quantile of sorted values (numpy's default method).
+/// Linear-interpolation quantile of sorted values (numpy's default method). Hand-written:
+/// four lines, where a statistics crate would bring its own conventions to check.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     let pos = q * (sorted.len() - 1) as f64;
     let lo = pos.floor() as usize;
