@@ -451,9 +451,9 @@ fn at_measure(
     }
 }
 
+/// A number as names print it: Rust's shortest round-trip form (`0.8`, `4`).
 pub(super) fn fmt_num(x: f64) -> String {
-    let s = format!("{x}");
-    s
+    format!("{x}")
 }
 
 /// Every name the parser knows, for suggestions, read from the catalogue: the canonical
