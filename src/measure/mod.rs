@@ -9,8 +9,8 @@
 //! * this file: the value types [`Measure`] and [`Params`], and [`MeasureSet`] (the
 //!   ordered, merged list of measures an evaluation computes);
 //! * `family.rs`: the catalogue as data: [`Family`] with its names, [`ParamKind`],
-//!   defaults, summary statistic and definition; trec_eval's nicknames ([`nickname`]);
-//!   the ir_measures / ranx aliases;
+//!   defaults, named options, `all`-row statistic ([`crate::stats::Statistic`]) and
+//!   definition; trec_eval's nicknames ([`nickname`]); the ir_measures / ranx aliases;
 //! * `parse.rs`: the one grammar ([`parse_measure`], `Measure::with_params`) and the
 //!   suggestions for unknown names.
 
