@@ -1,11 +1,11 @@
-//! Evaluation results: a per-query table, the `all` row, and trec_eval's text output.
+//! Evaluation results: a per-query table, the `all` row (each family's
+//! [`Statistic`] of its column: `Family::summary_statistic`), other statistics of the
+//! columns, and trec_eval's text output.
 
 use std::io::Write;
 
-use crate::measure::{Aggregate, Family, MeasureSet};
-
-/// trec_eval's floor for geometric means.
-const MIN_GEO_MEAN: f64 = 0.00001;
+use crate::measure::{Family, MeasureSet};
+use crate::stats::Statistic;
 
 /// One query's values, in the order of the measures' columns.
 pub(crate) struct Row {
@@ -62,21 +62,19 @@ impl Results {
             }
         }
         let nq = query_ids.len();
+        // One column at a time, in query order: Statistic::of keeps trec_eval's exact
+        // arithmetic (sum in query order, divided once).
+        let mut column = Vec::with_capacity(nq);
         let summary = columns
             .iter()
             .enumerate()
-            .map(|(c, col)| {
-                let vals = (0..nq).map(|q| values[q * ncols + c]);
-                // Sum in query order, divide once: trec_eval's exact arithmetic.
-                match col.family.aggregate() {
-                    Aggregate::Mean => vals.sum::<f64>() / nq as f64,
-                    Aggregate::GeoMean => {
-                        (vals.map(|v| v.max(MIN_GEO_MEAN).ln()).sum::<f64>() / nq as f64).exp()
-                    }
-                    Aggregate::Sum => vals.sum(),
-                    Aggregate::NumQ => nq as f64,
-                    Aggregate::None | Aggregate::RunId => f64::NAN,
+            .map(|(c, col)| match col.family.summary_statistic() {
+                Some(stat) => {
+                    column.clear();
+                    column.extend((0..nq).map(|q| values[q * ncols + c]));
+                    stat.of(&column)
                 }
+                None => f64::NAN,
             })
             .collect();
         Results {
@@ -148,9 +146,41 @@ impl Results {
             .map(|i| self.summary[i])
     }
 
-    /// A statistic of a column's per-query values (median, standard deviation, ...).
-    pub fn column_statistic(&self, col: usize, how: crate::stats::Statistic) -> f64 {
-        crate::stats::aggregate(&self.column_values(col), how)
+    /// A statistic of a column's per-query values, in query order (median, standard
+    /// deviation, ...): the one way to get an aggregate of a column other than its `all`
+    /// value. `Statistic::Mean` of a mean family equals its `all` value bit for bit.
+    pub fn column_statistic(&self, col: usize, how: Statistic) -> f64 {
+        how.of(&self.column_values(col))
+    }
+
+    /// Whether a column has per-query values to aggregate: not the summary-only columns
+    /// (runid, num_q, gm_map, gm_bpref) nor relstring.
+    pub fn has_per_query_values(col: &Column) -> bool {
+        Self::is_per_query(col) && col.family != Family::Relstring
+    }
+
+    /// For each column, a statistic of its per-query values: `how` as
+    /// [`column_statistic`](Self::column_statistic) gives it, NaN for the columns without
+    /// per-query values ([`has_per_query_values`](Self::has_per_query_values): runid,
+    /// num_q, gm_map, gm_bpref, relstring). `Statistic::Mean` gives exactly the `all`
+    /// row instead ([`summary`](Self::summary) of every column: each family's own
+    /// statistic, so num_ret's sum, gm_map's geometric mean, num_q's count, and the
+    /// trec_eval corrections such as num_rel under `complete`).
+    pub fn summaries(&self, how: Statistic) -> Vec<f64> {
+        if how == Statistic::Mean {
+            return self.summary.clone();
+        }
+        self.columns
+            .iter()
+            .enumerate()
+            .map(|(c, col)| {
+                if Self::has_per_query_values(col) {
+                    self.column_statistic(c, how)
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect()
     }
 
     /// Seeded percentile-bootstrap confidence interval for a column's mean.
@@ -281,6 +311,79 @@ mod tests {
         let ci = res.bootstrap_ci(0, 0.9, 500, 11).unwrap();
         assert_eq!(ci, res.bootstrap_ci(0, 0.9, 500, 11).unwrap());
         assert!(ci.0 >= 0.0 && ci.1 <= 1.0 && ci.0 <= ci.1);
+    }
+
+    #[test]
+    fn summaries_of_every_column() {
+        let qrels = Qrels::from_bytes(
+            b"q1 0 a 1\nq1 0 b 0\nq2 0 c 1\nq3 0 d 1\nq3 0 e 1\n",
+            "qrels",
+        )
+        .unwrap();
+        let run = Run::from_bytes(
+            b"q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 c 1 1 r\nq3 Q0 x 1 1 r\n",
+            "run",
+        )
+        .unwrap();
+        let measures = [
+            "runid",
+            "num_q",
+            "num_ret",
+            "map",
+            "gm_map",
+            "P.1",
+            "relstring",
+        ];
+        let res = evaluate(&qrels, &run, &measures, Options::default()).unwrap();
+        let names: Vec<&str> = res.columns().iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "runid",
+                "num_q",
+                "num_ret",
+                "map",
+                "gm_map",
+                "P_1",
+                "relstring"
+            ]
+        );
+        // Per query (q1, q2, q3): num_ret 2, 1, 1; AP 1/2, 1, 0; P_1 0, 1, 0.
+        // Reference values from numpy 2.4.6 / scipy 1.17.1:
+        //   scipy.stats.gmean([0.5, 1.0, 1e-5]) = 0.017099759466766968 (AP, 1e-5 floor)
+        //   scipy.stats.gmean([2, 1, 1]) = 1.2599210498948732
+        //   np.std([0.5, 1, 0], ddof=1) = 0.5, np.std([2, 1, 1], ddof=1) =
+        //   0.5773502691896257, np.std([0, 1, 0], ddof=1) = 0.5773502691896258
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * b.abs().max(1.0);
+        // Mean: the `all` row, each family's own statistic (num_q counts, num_ret sums,
+        // gm_map is the geometric mean)
+        let all = res.summaries(Statistic::Mean);
+        assert!(all[0].is_nan() && all[6].is_nan());
+        assert_eq!(&all[1..4], [3.0, 4.0, 0.5]);
+        assert!(close(all[4], 0.017099759466766968));
+        assert!(close(all[5], 1.0 / 3.0));
+        let all_bits: Vec<u64> = all.iter().map(|v| v.to_bits()).collect();
+        let row: Vec<u64> = (0..7).map(|c| res.summary(c).to_bits()).collect();
+        assert_eq!(all_bits, row);
+        // other statistics: of the per-query values; NaN without them (runid, num_q,
+        // gm_map, relstring)
+        let nan_cols = |v: &[f64]| [0, 1, 4, 6].iter().all(|&c| v[c].is_nan());
+        let median = res.summaries(Statistic::Median);
+        assert!(nan_cols(&median));
+        assert_eq!([median[2], median[3], median[5]], [1.0, 0.5, 0.0]);
+        let std = res.summaries(Statistic::Std);
+        assert!(nan_cols(&std));
+        assert!(close(std[2], 0.5773502691896257));
+        assert!(close(std[3], 0.5));
+        assert!(close(std[5], 0.5773502691896258));
+        let gmean = res.summaries(Statistic::GeoMean);
+        assert!(nan_cols(&gmean));
+        assert!(close(gmean[2], 1.2599210498948732));
+        assert!(close(gmean[3], 0.017099759466766968));
+        // the geometric mean of AP is gm_map's `all` value, bit for bit
+        assert_eq!(gmean[3].to_bits(), res.summary(4).to_bits());
+        assert_eq!(res.summaries(Statistic::Sum)[2], 4.0);
+        assert_eq!(res.summaries(Statistic::Count)[3], 3.0);
     }
 
     #[test]

@@ -1,16 +1,25 @@
-//! Aggregating per-query values beyond the mean: geometric mean with trec_eval's floor,
-//! median, standard deviation, and a seeded percentile-bootstrap confidence interval
-//! for the mean.
+//! Combining per-query values: [`Statistic`] (trec_eval's mean and geometric mean with
+//! its 1e-5 floor, sums and counts for the `all` row; median and standard deviation for
+//! users), and a seeded percentile-bootstrap confidence interval for the mean.
 
 use crate::error::{Error, Result};
 
-/// trec_eval's floor for geometric means (GMAP).
+/// trec_eval's floor for geometric means (GMAP): values below it count as 1e-5, so one
+/// zero does not make the mean zero.
 pub const MIN_GEO_MEAN: f64 = 0.00001;
 
-/// How to combine per-query values into one number.
+/// How to combine per-query values into one number: the one statistic type, used by
+/// the measure catalogue (each family's `all` value: [`Family::summary_statistic`]),
+/// by [`Results`] (the `all` row, [`Results::column_statistic`],
+/// [`Results::summaries`]) and by users ([`aggregate`], Python's `aggregate`).
+///
+/// [`Family::summary_statistic`]: crate::measure::Family::summary_statistic
+/// [`Results`]: crate::results::Results
+/// [`Results::column_statistic`]: crate::results::Results::column_statistic
+/// [`Results::summaries`]: crate::results::Results::summaries
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Statistic {
-    /// Arithmetic mean (sum in order, divided once, as trec_eval).
+    /// Arithmetic mean: the sum in order, divided once by the count (trec_eval's `all`).
     Mean,
     /// exp(mean(ln(max(v, 1e-5)))), trec_eval's gm_map / gm_bpref.
     GeoMean,
@@ -18,56 +27,76 @@ pub enum Statistic {
     Median,
     /// Sample standard deviation (divisor n - 1).
     Std,
+    /// Sum in order (the `all` value of counts: num_ret, num_rel, ...).
+    Sum,
+    /// Number of values (the `all` value of num_q).
+    Count,
 }
 
 impl Statistic {
-    /// Parse `mean`, `gmean` (`geomean`, `gm`), `median`, `std`.
+    /// Parse `mean`, `gmean` (`geomean`, `gm`), `median`, `std`, `sum`, `count`.
     pub fn parse(name: &str) -> Result<Statistic> {
         match name {
             "mean" => Ok(Statistic::Mean),
             "gmean" | "geomean" | "gm" => Ok(Statistic::GeoMean),
             "median" => Ok(Statistic::Median),
             "std" => Ok(Statistic::Std),
+            "sum" => Ok(Statistic::Sum),
+            "count" => Ok(Statistic::Count),
             other => Err(Error::Option(format!(
-                "unknown statistic '{other}' (mean, gmean, median, std)"
+                "unknown statistic '{other}' (mean, gmean, median, std, sum, count)"
             ))),
         }
     }
+
+    /// The statistic of `values`, in the order given. NaN when there are no values (or
+    /// one, for `Std`), except `Sum` (the empty sum) and `Count` (0).
+    ///
+    /// `Mean` and `GeoMean` keep trec_eval's order of operations exactly (sum in order,
+    /// one division; the geometric mean as exp of that mean of logs), so the `all` row
+    /// built from them equals trec_eval's to the last bit. That order is why these are
+    /// written here rather than taken from a statistics crate (which may sum pairwise or
+    /// compensated, and differ in the last bit).
+    pub fn of(self, values: &[f64]) -> f64 {
+        let n = values.len();
+        match self {
+            Statistic::Count => n as f64,
+            Statistic::Sum => values.iter().sum(),
+            _ if n == 0 => f64::NAN,
+            Statistic::Mean => values.iter().sum::<f64>() / n as f64,
+            Statistic::GeoMean => {
+                (values.iter().map(|v| v.max(MIN_GEO_MEAN).ln()).sum::<f64>() / n as f64).exp()
+            }
+            Statistic::Median => {
+                let mut v = values.to_vec();
+                v.sort_by(f64::total_cmp);
+                if n % 2 == 1 {
+                    v[n / 2]
+                } else {
+                    (v[n / 2 - 1] + v[n / 2]) / 2.0
+                }
+            }
+            Statistic::Std => {
+                if n < 2 {
+                    return f64::NAN;
+                }
+                let mean = values.iter().sum::<f64>() / n as f64;
+                let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
+                (ss / (n - 1) as f64).sqrt()
+            }
+        }
+    }
 }
 
-/// The statistic of `values`; NaN when there are none (or one, for `Std`).
+/// The statistic of `values` (the same as `how.of(values)`).
 pub fn aggregate(values: &[f64], how: Statistic) -> f64 {
-    let n = values.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    match how {
-        Statistic::Mean => values.iter().sum::<f64>() / n as f64,
-        Statistic::GeoMean => {
-            (values.iter().map(|v| v.max(MIN_GEO_MEAN).ln()).sum::<f64>() / n as f64).exp()
-        }
-        Statistic::Median => {
-            let mut v = values.to_vec();
-            v.sort_by(f64::total_cmp);
-            if n % 2 == 1 {
-                v[n / 2]
-            } else {
-                (v[n / 2 - 1] + v[n / 2]) / 2.0
-            }
-        }
-        Statistic::Std => {
-            if n < 2 {
-                return f64::NAN;
-            }
-            let mean = values.iter().sum::<f64>() / n as f64;
-            let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
-            (ss / (n - 1) as f64).sqrt()
-        }
-    }
+    how.of(values)
 }
 
 /// SplitMix64: a small, well-mixed generator, so that a seed gives the same interval
-/// on every platform.
+/// on every platform. Hand-written rather than taken from `rand`: `rand`'s `StdRng`
+/// does not promise the same stream across its versions, and the interval a seed gives
+/// is part of our interface; the generator is eight lines.
 struct SplitMix64(u64);
 
 impl SplitMix64 {
@@ -85,7 +114,8 @@ impl SplitMix64 {
     }
 }
 
-/// Linear-interpolation quantile of sorted values (numpy's default method).
+/// Linear-interpolation quantile of sorted values (numpy's default method). Hand-written:
+/// four lines, where a statistics crate would bring its own conventions to check.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     let pos = q * (sorted.len() - 1) as f64;
     let lo = pos.floor() as usize;
@@ -145,6 +175,40 @@ mod tests {
         assert!(aggregate(&[], Statistic::Mean).is_nan());
         assert!(aggregate(&[1.0], Statistic::Std).is_nan());
         assert!(Statistic::parse("mode").is_err());
+    }
+
+    #[test]
+    fn statistics_match_numpy_and_scipy() {
+        // Reference values from numpy 2.4.6 / scipy 1.17.1 for
+        // v = [0.2, 0.0, 0.5, 0.1, 0.35, 1.0, 0.75]:
+        //   np.mean(v) = 0.41428571428571426
+        //   scipy.stats.gmean(np.maximum(v, 1e-5)) = 0.08260730855039204
+        //   np.median(v) = 0.35, np.std(v, ddof=1) = 0.36137963154449937
+        //   np.sum(v) = 2.9, v.size = 7
+        let v = [0.2, 0.0, 0.5, 0.1, 0.35, 1.0, 0.75];
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * b.abs().max(1.0);
+        assert!(close(Statistic::Mean.of(&v), 0.41428571428571426));
+        assert!(close(Statistic::GeoMean.of(&v), 0.08260730855039204));
+        assert_eq!(Statistic::Median.of(&v), 0.35);
+        assert!(close(Statistic::Std.of(&v), 0.36137963154449937));
+        assert!(close(Statistic::Sum.of(&v), 2.9));
+        assert_eq!(Statistic::Count.of(&v), 7.0);
+        // the empty sum and count are 0; the other statistics of nothing are NaN
+        assert_eq!(Statistic::Sum.of(&[]), 0.0);
+        assert_eq!(Statistic::Count.of(&[]), 0.0);
+        assert!(Statistic::GeoMean.of(&[]).is_nan());
+        assert!(Statistic::Median.of(&[]).is_nan());
+        for (name, stat) in [
+            ("mean", Statistic::Mean),
+            ("gmean", Statistic::GeoMean),
+            ("gm", Statistic::GeoMean),
+            ("median", Statistic::Median),
+            ("std", Statistic::Std),
+            ("sum", Statistic::Sum),
+            ("count", Statistic::Count),
+        ] {
+            assert_eq!(Statistic::parse(name).unwrap(), stat);
+        }
     }
 
     #[test]

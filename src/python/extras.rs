@@ -10,12 +10,13 @@ use crate::correlation::{self, RunComparison};
 use crate::stats::{self, Statistic};
 
 /// A statistic of values: `mean`, `gmean` (trec_eval's 1e-5 floor), `median`, `std`
-/// (sample, n - 1). NaN for no values (or one, for `std`).
+/// (sample, n - 1), `sum`, `count`. NaN for no values (or one, for `std`), except the
+/// sum and count (0).
 #[pyfunction]
 #[pyo3(signature = (values, how = "mean"))]
 fn aggregate(py: Python<'_>, values: Vec<f64>, how: &str) -> PyResult<f64> {
     let s = Statistic::parse(how).map_err(|e| errors::to_py(py, e))?;
-    Ok(stats::aggregate(&values, s))
+    Ok(s.of(&values))
 }
 
 /// Seeded percentile-bootstrap confidence interval `(low, high)` for the mean.

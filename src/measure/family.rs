@@ -1,0 +1,386 @@
+//! The catalogue of measure families, as data: each family's canonical (trec_eval)
+//! name, parameter kind, default parameters, how its `all` value is formed, whether its
+//! values are counts, and a one-line definition; trec_eval's nicknames (`official`,
+//! `set`, `all_trec`); and the table of ir_measures / ranx aliases (`nDCG`, `AP`,
+//! `mrr`, ...). The parser (`parse.rs`) reads these tables; it holds no names of its own.
+
+use crate::stats::Statistic;
+
+/// What a family's parameters look like (trec_eval's four kinds, plus none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// No parameters.
+    None,
+    /// Positive integer cut-offs, one value each (`P.5,10`).
+    Cutoffs,
+    /// Fractional cut-offs, one value each (`iprec_at_recall.0.1,0.5`).
+    Fractions,
+    /// A list of numbers giving one value (`utility.1,-1,0,0`, `set_F.0.5`).
+    Numbers,
+    /// `name=value` pairs giving one value (`ndcg.1=3,2=7`, `rbp.p=0.8`).
+    Pairs,
+}
+
+/// A family's `all` statistic as written in the table: `None` for families with no
+/// `all` value to compute (runid is printed from the run, relstring is per query only).
+macro_rules! summary {
+    (None) => {
+        None
+    };
+    ($stat:ident) => {
+        Some(Statistic::$stat)
+    };
+}
+
+macro_rules! families {
+    ($( $variant:ident => $name:literal, $kind:ident, [$($def:literal),*], $agg:ident, $int:literal, $doc:literal; )*) => {
+        /// A measure family. The order of the variants is trec_eval's printing order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Family { $( #[doc = $doc] $variant, )* }
+
+        impl Family {
+            /// Every family, in printing order.
+            pub const ALL: &'static [Family] = &[$(Family::$variant),*];
+
+            /// trec_eval's (and our canonical) name.
+            pub fn name(self) -> &'static str { match self { $(Family::$variant => $name,)* } }
+
+            /// The kind of parameters the family takes.
+            pub fn param_kind(self) -> ParamKind { match self { $(Family::$variant => ParamKind::$kind,)* } }
+
+            /// Default parameters (as numbers; cut-offs for cut-off families).
+            pub fn defaults(self) -> &'static [f64] { match self { $(Family::$variant => &[$($def as f64),*],)* } }
+
+            /// How the per-query values make the `all` value (None: no computed `all`
+            /// value; runid prints the run's tag, relstring has none).
+            pub fn summary_statistic(self) -> Option<Statistic> { match self { $(Family::$variant => summary!($agg),)* } }
+
+            /// Whether values are integer counts (printed without decimals).
+            pub fn is_integer(self) -> bool { match self { $(Family::$variant => $int,)* } }
+
+            /// One-line definition.
+            pub fn doc(self) -> &'static str { match self { $(Family::$variant => $doc,)* } }
+        }
+    };
+}
+
+families! {
+    RunId => "runid", None, [], None, false, "Run tag (last tag of the run file).";
+    NumQ => "num_q", None, [], Count, true, "Number of queries evaluated.";
+    NumRet => "num_ret", None, [], Sum, true, "Number of documents retrieved.";
+    NumRel => "num_rel", None, [], Sum, true, "Number of relevant documents judged.";
+    NumRelRet => "num_rel_ret", None, [], Sum, true, "Number of relevant documents retrieved.";
+    Map => "map", None, [], Mean, false, "Mean average precision: sum of precision at each relevant retrieved document / number of relevant.";
+    GmMap => "gm_map", None, [], GeoMean, false, "Geometric mean of average precision (values floored at 1e-5).";
+    Rprec => "Rprec", None, [], Mean, false, "Precision after R documents, R = number of relevant.";
+    Bpref => "bpref", None, [], Mean, false, "Binary preference: fraction of the top R judged non-relevant ranked after each relevant document.";
+    RecipRank => "recip_rank", None, [], Mean, false, "Reciprocal rank of the first relevant document.";
+    IprecAtRecall => "iprec_at_recall", Fractions, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], Mean, false, "Interpolated precision at recall levels.";
+    P => "P", Cutoffs, [5, 10, 15, 20, 30, 100, 200, 500, 1000], Mean, false, "Precision at cut-off k: relevant in top k / k.";
+    Relstring => "relstring", Numbers, [10], None, false, "Relevance labels of the top N documents as a string.";
+    Recall => "recall", Cutoffs, [5, 10, 15, 20, 30, 100, 200, 500, 1000], Mean, false, "Recall at cut-off k: relevant in top k / number of relevant.";
+    InfAP => "infAP", None, [], Mean, false, "Inferred AP (Yilmaz and Aslam), for sampled judgments.";
+    GmBpref => "gm_bpref", None, [], GeoMean, false, "Geometric mean of bpref.";
+    RprecMult => "Rprec_mult", Fractions, [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0], Mean, false, "Precision at multiples of R.";
+    Utility => "utility", Numbers, [1, -1, 0, 0], Mean, false, "Set utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret.";
+    Pt11Avg => "11pt_avg", Numbers, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], Mean, false, "Interpolated precision averaged over recall levels.";
+    BinG => "binG", None, [], Mean, false, "Binary G: average over relevant documents of 1/log2(2 + non-relevant before).";
+    G => "G", Pairs, [], Mean, false, "G: gain discounted by the cost so far, normalised by the ideal gain.";
+    Ndcg => "ndcg", Pairs, [], Mean, false, "nDCG with linear gains (the labels), log2(rank+1) discount, ideal over all judged documents.";
+    NdcgRel => "ndcg_rel", Pairs, [], Mean, false, "nDCG averaged over relevant documents.";
+    Rndcg => "Rndcg", Pairs, [], Mean, false, "nDCG averaged at the R-level boundaries of the ideal ranking.";
+    NdcgCut => "ndcg_cut", Cutoffs, [5, 10, 15, 20, 30, 100, 200, 500, 1000], Mean, false, "nDCG at cut-off k, ideal over the top k of the judged documents.";
+    MapCut => "map_cut", Cutoffs, [5, 10, 15, 20, 30, 100, 200, 500, 1000], Mean, false, "Average precision over the top k, divided by all relevant.";
+    RelativeP => "relative_P", Cutoffs, [5, 10, 15, 20, 30, 100, 200, 500, 1000], Mean, false, "Relevant in top k / min(k, R).";
+    Success => "success", Cutoffs, [1, 5, 10], Mean, false, "1 if a relevant document is in the top k, else 0.";
+    SetP => "set_P", None, [], Mean, false, "Precision of the whole retrieved set.";
+    SetRelativeP => "set_relative_P", None, [], Mean, false, "Relevant retrieved / min(retrieved, R).";
+    SetRecall => "set_recall", None, [], Mean, false, "Recall of the whole retrieved set.";
+    SetMap => "set_map", None, [], Mean, false, "set_P * set_recall.";
+    SetF => "set_F", Numbers, [1.0], Mean, false, "F-measure of the retrieved set, (1+b^2)PR/(b^2 P+R); parameter b.";
+    NumNonrelJudgedRet => "num_nonrel_judged_ret", None, [], Sum, true, "Number of judged non-relevant documents retrieved.";
+    Rbp => "rbp", Pairs, [], Mean, false, "Rank-biased precision (p = 0.9 by default), gains rescaled to [0, 1].";
+    RbpResid => "rbp_resid", Pairs, [], Mean, false, "RBP residual: the most RBP can rise if every unjudged document were relevant.";
+    Unj => "unj", Cutoffs, [5, 10, 20], Mean, false, "Fraction of unjudged documents in the top k.";
+    // ---- beyond trec_eval ----
+    RecipRankCut => "recip_rank_cut", Cutoffs, [10], Mean, false, "Reciprocal rank of the first relevant document within the top k (0 if none).";
+    Hits => "hits", Cutoffs, [1, 5, 10], Mean, false, "Number of relevant documents in the top k (ranx hits@k).";
+    FCut => "F_cut", Cutoffs, [5, 10], Mean, false, "F-measure of the top k: (1+b^2) P@k R@k / (b^2 P@k + R@k), 0 when no relevant document is retrieved; option beta (b, default 1: F1).";
+    RelativeMapCut => "relative_map_cut", Cutoffs, [10, 100], Mean, false, "Average precision over the top k divided by min(R, k) instead of R (the convention of some libraries).";
+    Dcg => "dcg", None, [], Mean, false, "DCG with linear gains: sum of label / log2(rank + 1) over the whole ranking (labels <= 0 gain 0).";
+    DcgCut => "dcg_cut", Cutoffs, [5, 10], Mean, false, "DCG at cut-off k with linear gains: sum over the top k of label / log2(rank + 1).";
+    DcgBurges => "dcg_burges", None, [], Mean, false, "DCG with exponential gains (Burges et al. 2005): sum of (2^label - 1) / log2(rank + 1).";
+    DcgBurgesCut => "dcg_burges_cut", Cutoffs, [5, 10], Mean, false, "DCG at cut-off k with exponential gains 2^label - 1 and log2(rank + 1) discount.";
+    NdcgBurges => "ndcg_burges", None, [], Mean, false, "nDCG with exponential gains 2^label - 1; the ideal ranking holds every judged document.";
+    NdcgBurgesCut => "ndcg_burges_cut", Cutoffs, [5, 10], Mean, false, "nDCG at cut-off k with exponential gains 2^label - 1; the ideal is the top k of the judged documents (gdeval.pl's nDCG).";
+    DcgJk => "dcg_jk", Cutoffs, [5, 10], Mean, false, "Jarvelin-Kekalainen DCG at k with log base b (option b, default 2): rel_1 + sum_{i>=2} rel_i / max(1, log_b i); ranks up to b are not discounted.";
+    ErrCut => "err_cut", Cutoffs, [5, 10, 20], Mean, false, "Expected reciprocal rank at k (Chapelle et al. 2009): sum_i 1/i R_i prod_{j<i} (1 - R_j), R = (2^label - 1) / 2^gmax; gmax is the largest label of the qrels unless given (option gmax).";
+    NerrCut => "nerr_cut", Cutoffs, [5, 10, 20], Mean, false, "ERR at k divided by the ERR at k of the ideal ranking of the judged documents (0 when no judged document has a positive label).";
+    Judged => "judged", Cutoffs, [5, 10, 20], Mean, false, "Fraction of the top min(k, retrieved) documents that appear in the qrels, any label (ir_measures Judged@k); 0 for an empty ranking.";
+    Iprec => "iprec", Fractions, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], Mean, false, "Interpolated precision at recall r, textbook definition: the highest precision at a rank whose recall is >= r (0 if never reached).";
+    Ap11pt => "ap_11pt", None, [], Mean, false, "11-point interpolated AP (PASCAL VOC 2007): mean of iprec at recall 0, 0.1, ..., 1.";
+    NdcgGain => "ndcg_gain", None, [], Mean, false, "nDCG with a gain map (options gN=x: gain x for label N, float gains allowed; other labels gain their value, labels < 0 gain 0), log2(rank + 1) discount, ideal over all judged documents ranked by gain.";
+    NdcgGainCut => "ndcg_gain_cut", Cutoffs, [5, 10], Mean, false, "nDCG at k with a gain map (options gN=x); the ideal is the top k of the judged documents by gain, or all of them with ideal_all=1 (DCG@k / DCG of the whole ideal ranking).";
+    Fallout => "fallout", Cutoffs, [10], Mean, false, "Fall-out at k: non-relevant in the top k / non-relevant in the collection (N - R; needs num_docs_in_collection).";
+    Tpr => "tpr", Cutoffs, [10], Mean, false, "True positive rate (sensitivity) of the top k: TP / (TP + FN).";
+    Tnr => "tnr", Cutoffs, [10], Mean, false, "True negative rate (specificity) of the top k: TN / (TN + FP).";
+    Ppv => "ppv", Cutoffs, [10], Mean, false, "Positive predictive value of the top min(k, retrieved): TP / (TP + FP).";
+    Npv => "npv", Cutoffs, [10], Mean, false, "Negative predictive value: TN / (TN + FN).";
+    Fnr => "fnr", Cutoffs, [10], Mean, false, "False negative rate (miss rate): FN / (FN + TP).";
+    Fpr => "fpr", Cutoffs, [10], Mean, false, "False positive rate: FP / (FP + TN) (= fallout).";
+    Fdr => "fdr", Cutoffs, [10], Mean, false, "False discovery rate: FP / (FP + TP).";
+    FalseOmissionRate => "for", Cutoffs, [10], Mean, false, "False omission rate: FN / (FN + TN).";
+    LrPos => "lr_pos", Cutoffs, [10], Mean, false, "Positive likelihood ratio LR+: TPR / FPR.";
+    LrNeg => "lr_neg", Cutoffs, [10], Mean, false, "Negative likelihood ratio LR-: FNR / TNR.";
+    PrevalenceThreshold => "prevalence_threshold", Cutoffs, [10], Mean, false, "Prevalence threshold: (sqrt(TPR FPR) - FPR) / (TPR - FPR).";
+    ThreatScore => "threat_score", Cutoffs, [10], Mean, false, "Threat score (critical success index): TP / (TP + FN + FP).";
+    Prevalence => "prevalence", Cutoffs, [10], Mean, false, "Prevalence: (TP + FN) / N.";
+    Accuracy => "accuracy", Cutoffs, [10], Mean, false, "Accuracy: (TP + TN) / N.";
+    BalancedAccuracy => "balanced_accuracy", Cutoffs, [10], Mean, false, "Balanced accuracy: (TPR + TNR) / 2.";
+    Mcc => "mcc", Cutoffs, [10], Mean, false, "Matthews correlation coefficient: (TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)).";
+    FowlkesMallows => "fowlkes_mallows", Cutoffs, [10], Mean, false, "Fowlkes-Mallows index: sqrt(PPV TPR).";
+    Informedness => "informedness", Cutoffs, [10], Mean, false, "Informedness (bookmaker informedness): TPR + TNR - 1.";
+    Markedness => "markedness", Cutoffs, [10], Mean, false, "Markedness: PPV + NPV - 1.";
+    DiagnosticOddsRatio => "dor", Cutoffs, [10], Mean, false, "Diagnostic odds ratio: LR+ / LR-.";
+    RbpBin => "rbp_bin", None, [], Mean, false, "Rank-biased precision with binary gains: (1 - p) sum of p^(rank-1) over relevant documents (label >= the relevance level); p = 0.8 by default (ir_measures RBP(rel=1)).";
+}
+
+impl Family {
+    /// Whether the family needs the number of documents in the collection (-N).
+    pub fn needs_num_docs(self) -> bool {
+        use Family::*;
+        matches!(
+            self,
+            Fallout
+                | Tnr
+                | Npv
+                | Fpr
+                | FalseOmissionRate
+                | LrPos
+                | LrNeg
+                | PrevalenceThreshold
+                | Prevalence
+                | Accuracy
+                | BalancedAccuracy
+                | Mcc
+                | Informedness
+                | Markedness
+                | DiagnosticOddsRatio
+        )
+    }
+
+    /// The named options the family takes (`F_cut(beta=0.5)`); `gN` stands for the gain
+    /// of label N (`g2=1.5`).
+    pub fn options(self) -> &'static [&'static str] {
+        use Family::*;
+        match self {
+            FCut => &["beta"],
+            ErrCut | NerrCut => &["gmax"],
+            DcgJk => &["b"],
+            RbpBin => &["p"],
+            Dcg | DcgCut => &["gN"],
+            NdcgGain | NdcgGainCut => &["gN", "ideal_all"],
+            _ => &[],
+        }
+    }
+}
+
+/// trec_eval's nicknames: a name for a list of families.
+pub(super) const NICKNAMES: &[(&str, &[Family])] = {
+    use Family::*;
+    &[
+        (
+            "official",
+            &[
+                RunId,
+                NumQ,
+                NumRet,
+                NumRel,
+                NumRelRet,
+                Map,
+                GmMap,
+                Rprec,
+                Bpref,
+                RecipRank,
+                IprecAtRecall,
+                P,
+            ],
+        ),
+        (
+            "set",
+            &[
+                RunId,
+                NumQ,
+                NumRet,
+                NumRel,
+                NumRelRet,
+                Utility,
+                SetP,
+                SetRecall,
+                SetRelativeP,
+                SetMap,
+                SetF,
+            ],
+        ),
+        (
+            "all_trec",
+            &[
+                RunId,
+                NumQ,
+                NumRet,
+                NumRel,
+                NumRelRet,
+                Map,
+                GmMap,
+                Rprec,
+                Bpref,
+                RecipRank,
+                IprecAtRecall,
+                P,
+                Relstring,
+                Recall,
+                InfAP,
+                GmBpref,
+                Utility,
+                Pt11Avg,
+                Ndcg,
+                RelativeP,
+                RprecMult,
+                Success,
+                MapCut,
+                NdcgCut,
+                NdcgRel,
+                Rndcg,
+                BinG,
+                G,
+                SetP,
+                SetRecall,
+                SetRelativeP,
+                SetMap,
+                SetF,
+                NumNonrelJudgedRet,
+                Rbp,
+                RbpResid,
+                Unj,
+            ],
+        ),
+    ]
+};
+
+/// The families of a trec_eval nickname (`official`, `set`, `all_trec`).
+pub fn nickname(name: &str) -> Option<&'static [Family]> {
+    NICKNAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, families)| *families)
+}
+
+/// The family with this canonical name.
+pub(super) fn family_by_name(name: &str) -> Option<Family> {
+    Family::ALL.iter().copied().find(|f| f.name() == name)
+}
+
+/// An ir_measures or ranx name for a family: the family it means without a cut-off
+/// (`AP`: map) and with one (`AP@100`: map_cut).
+pub(super) struct Alias {
+    /// The spellings.
+    pub names: &'static [&'static str],
+    /// The family without `@k`, if the name may be used so.
+    pub plain: Option<Family>,
+    /// The family with `@k`, if the name takes a cut-off.
+    pub with_cut: Option<Family>,
+    /// Options the name implies unless given.
+    pub implied: &'static [(&'static str, f64)],
+}
+
+const fn alias(
+    names: &'static [&'static str],
+    plain: Option<Family>,
+    with_cut: Option<Family>,
+) -> Alias {
+    Alias {
+        names,
+        plain,
+        with_cut,
+        implied: &[],
+    }
+}
+
+/// The ir_measures / ranx names, looked up before the canonical names (so `map@100` is
+/// map_cut, not an error). Two refinements depend on options and live in the parser:
+/// `nDCG(dcg='exp-log2')` is ndcg_burges, `nDCG(gN=x)` ndcg_gain, and `RBP(rel=N)` is
+/// rbp_bin.
+pub(super) const ALIASES: &[Alias] = {
+    use Family::*;
+    &[
+        alias(&["P", "precision"], None, Some(P)),
+        alias(&["R", "recall"], None, Some(Recall)),
+        alias(&["AP", "map"], Some(Map), Some(MapCut)),
+        alias(
+            &["RR", "mrr", "recip_rank"],
+            Some(RecipRank),
+            Some(RecipRankCut),
+        ),
+        alias(&["nDCG", "ndcg"], Some(Ndcg), Some(NdcgCut)),
+        alias(
+            &["ndcg_burges", "nDCG_burges"],
+            Some(NdcgBurges),
+            Some(NdcgBurgesCut),
+        ),
+        alias(&["dcg", "DCG"], Some(Dcg), Some(DcgCut)),
+        alias(
+            &["dcg_burges", "DCG_burges"],
+            Some(DcgBurges),
+            Some(DcgBurgesCut),
+        ),
+        alias(&["dcg_jk", "DCG_jk"], None, Some(DcgJk)),
+        alias(&["hits", "Hits"], None, Some(Hits)),
+        alias(&["f1", "F1", "F", "f"], None, Some(FCut)),
+        // ir_measures' ERR is gdeval.pl's, whose maximum grade is fixed at 4.
+        Alias {
+            names: &["ERR"],
+            plain: None,
+            with_cut: Some(ErrCut),
+            implied: &[("gmax", 4.0)],
+        },
+        alias(&["err"], None, Some(ErrCut)),
+        alias(&["nERR", "nerr"], None, Some(NerrCut)),
+        alias(&["Judged", "judged"], None, Some(Judged)),
+        alias(&["relative_map", "relative_AP"], None, Some(RelativeMapCut)),
+        alias(&["lr+", "LR+"], None, Some(LrPos)),
+        alias(&["lr-", "LR-"], None, Some(LrNeg)),
+        alias(&["TPR", "sensitivity"], None, Some(Tpr)),
+        alias(&["TNR", "specificity"], None, Some(Tnr)),
+        alias(&["PPV"], None, Some(Ppv)),
+        alias(&["NPV"], None, Some(Npv)),
+        alias(&["FPR"], None, Some(Fpr)),
+        alias(&["FNR"], None, Some(Fnr)),
+        alias(&["FDR"], None, Some(Fdr)),
+        alias(&["FOR"], None, Some(FalseOmissionRate)),
+        alias(&["MCC"], None, Some(Mcc)),
+        alias(&["DOR"], None, Some(DiagnosticOddsRatio)),
+        alias(
+            &["Rprec", "r-precision", "r_precision", "R-Prec"],
+            Some(Rprec),
+            None,
+        ),
+        alias(&["Bpref", "bpref"], Some(Bpref), None),
+        alias(&["Success", "hit_rate", "success"], None, Some(Success)),
+        alias(&["infAP", "InfAP"], Some(InfAP), None),
+        alias(&["NumRet"], Some(NumRet), None),
+        alias(&["NumRel"], Some(NumRel), None),
+        alias(&["NumRelRet"], Some(NumRelRet), None),
+        alias(&["NumQ"], Some(NumQ), None),
+        alias(&["SetP"], Some(SetP), None),
+        alias(&["SetR"], Some(SetRecall), None),
+        alias(&["SetF"], Some(SetF), None),
+        alias(&["SetAP"], Some(SetMap), None),
+        alias(&["IPrec"], None, Some(IprecAtRecall)),
+        alias(&["RBP", "rbp"], Some(Rbp), None),
+    ]
+};
+
+/// The alias spelled `name`.
+pub(super) fn alias_by_name(name: &str) -> Option<&'static Alias> {
+    ALIASES.iter().find(|a| a.names.contains(&name))
+}

@@ -1,0 +1,494 @@
+//! Measures as data: the families irmetrics computes, their parameters, and one parser
+//! for the trec_eval, ir_measures and ranx spellings of their names.
+//!
+//! A [`Measure`] is a family plus concrete parameters (cut-offs, gains, ...) and an
+//! optional relevance level that overrides the evaluation-wide one. One measure can
+//! produce several values ("columns"): `P.5,10` gives `P_5` and `P_10`.
+//!
+//! Where things live:
+//! * this file: the value types [`Measure`] and [`Params`], and [`MeasureSet`] (the
+//!   ordered, merged list of measures an evaluation computes);
+//! * `family.rs`: the catalogue as data: [`Family`] with its names, [`ParamKind`],
+//!   defaults, named options, `all`-row statistic ([`crate::stats::Statistic`]) and
+//!   definition; trec_eval's nicknames ([`nickname`]); the ir_measures / ranx aliases;
+//! * `parse.rs`: the one grammar ([`parse_measure`], `Measure::with_params`) and the
+//!   suggestions for unknown names.
+
+mod family;
+mod parse;
+
+pub use family::{nickname, Family, ParamKind};
+pub use parse::parse_measure;
+
+use crate::error::{Error, Result};
+use parse::fmt_num;
+
+/// Concrete parameters of one measure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Params {
+    /// No parameters.
+    None,
+    /// Sorted, distinct, positive cut-offs.
+    Cutoffs(Vec<u64>),
+    /// Sorted, distinct fractions.
+    Fractions(Vec<f64>),
+    /// Numbers, in the order given; `text` is how they were written (None = defaults).
+    Numbers {
+        /// The numbers.
+        values: Vec<f64>,
+        /// How they were written (None for defaults).
+        text: Option<String>,
+    },
+    /// `name=value` pairs, in the order given; `text` is how they were written.
+    Pairs {
+        /// The pairs.
+        pairs: Vec<(String, f64)>,
+        /// How they were written (None for defaults).
+        text: Option<String>,
+    },
+}
+
+/// One requested measure: a family, its parameters and an optional relevance level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    /// The family.
+    pub family: Family,
+    /// Its parameters.
+    pub params: Params,
+    /// Relevance level for this measure only (`P(rel=2)@5`, `map@100-l2`).
+    pub rel_level: Option<i64>,
+    /// Named options of families beyond trec_eval (`beta` of `F_cut`, `gmax` of
+    /// `err_cut`, `b` of `dcg_jk`), sorted by name; empty means the defaults.
+    pub opts: Vec<(String, f64)>,
+}
+
+impl Measure {
+    /// The family with its default parameters.
+    pub fn new(family: Family) -> Measure {
+        let d = family.defaults();
+        let params = match family.param_kind() {
+            ParamKind::None => Params::None,
+            ParamKind::Cutoffs => Params::Cutoffs(d.iter().map(|&v| v as u64).collect()),
+            ParamKind::Fractions => Params::Fractions(d.to_vec()),
+            ParamKind::Numbers => Params::Numbers {
+                values: d.to_vec(),
+                text: None,
+            },
+            ParamKind::Pairs => Params::Pairs {
+                pairs: Vec::new(),
+                text: None,
+            },
+        };
+        Measure {
+            family,
+            params,
+            rel_level: None,
+            opts: Vec::new(),
+        }
+    }
+
+    /// The value of a named option, or `default`.
+    pub fn opt(&self, name: &str, default: f64) -> f64 {
+        self.opts
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(default, |(_, v)| *v)
+    }
+
+    /// Set family options (`beta=0.5`), checking that the family takes them.
+    pub fn set_opts(&mut self, opts: Vec<(String, f64)>) -> Result<()> {
+        let allowed = self.family.options();
+        let mut opts = opts;
+        for (n, v) in &opts {
+            // `gN=x`: the gain of label N (a whole number >= 0)
+            let gain_key = allowed.contains(&"gN")
+                && n.strip_prefix('g')
+                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+            let ideal_key =
+                n == "ideal_all" && matches!(self.family, Family::NdcgGain | Family::NdcgGainCut);
+            if ideal_key && !(*v == 0.0 || *v == 1.0) {
+                return Err(Error::Measure(format!(
+                    "measure '{}': ideal_all must be 0 (ideal = top k of the judged \
+                     documents) or 1 (ideal = all judged documents)",
+                    self.family.name()
+                )));
+            }
+            if !(allowed.contains(&n.as_str()) || gain_key || ideal_key) {
+                return Err(Error::Measure(format!(
+                    "measure '{}' has no option '{n}'{}",
+                    self.family.name(),
+                    if allowed.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (options: {})", allowed.join(", "))
+                    }
+                )));
+            }
+            let ok = match n.as_str() {
+                "beta" => *v >= 0.0,
+                "gmax" => *v >= 0.0 && v.fract() == 0.0,
+                "b" => *v > 1.0,
+                "p" => *v > 0.0 && *v < 1.0,
+                _ => true,
+            };
+            if !ok {
+                return Err(Error::Measure(format!(
+                    "measure '{}': bad value {v} for option '{n}' (beta >= 0, gmax a whole \
+                     number >= 0, b > 1, 0 < p < 1)",
+                    self.family.name()
+                )));
+            }
+        }
+        opts.sort_by(|a, b| a.0.cmp(&b.0));
+        opts.dedup_by(|a, b| a.0 == b.0);
+        self.opts = opts;
+        Ok(())
+    }
+
+    /// The cut-offs of a cut-off family (empty otherwise).
+    pub fn cutoffs(&self) -> &[u64] {
+        match &self.params {
+            Params::Cutoffs(v) => v,
+            _ => &[],
+        }
+    }
+
+    /// The fractions of a fraction family (empty otherwise).
+    pub fn fractions(&self) -> &[f64] {
+        match &self.params {
+            Params::Fractions(v) => v,
+            _ => &[],
+        }
+    }
+
+    /// The numbers of a number family (empty otherwise).
+    pub fn numbers(&self) -> &[f64] {
+        match &self.params {
+            Params::Numbers { values, .. } => values,
+            _ => &[],
+        }
+    }
+
+    /// The pairs of a pair family (empty otherwise).
+    pub fn pairs(&self) -> &[(String, f64)] {
+        match &self.params {
+            Params::Pairs { pairs, .. } => pairs,
+            _ => &[],
+        }
+    }
+
+    /// How many values the measure produces per query.
+    pub fn width(&self) -> usize {
+        match &self.params {
+            Params::Cutoffs(v) => v.len(),
+            Params::Fractions(v) => v.len(),
+            _ => 1,
+        }
+    }
+
+    /// The printed names of the values, trec_eval style (`P_5`, `iprec_at_recall_0.10`,
+    /// `ndcg_1=3,2=9`), with `-lN` appended when the measure has its own relevance level.
+    pub fn column_names(&self) -> Vec<String> {
+        let name = self.family.name();
+        let mut out: Vec<String> = match &self.params {
+            Params::None => vec![name.to_string()],
+            Params::Cutoffs(v) => v.iter().map(|k| format!("{name}_{k}")).collect(),
+            Params::Fractions(v) => v.iter().map(|x| format!("{name}_{x:.2}")).collect(),
+            Params::Numbers { text: Some(t), .. } | Params::Pairs { text: Some(t), .. } => {
+                vec![format!("{name}_{t}")]
+            }
+            Params::Numbers { text: None, .. } | Params::Pairs { text: None, .. } => {
+                vec![name.to_string()]
+            }
+        };
+        if !self.opts.is_empty() {
+            let o: Vec<String> = self
+                .opts
+                .iter()
+                .map(|(n, v)| format!("{n}={}", fmt_num(*v)))
+                .collect();
+            let o = o.join(",");
+            for c in &mut out {
+                c.push_str(&format!("({o})"));
+            }
+        }
+        if let Some(l) = self.rel_level {
+            for c in &mut out {
+                c.push_str(&format!("-l{l}"));
+            }
+        }
+        out
+    }
+
+    /// Same family, relevance level and options: requests that merge into one.
+    fn has_explicit_params(&self) -> bool {
+        matches!(
+            self.params,
+            Params::Numbers { text: Some(_), .. } | Params::Pairs { text: Some(_), .. }
+        )
+    }
+
+    fn same_kind(&self, other: &Measure) -> bool {
+        self.family == other.family && self.rel_level == other.rel_level && self.opts == other.opts
+    }
+
+    /// Whether another request can share this measure's columns: same family, level and
+    /// options, and not two different explicit parameter lists (`rbp.p=0.5` and
+    /// `rbp.p=0.9` are two measures; `rbp` and `rbp.p=0.5` one, as in trec_eval).
+    fn mergeable(&self, other: &Measure) -> bool {
+        self.same_kind(other)
+            && match (&self.params, &other.params) {
+                (Params::Numbers { text: Some(a), .. }, Params::Numbers { text: Some(b), .. })
+                | (Params::Pairs { text: Some(a), .. }, Params::Pairs { text: Some(b), .. }) => {
+                    a == b
+                }
+                _ => true,
+            }
+    }
+
+    /// Merge another request of the same family and level into this one (cut-offs are
+    /// united; for other kinds, explicit parameters replace defaults).
+    fn merge(&mut self, other: Measure) {
+        match (&mut self.params, other.params) {
+            (Params::Cutoffs(a), Params::Cutoffs(b)) => {
+                a.extend(b);
+                a.sort_unstable();
+                a.dedup();
+            }
+            (Params::Fractions(a), Params::Fractions(b)) => {
+                a.extend(b);
+                a.sort_by(f64::total_cmp);
+                a.dedup();
+            }
+            (mine, theirs) => {
+                let explicit = matches!(
+                    theirs,
+                    Params::Numbers { text: Some(_), .. } | Params::Pairs { text: Some(_), .. }
+                );
+                if explicit {
+                    *mine = theirs;
+                }
+            }
+        }
+    }
+}
+
+/// An ordered, merged list of measures: what an evaluation computes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeasureSet {
+    measures: Vec<Measure>,
+    /// For each request string, the columns it names: (measure index, column index).
+    requests: Vec<(String, Vec<(usize, usize)>)>,
+}
+
+impl MeasureSet {
+    /// Parse a list of measure names (any supported spelling, nicknames included).
+    pub fn parse<S: AsRef<str>>(names: &[S]) -> Result<MeasureSet> {
+        let mut set = MeasureSet::default();
+        let mut parsed = Vec::new();
+        for name in names {
+            let name = name.as_ref();
+            let ms = parse_measure(name)?;
+            parsed.push((name.to_string(), ms));
+        }
+        for (_, ms) in &parsed {
+            for m in ms {
+                set.add(m.clone());
+            }
+        }
+        // Map each request to the columns it asked for.
+        for (name, ms) in parsed {
+            let mut cols = Vec::new();
+            for m in &ms {
+                let idx = set.index_of(m);
+                let wanted = m.column_names();
+                let have = set.measures[idx].column_names();
+                for w in wanted {
+                    if let Some(c) = have.iter().position(|h| *h == w) {
+                        cols.push((idx, c));
+                    } else {
+                        // Parameters replaced by a later explicit request: take them all.
+                        cols.extend((0..have.len()).map(|c| (idx, c)));
+                    }
+                }
+            }
+            cols.dedup();
+            set.requests.push((name, cols));
+        }
+        Ok(set)
+    }
+
+    fn index_of(&self, m: &Measure) -> usize {
+        self.measures
+            .iter()
+            .position(|e| e.mergeable(m) && (e.params == m.params || !m.has_explicit_params()))
+            .or_else(|| self.measures.iter().position(|e| e.mergeable(m)))
+            .unwrap_or(0)
+    }
+
+    /// Add a measure, merging it with one of the same family and relevance level.
+    pub fn add(&mut self, m: Measure) {
+        if let Some(existing) = self.measures.iter_mut().find(|e| e.mergeable(&m)) {
+            existing.merge(m);
+        } else {
+            let pos = self
+                .measures
+                .iter()
+                .position(|e| (e.family, e.rel_level) > (m.family, m.rel_level))
+                .unwrap_or(self.measures.len());
+            self.measures.insert(pos, m);
+        }
+    }
+
+    /// The measures in printing order.
+    pub fn measures(&self) -> &[Measure] {
+        &self.measures
+    }
+
+    /// Each request string with the (measure, column) pairs it names.
+    pub fn requests(&self) -> &[(String, Vec<(usize, usize)>)] {
+        &self.requests
+    }
+
+    /// True when nothing was requested.
+    pub fn is_empty(&self) -> bool {
+        self.measures.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cols(name: &str) -> Vec<String> {
+        let set = MeasureSet::parse(&[name]).unwrap();
+        set.measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect()
+    }
+
+    #[test]
+    fn trec_spellings() {
+        assert_eq!(cols("P.5,10"), ["P_5", "P_10"]);
+        assert_eq!(cols("ndcg_cut_10"), ["ndcg_cut_10"]);
+        assert_eq!(
+            cols("ndcg_cut.10,20,23.4"),
+            ["ndcg_cut_10", "ndcg_cut_20", "ndcg_cut_23"]
+        );
+        assert_eq!(
+            cols("iprec_at_recall..10,.50"),
+            ["iprec_at_recall_0.10", "iprec_at_recall_0.50"]
+        );
+        assert_eq!(
+            cols("Rprec_mult.5.0,0.2,0.35"),
+            ["Rprec_mult_0.20", "Rprec_mult_0.35", "Rprec_mult_5.00"]
+        );
+        assert_eq!(cols("utility.2,-1,0,0"), ["utility_2,-1,0,0"]);
+        assert_eq!(cols("ndcg.1=3,2=9,4=4.5"), ["ndcg_1=3,2=9,4=4.5"]);
+        assert_eq!(cols("rbp.p=0.8"), ["rbp_p=0.8"]);
+        assert_eq!(cols("map"), ["map"]);
+    }
+
+    #[test]
+    fn other_spellings() {
+        assert_eq!(cols("nDCG@10"), ["ndcg_cut_10"]);
+        assert_eq!(cols("P(rel=2)@5"), ["P_5-l2"]);
+        assert_eq!(cols("map@100-l2"), ["map_cut_100-l2"]);
+        assert_eq!(cols("AP"), ["map"]);
+        assert_eq!(cols("RR"), ["recip_rank"]);
+        assert_eq!(cols("hit_rate@10"), ["success_10"]);
+        assert_eq!(cols("R@1000"), ["recall_1000"]);
+        assert_eq!(cols("precision@5"), ["P_5"]);
+        assert_eq!(cols("RBP(p=0.8)"), ["rbp_p=0.8"]);
+    }
+
+    #[test]
+    fn beyond_trec_eval_spellings() {
+        assert_eq!(cols("hits@10"), ["hits_10"]);
+        assert_eq!(cols("f1@10"), ["F_cut_10"]);
+        assert_eq!(cols("F(beta=0.5)@10"), ["F_cut_10(beta=0.5)"]);
+        assert_eq!(cols("F_cut_10(beta=0.5)"), ["F_cut_10(beta=0.5)"]);
+        assert_eq!(cols("dcg@10"), ["dcg_cut_10"]);
+        assert_eq!(cols("dcg"), ["dcg"]);
+        assert_eq!(cols("dcg_burges@5"), ["dcg_burges_cut_5"]);
+        assert_eq!(cols("ndcg_burges@10"), ["ndcg_burges_cut_10"]);
+        assert_eq!(cols("ndcg_burges"), ["ndcg_burges"]);
+        assert_eq!(cols("nDCG(dcg='exp-log2')@10"), ["ndcg_burges_cut_10"]);
+        assert_eq!(cols("ERR@10"), ["err_cut_10(gmax=4)"]);
+        assert_eq!(cols("ERR(gmax=2)@10"), ["err_cut_10(gmax=2)"]);
+        assert_eq!(cols("err@20"), ["err_cut_20"]);
+        assert_eq!(cols("nERR@10"), ["nerr_cut_10"]);
+        assert_eq!(cols("Judged@10"), ["judged_10"]);
+        assert_eq!(cols("RBP(rel=1,p=0.8)"), ["rbp_bin(p=0.8)-l1"]);
+        assert_eq!(cols("RBP(rel=2)"), ["rbp_bin-l2"]);
+        assert_eq!(cols("rbp_bin(p=0.5)"), ["rbp_bin(p=0.5)"]);
+        assert_eq!(cols("relative_map@100"), ["relative_map_cut_100"]);
+        assert_eq!(cols("dcg_jk(b=3)@5"), ["dcg_jk_5(b=3)"]);
+        assert_eq!(
+            cols("ndcg(g1=0.5,g2=3)@10"),
+            ["ndcg_gain_cut_10(g1=0.5,g2=3)"]
+        );
+        assert_eq!(
+            cols("nDCG(ideal_all=1)@10"),
+            ["ndcg_gain_cut_10(ideal_all=1)"]
+        );
+        assert_eq!(cols("dcg(g2=1.5)@10"), ["dcg_cut_10(g2=1.5)"]);
+        assert!(parse_measure("ndcg_gain_cut_10(ideal_all=2)").is_err());
+        assert!(parse_measure("dcg_jk(g1=2)@10").is_err());
+        assert!(parse_measure("F(gmax=2)@10").is_err());
+        assert!(parse_measure("dcg_jk(b=1)@10").is_err());
+        assert!(parse_measure("P_10(beta=2)").is_err());
+        assert!(parse_measure("P(dcg='exp-log2')@10").is_err());
+        // options are part of a measure's identity: two betas make two measures
+        let set = MeasureSet::parse(&["f1@5", "F(beta=2)@5", "f1@10"]).unwrap();
+        let c: Vec<String> = set
+            .measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect();
+        assert_eq!(c, ["F_cut_5", "F_cut_10", "F_cut_5(beta=2)"]);
+    }
+
+    #[test]
+    fn errors_suggest() {
+        let e = parse_measure("ndgc@10").unwrap_err().to_string();
+        assert!(e.contains("ndcg"), "{e}");
+        assert!(parse_measure("P.0").is_err());
+        assert!(parse_measure("P.5,5").is_err());
+        assert!(parse_measure("P@").is_err());
+        assert!(parse_measure("map.5").is_err());
+    }
+
+    #[test]
+    fn different_explicit_parameters_are_two_measures() {
+        let set = MeasureSet::parse(&["rbp.p=0.5", "rbp.p=0.9", "rbp"]).unwrap();
+        let c: Vec<String> = set
+            .measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect();
+        assert_eq!(c, ["rbp_p=0.5", "rbp_p=0.9"]);
+        let req: Vec<usize> = set.requests().iter().map(|(_, cols)| cols[0].0).collect();
+        assert_eq!(req, [0, 1, 0]);
+        // a nickname's default is replaced by explicit parameters, as in trec_eval
+        let set = MeasureSet::parse(&["all_trec", "relstring.20"]).unwrap();
+        let c: Vec<String> = set
+            .measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect();
+        assert!(c.contains(&"relstring_20".to_string()) && !c.contains(&"relstring".to_string()));
+    }
+
+    #[test]
+    fn merge_and_order() {
+        let set = MeasureSet::parse(&["P.10", "map", "P.5"]).unwrap();
+        let c: Vec<String> = set
+            .measures()
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect();
+        assert_eq!(c, ["map", "P_5", "P_10"]);
+    }
+}

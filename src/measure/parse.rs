@@ -1,0 +1,544 @@
+//! The one grammar of measure names: trec_eval (`P.5,10`, `ndcg_cut.10`, `ndcg_cut_10`,
+//! `ndcg.1=3,2=7`, nicknames), ir_measures (`nDCG@10`, `P(rel=2)@5`, `RBP(p=0.8)`) and
+//! ranx (`ndcg@10`, `map@100-l2`), plus trec_eval parameter text (`Measure::with_params`)
+//! and the suggestions offered for an unknown name.
+
+use super::family::{alias_by_name, family_by_name, nickname, ALIASES, NICKNAMES};
+use super::{Family, Measure, ParamKind, Params};
+use crate::error::{Error, Result};
+
+impl Measure {
+    /// The family with trec_eval-style parameter text (what follows the `.`).
+    pub fn with_params(family: Family, text: &str) -> Result<Measure> {
+        let bad = |why: &str| {
+            Error::Measure(format!(
+                "bad parameters '{text}' for measure '{}': {why}",
+                family.name()
+            ))
+        };
+        let params = match family.param_kind() {
+            ParamKind::None => return Err(bad("this measure takes no parameters")),
+            ParamKind::Cutoffs => {
+                let mut v = Vec::new();
+                for part in text.split(',') {
+                    let k = parse_cutoff(part).ok_or_else(|| {
+                        bad(&format!(
+                            "'{part}' is not a positive whole number of documents"
+                        ))
+                    })?;
+                    v.push(k);
+                }
+                v.sort_unstable();
+                if v.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(bad("a cut-off is given twice"));
+                }
+                Params::Cutoffs(v)
+            }
+            ParamKind::Fractions => {
+                let mut v = Vec::new();
+                for part in text.split(',') {
+                    let x: f64 = parse_number(part)
+                        .ok_or_else(|| bad(&format!("'{part}' is not a number")))?;
+                    v.push(x);
+                }
+                v.sort_by(f64::total_cmp);
+                if v.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(bad("a value is given twice"));
+                }
+                Params::Fractions(v)
+            }
+            ParamKind::Numbers => {
+                let mut v = Vec::new();
+                for part in text.split(',') {
+                    v.push(
+                        parse_number(part)
+                            .ok_or_else(|| bad(&format!("'{part}' is not a number")))?,
+                    );
+                }
+                match family {
+                    Family::Utility if v.len() != 4 => {
+                        return Err(bad("utility takes exactly four coefficients a,b,c,d"))
+                    }
+                    Family::SetF | Family::Relstring if v.len() != 1 => {
+                        return Err(bad("this measure takes exactly one number"))
+                    }
+                    Family::Relstring if v[0] < 0.0 => {
+                        return Err(bad("the length must not be negative"))
+                    }
+                    _ => {}
+                }
+                Params::Numbers {
+                    values: v,
+                    text: Some(text.to_string()),
+                }
+            }
+            ParamKind::Pairs => {
+                let mut pairs = Vec::new();
+                for part in text.split(',') {
+                    let (name, value) = part
+                        .split_once('=')
+                        .ok_or_else(|| bad(&format!("'{part}' is not of the form name=value")))?;
+                    let value = parse_number(value)
+                        .ok_or_else(|| bad(&format!("'{value}' is not a number")))?;
+                    let ok = match family {
+                        Family::Rbp | Family::RbpResid => name == "p" || valid_int(name),
+                        _ => valid_int(name),
+                    };
+                    if !ok {
+                        return Err(bad(&format!(
+                            "'{name}' is not a relevance level{}",
+                            if matches!(family, Family::Rbp | Family::RbpResid) {
+                                " or p"
+                            } else {
+                                ""
+                            }
+                        )));
+                    }
+                    if name == "p" && !(value > 0.0 && value < 1.0) {
+                        return Err(bad("the persistence p must lie strictly between 0 and 1"));
+                    }
+                    pairs.push((name.to_string(), value));
+                }
+                Params::Pairs {
+                    pairs,
+                    text: Some(text.to_string()),
+                }
+            }
+        };
+        Ok(Measure {
+            family,
+            params,
+            rel_level: None,
+            opts: Vec::new(),
+        })
+    }
+}
+
+/// trec_eval's `valid_int` for gain-map keys: optional sign, then digits.
+fn valid_int(s: &str) -> bool {
+    let d = s.strip_prefix(['-', '+']).unwrap_or(s);
+    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A positive cut-off. Like trec_eval, a fractional part is dropped (`23.4` is 23).
+fn parse_cutoff(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let int = match s.split_once('.') {
+        Some((i, f)) if f.bytes().all(|b| b.is_ascii_digit()) => i,
+        Some(_) => return None,
+        None => s,
+    };
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    int.parse::<u64>().ok().filter(|&k| k > 0)
+}
+
+fn parse_number(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if s.is_empty() {
+        return None;
+    }
+    s.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// Parse one measure request into one or more measures.
+///
+/// Accepted spellings:
+/// * trec_eval: `P`, `P.5,10`, `ndcg_cut.10`, `ndcg_cut_10`, `ndcg.1=3,2=7`, `rbp.p=0.8`,
+///   nicknames `official`, `all_trec`, `set`;
+/// * ir_measures: `P@5`, `R@1000`, `AP`, `AP@100`, `RR`, `RR@10`, `nDCG`, `nDCG@10`, `Rprec`,
+///   `Bpref`, `Success@10`, `infAP`, `NumRet`, `NumRel`, `NumRelRet`, `NumQ`, `SetP`, `SetR`,
+///   `SetF`, `IPrec@0.5`, `RBP(p=0.8)`, and `(rel=N)` on any of them (`P(rel=2)@5`);
+/// * ranx: `precision@5`, `recall@100`, `map`, `map@100`, `mrr`, `mrr@10`, `ndcg`, `ndcg@10`,
+///   `hit_rate@10`, `r-precision`, `bpref`, `rbp.95`, and `-lN` on any (`map@100-l2`).
+pub fn parse_measure(input: &str) -> Result<Vec<Measure>> {
+    let s = input.trim();
+    if s.is_empty() {
+        return Err(Error::Measure("empty measure name".into()));
+    }
+    if let Some(fams) = nickname(s) {
+        return Ok(fams.iter().map(|&f| Measure::new(f)).collect());
+    }
+    if let Some(m) = parse_trec(s)? {
+        return Ok(vec![m]);
+    }
+    if let Some(m) = parse_at_style(s)? {
+        return Ok(vec![m]);
+    }
+    Err(unknown(s))
+}
+
+/// trec_eval syntax: `name`, `name.params`, or `name_cutoff` for cut-off families,
+/// optionally followed by family options in parentheses (`err_cut_10(gmax=4)`).
+fn parse_trec(s: &str) -> Result<Option<Measure>> {
+    if let Some(head) = s.strip_suffix(')') {
+        if let Some((name, opts)) = head.split_once('(') {
+            return match parse_trec_plain(name)? {
+                Some(mut m) => {
+                    let mut extra = Vec::new();
+                    for opt in opts.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+                        let (k, v) = opt.split_once('=').ok_or_else(|| {
+                            Error::Measure(format!("'{s}': option '{opt}' is not name=value"))
+                        })?;
+                        let v = parse_number(v).ok_or_else(|| {
+                            Error::Measure(format!("'{s}': option '{k}' needs a number"))
+                        })?;
+                        extra.push((k.trim().to_string(), v));
+                    }
+                    m.set_opts(extra)?;
+                    Ok(Some(m))
+                }
+                None => Ok(None),
+            };
+        }
+    }
+    parse_trec_plain(s)
+}
+
+fn parse_trec_plain(s: &str) -> Result<Option<Measure>> {
+    if let Some(f) = family_by_name(s) {
+        return Ok(Some(Measure::new(f)));
+    }
+    if let Some((name, params)) = s.split_once('.') {
+        if let Some(f) = family_by_name(name) {
+            return Measure::with_params(f, params).map(Some);
+        }
+    }
+    // `ndcg_cut_10`, `P_5`, `iprec_at_recall_0.10`, `Rprec_mult_0.20`, `unj_5`.
+    for (i, _) in s.match_indices('_').rev() {
+        let (name, rest) = (&s[..i], &s[i + 1..]);
+        if let Some(f) = family_by_name(name) {
+            if matches!(f.param_kind(), ParamKind::Cutoffs | ParamKind::Fractions)
+                && !rest.is_empty()
+                && rest.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            {
+                return Measure::with_params(f, rest).map(Some);
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// ir_measures / ranx syntax: `Name(opt=v,...)@k` with an optional `-lN` suffix.
+///
+/// The checks run in a fixed order, which fixes which error a bad name gets: the
+/// `-lN` suffix, the parentheses, each option, an empty cut-off, then the name.
+fn parse_at_style(s: &str) -> Result<Option<Measure>> {
+    let (rest, suffix_level) = split_level_suffix(s)?;
+    let (base, opts_text, cut) = split_at_name(s, rest)?;
+    let mut opts = AtOptions {
+        rel_level: suffix_level,
+        ..AtOptions::default()
+    };
+    if let Some(text) = opts_text {
+        opts.parse(s, text)?;
+    }
+    if cut == Some("") {
+        return Err(Error::Measure(format!("'{s}': nothing after '@'")));
+    }
+    let Some((plain, with_cut)) = at_families(base, &mut opts) else {
+        return Ok(None);
+    };
+    let Some(m) = at_measure(s, base, cut, plain, with_cut)? else {
+        return Ok(None);
+    };
+    opts.apply(s, m).map(Some)
+}
+
+/// ranx's relevance-level suffix: `map@100-l2` is (`map@100`, level 2).
+fn split_level_suffix(s: &str) -> Result<(&str, Option<i64>)> {
+    if let Some(pos) = s.rfind("-l") {
+        let lvl = &s[pos + 2..];
+        if !lvl.is_empty() && lvl.bytes().all(|b| b.is_ascii_digit()) {
+            let level = lvl
+                .parse()
+                .map_err(|_| Error::Measure(format!("bad relevance level in '{s}'")))?;
+            return Ok((&s[..pos], Some(level)));
+        }
+    }
+    Ok((s, None))
+}
+
+/// `base(options)@cut` into its three parts (`s` is the whole request, for errors).
+fn split_at_name<'a>(
+    s: &str,
+    rest: &'a str,
+) -> Result<(&'a str, Option<&'a str>, Option<&'a str>)> {
+    let (head, cut) = match rest.split_once('@') {
+        Some((h, c)) => (h, Some(c)),
+        None => (rest, None),
+    };
+    match head.split_once('(') {
+        Some((base, o)) => {
+            let o = o.strip_suffix(')').ok_or_else(|| {
+                Error::Measure(format!("'{s}': unbalanced parenthesis in measure options"))
+            })?;
+            Ok((base, Some(o), cut))
+        }
+        None => Ok((head, None, cut)),
+    }
+}
+
+/// The options of an at-style name, sorted by what they control.
+#[derive(Default)]
+struct AtOptions {
+    /// `rel=N` (or the `-lN` suffix): the measure's own relevance level.
+    rel_level: Option<i64>,
+    /// `p=x`: RBP's persistence.
+    p: Option<f64>,
+    /// `dcg='exp-log2'`: exponential gains (nDCG only).
+    exp_gain: bool,
+    /// Family options (`beta`, `gmax`, `b`, `ideal_all`, `gN`), checked by `set_opts`.
+    family: Vec<(String, f64)>,
+}
+
+impl AtOptions {
+    /// Read `name=value, ...` (values may be quoted).
+    fn parse(&mut self, s: &str, text: &str) -> Result<()> {
+        for opt in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            let (k, v) = opt.split_once('=').ok_or_else(|| {
+                Error::Measure(format!(
+                    "'{s}': option '{opt}' is not of the form name=value"
+                ))
+            })?;
+            let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
+            self.set(s, k.trim(), v)?;
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, s: &str, k: &str, v: &str) -> Result<()> {
+        match k {
+            "rel" => self.rel_level = Some(parse_rel_option(s, v)?),
+            "p" => {
+                self.p = Some(parse_number(v).ok_or_else(|| {
+                    Error::Measure(format!("'{s}': p must be a number, got '{v}'"))
+                })?)
+            }
+            "dcg" => match v {
+                "exp-log2" => self.exp_gain = true,
+                "log2" => {}
+                _ => {
+                    return Err(Error::Measure(format!(
+                        "'{s}': dcg must be 'log2' or 'exp-log2', got '{v}'"
+                    )))
+                }
+            },
+            k if is_family_option(k) => {
+                let x = parse_number(v).ok_or_else(|| {
+                    Error::Measure(format!("'{s}': {k} must be a number, got '{v}'"))
+                })?;
+                self.family.push((k.to_string(), x));
+            }
+            other => {
+                return Err(Error::Measure(format!(
+                    "'{s}': option '{other}' is not supported (supported: rel; p for RBP; \
+                     dcg for nDCG; beta for F; gmax for ERR/nERR; b for dcg_jk)"
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// Put the options on the measure the name resolved to.
+    fn apply(mut self, s: &str, mut m: Measure) -> Result<Measure> {
+        if let Some(pv) = self.p {
+            match m.family {
+                Family::Rbp => {
+                    m = Measure::with_params(Family::Rbp, &format!("p={}", fmt_num(pv)))?
+                }
+                Family::RbpBin => self.family.push(("p".into(), pv)),
+                _ => return Err(Error::Measure(format!("'{s}': p applies to RBP only"))),
+            }
+        }
+        if self.exp_gain && !matches!(m.family, Family::NdcgBurges | Family::NdcgBurgesCut) {
+            return Err(Error::Measure(format!("'{s}': dcg applies to nDCG only")));
+        }
+        m.set_opts(self.family)?;
+        m.rel_level = self.rel_level;
+        Ok(m)
+    }
+}
+
+/// `rel=N`: a whole number >= 0.
+fn parse_rel_option(s: &str, v: &str) -> Result<i64> {
+    let l: i64 = v
+        .parse()
+        .map_err(|_| Error::Measure(format!("'{s}': rel must be a whole number, got '{v}'")))?;
+    if l < 0 {
+        return Err(Error::Measure(format!(
+            "'{s}': relevance level rel={l} must be 0 or more; negative labels \
+             mean 'pooled but unjudged' and can never be relevant"
+        )));
+    }
+    Ok(l)
+}
+
+/// The numeric options of families beyond trec_eval: `beta`, `gmax`, `b`, `ideal_all`
+/// and the gain map `gN`.
+fn is_family_option(k: &str) -> bool {
+    matches!(k, "beta" | "gmax" | "b" | "ideal_all")
+        || (k.len() > 1 && k.starts_with('g') && k[1..].bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The families an at-style base name means, (without a cut-off, with one), or None if
+/// it names none. Looks in the alias table, then ranx's `rbp.95`, then the canonical
+/// names (`tpr@10`, `fallout@100`); may add implied options (`ERR`: gmax=4) and p.
+fn at_families(base: &str, opts: &mut AtOptions) -> Option<(Option<Family>, Option<Family>)> {
+    if let Some(a) = alias_by_name(base) {
+        for &(k, v) in a.implied {
+            if !opts.family.iter().any(|(n, _)| n == k) {
+                opts.family.push((k.into(), v));
+            }
+        }
+        return Some(refine_alias(a.plain, a.with_cut, opts));
+    }
+    // ranx rbp.95 -> p = 0.95
+    if let Some(digits) = base.strip_prefix("rbp.") {
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            opts.p = Some(format!("0.{digits}").parse().unwrap_or(0.9));
+            return Some((Some(Family::Rbp), None));
+        }
+        return None;
+    }
+    let f = family_by_name(base)?;
+    match f.param_kind() {
+        ParamKind::Cutoffs | ParamKind::Fractions => Some((None, Some(f))),
+        ParamKind::None => Some((Some(f), None)),
+        ParamKind::Numbers | ParamKind::Pairs => None,
+    }
+}
+
+/// The variants an alias's options select: `nDCG(dcg='exp-log2')` is ndcg_burges,
+/// `nDCG(gN=x)` (any family option) ndcg_gain, `RBP(rel=N)` rbp_bin.
+fn refine_alias(
+    plain: Option<Family>,
+    with_cut: Option<Family>,
+    opts: &AtOptions,
+) -> (Option<Family>, Option<Family>) {
+    use Family::*;
+    match (plain, with_cut) {
+        (Some(Ndcg), Some(NdcgCut)) if opts.exp_gain => (Some(NdcgBurges), Some(NdcgBurgesCut)),
+        (Some(Ndcg), Some(NdcgCut)) if !opts.family.is_empty() => {
+            (Some(NdcgGain), Some(NdcgGainCut))
+        }
+        (Some(Rbp), None) if opts.rel_level.is_some() => (Some(RbpBin), None),
+        other => other,
+    }
+}
+
+/// The measure for a base name and an optional cut-off text, given the families it
+/// means without and with a cut-off.
+fn at_measure(
+    s: &str,
+    base: &str,
+    cut: Option<&str>,
+    plain: Option<Family>,
+    with_cut: Option<Family>,
+) -> Result<Option<Measure>> {
+    match (cut, plain, with_cut) {
+        (Some(c), _, Some(f)) => Measure::with_params(f, c).map(Some),
+        (None, Some(f), _) => Ok(Some(Measure::new(f))),
+        (None, None, Some(f)) => Err(Error::Measure(format!(
+            "'{s}' needs a cut-off, e.g. '{base}@10' (or trec_eval's '{}')",
+            f.name()
+        ))),
+        (Some(_), _, None) => Err(Error::Measure(format!(
+            "'{s}': '{base}' takes no @ cut-off"
+        ))),
+        (None, None, None) => Ok(None),
+    }
+}
+
+/// A number as names print it: Rust's shortest round-trip form (`0.8`, `4`).
+pub(super) fn fmt_num(x: f64) -> String {
+    format!("{x}")
+}
+
+/// Every name the parser knows, for suggestions, read from the catalogue: the canonical
+/// family names first, then the nicknames, then the aliases (shown with an example
+/// cut-off when they need one: `hits@10`, `IPrec@0.5`).
+fn known_names() -> impl Iterator<Item = String> {
+    let families = Family::ALL.iter().map(|f| f.name().to_string());
+    let nicknames = NICKNAMES.iter().map(|(n, _)| n.to_string());
+    let aliases = ALIASES.iter().flat_map(|a| {
+        let example = match (a.plain, a.with_cut) {
+            (None, Some(f)) if f.param_kind() == ParamKind::Fractions => "@0.5",
+            (None, Some(_)) => "@10",
+            _ => "",
+        };
+        a.names.iter().map(move |n| format!("{n}{example}"))
+    });
+    families.chain(nicknames).chain(aliases)
+}
+
+/// A name without its parameters, lower case: what suggestions compare.
+fn bare(name: &str) -> String {
+    name.split(['@', '.', '('])
+        .next()
+        .unwrap_or(name)
+        .to_ascii_lowercase()
+}
+
+/// The error for a name nothing parses, with up to four known names within Levenshtein
+/// distance 3 of it (parameters and case ignored): closest first, and of names that
+/// differ only in case or parameters the first known (a canonical name before an alias).
+fn unknown(s: &str) -> Error {
+    let base = bare(s);
+    let mut scored: Vec<(usize, usize, String)> = known_names()
+        .enumerate()
+        .map(|(order, n)| (strsim::levenshtein(&base, &bare(&n)), order, n))
+        .filter(|(d, _, _)| *d <= 3)
+        .collect();
+    scored.sort();
+    let mut seen: Vec<String> = Vec::new();
+    let mut close: Vec<String> = Vec::new();
+    for (_, _, n) in scored {
+        let b = bare(&n);
+        if !seen.contains(&b) {
+            seen.push(b);
+            close.push(format!("'{n}'"));
+        }
+        if close.len() == 4 {
+            break;
+        }
+    }
+    if close.is_empty() {
+        Error::Measure(format!(
+            "unknown measure '{s}'; see irmetrics.measures() for the list"
+        ))
+    } else {
+        Error::Measure(format!(
+            "unknown measure '{s}'; did you mean {}?",
+            close.join(", ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names as data both ways: every name offered as a suggestion parses.
+    #[test]
+    fn every_known_name_parses() {
+        for name in known_names() {
+            assert!(parse_measure(&name).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn suggestions_come_from_the_tables() {
+        // an alias only (ranx hit_rate), a nickname and a canonical name
+        let e = parse_measure("hitrate@10").unwrap_err().to_string();
+        assert!(e.contains("'hit_rate@10'"), "{e}");
+        let e = parse_measure("al_trec").unwrap_err().to_string();
+        assert!(e.contains("'all_trec'"), "{e}");
+        let e = parse_measure("ndgc_cut.10").unwrap_err().to_string();
+        assert!(e.contains("'ndcg_cut'"), "{e}");
+        // one suggestion per name up to case: the canonical spelling
+        let e = parse_measure("infap").unwrap_err().to_string();
+        assert!(e.contains("'infAP'") && !e.contains("'InfAP'"), "{e}");
+    }
+}
