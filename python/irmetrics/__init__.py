@@ -126,21 +126,10 @@ def evaluate(
     if stream and not isinstance(run, (str, os.PathLike)):
         raise TypeError("stream=True needs the run as a file path")
 
-    def per_query_values(keys: str = "requested") -> dict[str, Any]:
-        if stream:
-            return ev.evaluate_file(run, per_query=True, keys=keys)
-        return ev.evaluate(run, per_query=True, keys=keys)
-
     if output == "dict":
-        if per_query:
-            return per_query_values()
-        if aggregate == "mean":
-            return ev.evaluate_file(run) if stream else ev.evaluate(run)
-        return {
-            name: _core.aggregate([float(v) for v in vals.values()], aggregate)
-            for name, vals in per_query_values().items()
-            if all(isinstance(v, (int, float)) for v in vals.values())
-        }
+        if stream:
+            return ev.evaluate_file(run, per_query=per_query, aggregate=aggregate)
+        return ev.evaluate(run, per_query=per_query, aggregate=aggregate)
     if output not in ("numpy", "pandas"):
         raise ValueError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")
     table = ev.evaluate_table(run, stream=stream)

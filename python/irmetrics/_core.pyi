@@ -90,9 +90,15 @@ class Evaluator:
         *,
         per_query: bool = False,
         keys: str = "requested",
+        aggregate: str = "mean",
     ) -> dict[str, Any]: ...
     def evaluate_file(
-        self, path: _Path, *, per_query: bool = False, keys: str = "requested"
+        self,
+        path: _Path,
+        *,
+        per_query: bool = False,
+        keys: str = "requested",
+        aggregate: str = "mean",
     ) -> dict[str, Any]: ...
     def evaluate_table(
         self, run: Run | Mapping[str, Mapping[str, float]] | Any | _Path, *, stream: bool = False

@@ -15,6 +15,7 @@ use super::{guarded, heavy};
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::{Family, MeasureSet};
 use crate::results::Results;
+use crate::stats::Statistic;
 
 fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if let Ok(s) = measures.cast::<PyString>() {
@@ -136,36 +137,41 @@ impl PyEvaluator {
     /// or a pandas DataFrame (query id, document id and score columns); dicts and
     /// frames grouped by query are evaluated as they are read, never held whole.
     /// `keys="canonical"` names every value canonically (`P_5`) instead of as
-    /// requested (`P@5`).
-    #[pyo3(signature = (run, *, per_query = false, keys = "requested"))]
+    /// requested (`P@5`). `aggregate` combines the per-query values: `"mean"`
+    /// (trec_eval's `all`), `"gmean"`, `"median"`, `"std"`, `"sum"`, `"count"`.
+    #[pyo3(signature = (run, *, per_query = false, keys = "requested", aggregate = "mean"))]
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
         run: &Bound<'py, PyAny>,
         per_query: bool,
         keys: &str,
+        aggregate: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         let canonical = keys_canonical(py, keys)?;
+        let how = statistic(py, aggregate)?;
         let res = evaluate_any(py, &self.inner, run)?;
-        guarded(py, || results_to_py(py, &res, per_query, canonical))
+        guarded(py, || results_to_py(py, &res, per_query, canonical, how))
     }
 
     /// Evaluate a run file query by query without loading it (bounded memory); the
     /// file must be grouped by query. Same return value as `evaluate`.
-    #[pyo3(signature = (path, *, per_query = false, keys = "requested"))]
+    #[pyo3(signature = (path, *, per_query = false, keys = "requested", aggregate = "mean"))]
     fn evaluate_file<'py>(
         &self,
         py: Python<'py>,
         path: PathBuf,
         per_query: bool,
         keys: &str,
+        aggregate: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         let canonical = keys_canonical(py, keys)?;
+        let how = statistic(py, aggregate)?;
         let ev = self.inner.clone();
         let res = heavy(py, move |cancel| {
             ev.evaluate_file_cancellable(&path, Some(cancel))
         })?;
-        results_to_py(py, &res, per_query, canonical)
+        results_to_py(py, &res, per_query, canonical, how)
     }
 
     /// Per-query values as one float64 array: `(query_ids, columns, values)` with
@@ -289,19 +295,30 @@ fn keyed_columns(res: &Results) -> Vec<(String, usize)> {
     out
 }
 
+fn statistic(py: Python<'_>, aggregate: &str) -> PyResult<Statistic> {
+    Statistic::parse(aggregate).map_err(|e| errors::to_py(py, e))
+}
+
+/// Results as `{key: value}` (the statistic `how` of each column: the `all` row for
+/// the mean) or `{key: {query_id: value}}`.
 fn results_to_py<'py>(
     py: Python<'py>,
     res: &Results,
     per_query: bool,
     canonical: bool,
+    how: Statistic,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     let cols = res.columns();
-    let ids: Vec<Bound<'py, PyAny>> = res
-        .query_ids()
-        .iter()
-        .map(|id| id_to_py(py, id))
-        .collect::<PyResult<_>>()?;
+    let ids: Vec<Bound<'py, PyAny>> = if per_query {
+        res.query_ids()
+            .iter()
+            .map(|id| id_to_py(py, id))
+            .collect::<PyResult<_>>()?
+    } else {
+        Vec::new()
+    };
+    let summaries = res.summaries(how);
     let keyed = if canonical {
         cols.iter()
             .enumerate()
@@ -327,12 +344,17 @@ fn results_to_py<'py>(
                 }
             }
             out.set_item(key, d)?;
+        } else if how != Statistic::Mean {
+            // other statistics: only columns with per-query values (no num_q, runid, gm_map)
+            if Results::has_per_query_values(col) {
+                out.set_item(key, summaries[c])?;
+            }
         } else {
             match col.family {
                 Family::Relstring => continue,
                 Family::RunId => out.set_item(key, id_to_py(py, res.runid())?)?,
-                f if f.is_integer() => out.set_item(key, res.summary(c) as i64)?,
-                _ => out.set_item(key, res.summary(c))?,
+                f if f.is_integer() => out.set_item(key, summaries[c] as i64)?,
+                _ => out.set_item(key, summaries[c])?,
             }
         }
     }
