@@ -6,9 +6,9 @@
 //! ([`Rows`]), each with the *mark* (line or row) of its first row. Sources differ only
 //! in how they produce pieces; what happens to a piece is decided once, here:
 //!
-//! - [`Grouper`] joins the pieces of each query wherever they come (a whole run or
+//! - `Grouper` joins the pieces of each query wherever they come (a whole run or
 //!   qrels being built), queries in order of first appearance.
-//! - [`Sequence`] takes queries that come one after another (streams): consecutive
+//! - `Sequence` takes queries that come one after another (streams): consecutive
 //!   pieces of a query are joined and a query that comes back is refused. It holds the
 //!   one "each query once" set.
 //! - [`Origins`] remember where each document of a query came from, so that a problem

@@ -28,6 +28,28 @@
 //! a label >= the relevance level (default 1) is relevant, 0 is judged non-relevant, a
 //! negative label is "pooled but unjudged"; `all` values are sums in query order
 //! divided once by the number of queries.
+//!
+//! ## Code map
+//!
+//! Data flows one way: input → [`intake`] → [`Qrels`] / [`Run`] (or a
+//! [`QueryStream`]) → [`mod@evaluate`] (per query: [`metrics`]) → [`Results`] → output.
+//! No module imports one that imports it back (`tests/architecture.rs` checks it).
+//!
+//! | question | where |
+//! |---|---|
+//! | where does a run or qrels line become data? | `trec/run.rs`, `trec/qrels.rs` (fields in `trec/fields.rs`, files and blocks in `trec/io.rs`), then [`intake`] |
+//! | how do rows become whole queries (any source)? | [`intake`]: `Grouper`, `Sequence`, `Origins`, the score policy, the duplicate check |
+//! | where does Python meet Rust? | `python/` (not public): `data.rs` (Qrels, Run), `evaluate.rs` (Evaluator), `convert.rs` (values, columns), `pipeline.rs`, `errors.rs` |
+//! | where are measure names parsed? | `measure/parse.rs` (the one grammar); the catalogue of families is data in `measure/family.rs` |
+//! | where is nDCG (or any measure) computed? | `metrics/`: one file per concept, listed in `metrics/mod.rs` (nDCG and every gain-based measure: `metrics/dcg.rs`) |
+//! | where is the per-query loop and the `all` row? | `evaluate/mod.rs` (`Evaluator`), `evaluate/stream.rs` (`QueryStream`), `results.rs` |
+//! | statistics and correlations | `stats.rs` (the one `Statistic`), `correlation.rs` |
+//! | the command line | `cli/args.rs` (trec_eval's flags), `cli/output.rs` (trec, JSON, CSV, table), `cli/mod.rs` (the flow) |
+//! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
+//!
+//! New capabilities (comparing systems, fusion, online metrics) each get a folder of
+//! their own beside `evaluate/`, take their inputs through [`intake`] and return plain
+//! Rust values; `python/` gains one file each.
 
 #![warn(missing_docs)]
 
