@@ -73,6 +73,16 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// The output could not be written (nothing that was there is lost).
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file (or `<stdout>`).
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A line (or value) of the input does not follow the format.
     #[error("{location}: {message}")]
     Format {

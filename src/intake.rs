@@ -206,6 +206,51 @@ impl Place {
         }
     }
 
+    /// The ids of a piece from a source other than a TREC file (dicts, columns,
+    /// builders, streams), checked so that everything accepted can be written to a TREC
+    /// file and read back as it was (see [`id_problem`]). Ids read from TREC files
+    /// cannot break these rules.
+    fn check_ids<V: Copy>(&self, piece: &Rows<V>, mark: u64) -> Result<()> {
+        if self.unit == Unit::Line {
+            return Ok(());
+        }
+        let bad = |what: String, i: Option<usize>| Error::Format {
+            location: self.at((self.unit == Unit::Row).then_some(mark + i.unwrap_or(0) as u64)),
+            message: what,
+        };
+        self.check_qid(&piece.qid, mark)?;
+        for (i, doc) in piece.docs.iter().enumerate() {
+            if let Some(p) = id_problem(doc) {
+                return Err(bad(
+                    format!(
+                        "document id '{}' of query '{}' {p}",
+                        show(doc),
+                        show(&piece.qid)
+                    ),
+                    Some(i),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A query id from a source other than a TREC file: as a document id, and not
+    /// starting with `#` (its line would be read back as a comment).
+    fn check_qid(&self, qid: &[u8], mark: u64) -> Result<()> {
+        let problem = id_problem(qid).or_else(|| {
+            (qid.first() == Some(&b'#')).then_some(
+                "starts with '#': in a TREC file its line would be read back as a comment",
+            )
+        });
+        match problem {
+            None => Ok(()),
+            Some(p) => Err(Error::Format {
+                location: self.at((self.unit == Unit::Row).then_some(mark)),
+                message: format!("query id '{}' {p}", show(qid)),
+            }),
+        }
+    }
+
     /// The error for a value of `piece` that breaks the policy (first one), if any.
     fn check_values<V: Value>(&self, piece: &Rows<V>, mark: u64) -> Result<()> {
         let Some((i, msg)) = piece
@@ -247,6 +292,25 @@ impl Place {
             first: first_at,
         }
     }
+}
+
+/// What keeps an id from being written to a TREC file and read back as it was: empty,
+/// or holding whitespace (fields are separated by C `isspace` bytes) or NUL.
+pub fn id_problem(id: &[u8]) -> Option<&'static str> {
+    if id.is_empty() {
+        return Some("is empty; an empty id cannot be written to a TREC file");
+    }
+    // a byte above ' ' is never whitespace: one comparison per byte in the usual case
+    if id
+        .iter()
+        .any(|&b| b <= b' ' && matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0))
+    {
+        return Some(
+            "holds whitespace or a NUL byte; TREC files separate fields by whitespace, so it \
+             could not be written and read back as it is",
+        );
+    }
+    None
 }
 
 /// The one duplicate-document check: (first, second) positions of the first document
@@ -327,6 +391,16 @@ impl<V: Value> Grouper<V> {
     pub(crate) fn add(&mut self, qid: &[u8], doc: &[u8], value: V) -> Result<()> {
         let mark = self.rows;
         self.rows += 1;
+        if self.place.unit != Unit::Line && self.last.map_or(true, |i| *self.queries[i].qid != *qid)
+        {
+            self.place.check_qid(qid, mark)?;
+        }
+        if let Some(p) = id_problem(doc) {
+            return Err(Error::Format {
+                location: self.place.at(Some(mark)),
+                message: format!("document id '{}' of query '{}' {p}", show(doc), show(qid)),
+            });
+        }
         let i = self.slot(qid);
         let q = &mut self.queries[i];
         if let Some(msg) = value.problem() {
@@ -358,6 +432,7 @@ impl<V: Value> Grouper<V> {
 
 impl<V: Value> PieceSink<V> for Grouper<V> {
     fn piece(&mut self, piece: Rows<V>, mark: u64) -> Result<()> {
+        self.place.check_ids(&piece, mark)?;
         self.place.check_values(&piece, mark)?;
         let i = self.slot(&piece.qid);
         self.origins[i].push(self.queries[i].len(), mark);
@@ -407,6 +482,7 @@ impl Sequence {
     /// A piece at `mark`; returns the query it completes (the previous one) if it
     /// starts a new query.
     pub(crate) fn piece(&mut self, piece: Rows<f64>, mark: u64) -> Result<Option<Arrived>> {
+        self.place.check_ids(&piece, mark)?;
         self.place.check_values(&piece, mark)?;
         if let Some((c, o)) = &mut self.current {
             if c.qid == piece.qid {
@@ -512,6 +588,28 @@ mod tests {
             }
         }
         assert_eq!(refused, Some(FIRST_CHECK as u64));
+    }
+
+    #[test]
+    fn ids_that_cannot_round_trip_are_refused_from_other_sources() {
+        let refused = |q: &str, d: &str| {
+            let mut g: Grouper<f64> = Grouper::new(Place::new("run", Unit::Row));
+            g.add(q.as_bytes(), d.as_bytes(), 1.0)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(refused("", "d").contains("query id '' is empty"));
+        assert!(refused("q 1", "d").contains("query id 'q 1' holds whitespace"));
+        assert!(refused("#q", "d").contains("starts with '#'"));
+        assert!(refused("q", "a\nb").starts_with("run, row 0: document id 'a\\nb' of query"));
+        assert!(refused("q", "").contains("is empty"));
+        assert!(refused("q", "a\0").contains("NUL"));
+        // a TREC file cannot produce them: its ids are not checked again
+        let mut g: Grouper<f64> = Grouper::new(Place::new("f", Unit::Line));
+        g.piece(piece("q", &[("d", 1.0)]), 1).unwrap();
+        // non-UTF-8 bytes are fine: ids are bytes
+        let mut g: Grouper<f64> = Grouper::new(Place::new("run", Unit::Row));
+        g.add(b"q\xff", b"\xfe", 1.0).unwrap();
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub fn run(argv: &[String], out: &mut dyn Write) -> Result<()> {
 }
 
 fn write_err(e: std::io::Error) -> Error {
-    Error::Io {
+    Error::Write {
         path: "<stdout>".into(),
         source: e,
     }

@@ -20,7 +20,7 @@ fn json_value(family: Family, v: f64) -> Value {
 }
 
 fn csv_err(e: csv::Error) -> Error {
-    Error::Io {
+    Error::Write {
         path: "<output>".into(),
         source: std::io::Error::other(e),
     }
@@ -76,7 +76,7 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
                     .collect();
                 o.insert("per_query".into(), per.into());
             }
-            serde_json::to_writer(&mut *out, &o).map_err(|e| Error::Io {
+            serde_json::to_writer(&mut *out, &o).map_err(|e| Error::Write {
                 path: "<output>".into(),
                 source: e.into(),
             })?;
@@ -124,7 +124,7 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
                 for r in &rows {
                     w.write_record(r).map_err(csv_err)?;
                 }
-                w.flush().map_err(|e| Error::Io {
+                w.flush().map_err(|e| Error::Write {
                     path: "<output>".into(),
                     source: e,
                 })?;

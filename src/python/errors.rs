@@ -111,7 +111,7 @@ pub(crate) fn to_py(py: Python<'_>, e: Error) -> PyErr {
     };
     let msg = e.to_string();
     let ty = match &e {
-        Error::Io { .. } => &h.file,
+        Error::Io { .. } | Error::Write { .. } => &h.file,
         Error::Format { .. } | Error::DuplicateEntry { .. } => &h.format,
         Error::Input(_) => &h.input,
         Error::MissingQuery { .. } => &h.missing,

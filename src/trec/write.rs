@@ -7,26 +7,74 @@ use crate::error::{Error, Result};
 use crate::qrels::Qrels;
 use crate::run::Run;
 
-/// Write `data` to `path` atomically: a temporary file in the same folder (tempfile),
-/// synced, renamed over `path`, then the folder synced so that the rename itself
-/// survives a crash. An interrupted run never leaves a partial file.
+/// Write `data` to `path` without ever leaving a partial or lost file:
+///
+/// - a regular file (new or existing) is replaced atomically: a temporary file in the
+///   same folder (tempfile), synced, renamed over `path`, then the folder synced so that
+///   the rename itself survives a crash; an existing file keeps its permission bits, a
+///   new one gets the usual `0666` less the umask;
+/// - a symbolic link is followed: the file it points to is replaced, the link stays;
+/// - a special file (a device such as `/dev/null` or `/dev/stdout`, a FIFO) is written
+///   through, as a shell redirection would;
+/// - an error (a full disk, no permission) says "cannot write" and leaves what was at
+///   `path` as it was.
 pub fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
-    let io = |e: std::io::Error| Error::Io {
+    let err = |e: std::io::Error| Error::Write {
         path: path.to_path_buf(),
         source: e,
     };
-    let dir = path
+    // follow links to the file they name (a dangling link names the file to create)
+    let mut target = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&target) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&target).map_err(err)?;
+                target = match target.parent() {
+                    Some(dir) => dir.join(to),
+                    None => to,
+                };
+            }
+            _ => break,
+        }
+    }
+    let existing = match std::fs::metadata(&target) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(err(e)),
+    };
+    if let Some(m) = &existing {
+        if m.is_dir() {
+            return Err(err(std::io::Error::other("it is a directory")));
+        }
+        if !m.is_file() {
+            // a device or a FIFO: written through
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .map_err(err)?;
+            return f.write_all(data).and_then(|()| f.flush()).map_err(err);
+        }
+    }
+    let dir = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".irmetrics-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(io)?;
-    tmp.write_all(data).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".irmetrics-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // the mode passes through the umask, as for any new file
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(err)?;
+    if let Some(m) = &existing {
+        // an existing file keeps its permission bits exactly
+        std::fs::set_permissions(tmp.path(), m.permissions()).map_err(err)?;
+    }
+    tmp.write_all(data).map_err(err)?;
+    tmp.as_file().sync_all().map_err(err)?;
+    tmp.persist(&target).map_err(|e| err(e.error))?;
     // the rename is durable once the folder is (not possible everywhere: best effort)
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
@@ -73,6 +121,36 @@ pub fn write_qrels(qrels: &Qrels, w: &mut impl std::io::Write) -> std::io::Resul
 mod tests {
     use super::*;
     use crate::trec::parse_run;
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_output_keeps_links_modes_and_devices() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out.txt");
+        std::fs::write(&file, b"old").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink("out.txt", &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        // a device is written through, not replaced by a regular file
+        write_atomically(Path::new("/dev/null"), b"x").unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+        // an error leaves the file as it was and says "cannot write"
+        let e = write_atomically(&dir.path().join("no/such/dir/f"), b"x").unwrap_err();
+        assert!(e.to_string().starts_with("cannot write "), "{e}");
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
+        // leaves no temporary file behind
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 2);
+    }
 
     #[test]
     fn written_run_reads_back() {
