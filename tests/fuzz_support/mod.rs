@@ -394,6 +394,7 @@ pub enum Outcome {
 fn err_signature(e: &Error) -> String {
     let kind = match e {
         Error::Io { .. } => "io",
+        Error::Write { .. } => "write",
         Error::Format { .. } => "format",
         Error::DuplicateEntry { .. } => "dup",
         Error::Input(_) => "input",
