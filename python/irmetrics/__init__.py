@@ -71,8 +71,9 @@ if TYPE_CHECKING:  # typing is not imported at run time: it costs start-up time
     from collections.abc import Iterable, Sequence
     from typing import Any, Union
 
-    QrelsLike = Union[Qrels, Mapping[str, Mapping[str, int]], str, os.PathLike[str]]
-    RunLike = Union[Run, Mapping[str, Mapping[str, float]], str, os.PathLike[str]]
+    # the inner mappings must be dicts (Qrels.from_dict / Run.from_dict refuse others)
+    QrelsLike = Union[Qrels, Mapping[str, dict[str, int]], str, os.PathLike[str]]
+    RunLike = Union[Run, Mapping[str, dict[str, float]], str, os.PathLike[str]]
 
 
 def _as_qrels(qrels: QrelsLike) -> Qrels:
@@ -161,14 +162,17 @@ def evaluate(
 
     def per_query_values(keys: str = "requested") -> dict[str, Any]:
         if stream:
-            return ev.evaluate_file(run, per_query=True, keys=keys)
+            # stream=True: run was checked to be a path above (not narrowed in a closure)
+            return ev.evaluate_file(run, per_query=True, keys=keys)  # type: ignore[arg-type]
         return ev.evaluate(_run_input(run), per_query=True, keys=keys)
 
     if output == "dict":
         if per_query:
             return per_query_values()
         if aggregate == "mean":
-            return ev.evaluate_file(run) if stream else ev.evaluate(_run_input(run))
+            if stream:
+                return ev.evaluate_file(run)  # type: ignore[arg-type]  # a path, checked above
+            return ev.evaluate(_run_input(run))
         return {
             name: _core.aggregate([float(v) for v in vals.values()], aggregate)
             for name, vals in per_query_values().items()
