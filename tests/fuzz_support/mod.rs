@@ -4,7 +4,7 @@
 //! checks that every error has a message that names where the problem is.
 //!
 //! Shared by `tests/fuzz.rs` (the short smoke run of `cargo test`, and the replay of
-//! the stored corpus) and `examples/fuzz.rs` (the long runs:
+//! the stored corpus) and `tools/fuzz.rs` (the long runs:
 //! `cargo run --release --example fuzz -- run --seconds 600`).
 
 #![allow(dead_code)]
