@@ -64,6 +64,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if not reason.removeprefix("Skipped: ").startswith(PLATFORM_SKIP):
             hidden.append(f"{rep.nodeid}: {reason}")
     if hidden:
+        reporter.ensure_newline()
         reporter.write_line(
             f"CI: {len(hidden)} test(s) skipped without a platform reason:", red=True
         )

@@ -10,7 +10,6 @@ See README "Input policy and errors".
 from __future__ import annotations
 
 import gzip
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,13 +79,60 @@ def test_path_through_a_file(tmp_path: Path, reader) -> None:
         reader(f / "x")
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads anything")
-@pytest.mark.parametrize("reader", [Qrels.from_file, Run.from_file])
-def test_unreadable(tmp_path: Path, reader) -> None:
+# Run in a child process that first gives up the two capabilities that let root read
+# any file (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH; giving capabilities up needs no
+# privilege), so the permission check is real for root (CI) and other users alike.
+_UNREADABLE_CHILD = r"""
+import ctypes, json, sys
+
+class Header(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+class Data(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint32) for n in ("effective", "permitted", "inheritable")]
+
+libc = ctypes.CDLL(None, use_errno=True)
+header, data = Header(0x20080522, 0), (Data * 2)()  # _LINUX_CAPABILITY_VERSION_3
+if libc.capget(ctypes.byref(header), data) != 0:
+    sys.exit(f"capget failed: errno {ctypes.get_errno()}")
+data[0].effective &= ~((1 << 1) | (1 << 2))
+if libc.capset(ctypes.byref(header), data) != 0:
+    sys.exit(f"capset failed: errno {ctypes.get_errno()}")
+path, reader = sys.argv[1], sys.argv[2]
+try:
+    open(path, "rb").close()
+except PermissionError:
+    pass
+else:
+    sys.exit("the file could still be opened: the permission check is not in force")
+import irmetrics
+try:
+    getattr(irmetrics, reader).from_file(path)
+except Exception as e:
+    print(json.dumps({"type": type(e).__name__, "oserror": isinstance(e, OSError),
+                      "message": str(e)}))
+else:
+    sys.exit("read an unreadable file")
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="platform: Linux capabilities and modes")
+@pytest.mark.parametrize("reader", ["Qrels", "Run"])
+def test_unreadable(tmp_path: Path, reader: str) -> None:
+    import json
+
     f = write(tmp_path, "locked.txt", QRELS)
     f.chmod(0)
-    with pytest.raises(FileError, match="Permission denied"):
-        reader(f)
+    child = subprocess.run(
+        [sys.executable, "-c", _UNREADABLE_CHILD, str(f), reader],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert child.returncode == 0, child.stderr
+    got = json.loads(child.stdout)
+    assert got["type"] == "FileError" and got["oserror"], got
+    assert got["message"] == f"cannot read {f}: Permission denied (os error 13)", got
 
 
 @pytest.mark.parametrize("reader,text", [(Qrels.from_file, QRELS), (Run.from_file, RUN)])
