@@ -303,7 +303,8 @@ def test_judged_query_without_results() -> None:
     with pytest.raises(MissingQueryError, match="query 'q3' .*complete=True"):
         ev.evaluate(Run.from_string(RUN))
     ev = Evaluator(Qrels.from_string(QRELS + "q3 0 d1 1\n"), "map", complete=True)
-    assert ev.evaluate(Run.from_string(RUN))["map"] >= 0
+    # AP: q1 finds d1 (of d1, d3) at rank 1: 1/2; q2 finds no relevant: 0; q3 counts 0
+    assert ev.evaluate(Run.from_string(RUN))["map"] == pytest.approx(0.5 / 3, abs=1e-15)
 
 
 def test_query_with_only_negative_labels() -> None:
@@ -453,8 +454,9 @@ def test_wrong_argument_types() -> None:
     ],
 )
 def test_bad_measure(name: str, message: str | None) -> None:
-    if message is None:  # a valid control
-        assert irmetrics.canonical_names(name)
+    if message is None:  # a valid control: trec_eval's default cut-offs for P
+        cutoffs = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+        assert irmetrics.canonical_names(name) == [f"P_{k}" for k in cutoffs]
         return
     with pytest.raises(MeasureError, match=message) as e:
         Evaluator(Qrels.from_string(QRELS), [name])
