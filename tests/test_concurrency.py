@@ -199,9 +199,9 @@ def test_repeated_errors_do_not_grow_memory() -> None:
     ],
 )
 def test_interrupted_cli_leaves_no_half_file(tmp_path: Path, sig: int) -> None:
-    """A run stopped by a signal exits non-zero and leaves no output file at all (as any
-    failed run: test_cli_output_is_atomic) and no temporary; one that finished before
-    the signal wrote the whole file."""
+    """A run stopped by a signal exits non-zero and leaves no output file at all (as
+    any failed run: test_bad_input_errors.py::test_cli_output_is_atomic) and no
+    temporary; one that finished before the signal wrote the whole file."""
     qrels, run = make(400, 400)
     qrels.to_file(tmp_path / "q.txt")
     run.to_file(tmp_path / "r.txt")
