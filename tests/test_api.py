@@ -95,7 +95,7 @@ def test_ids_are_bytes_exact_and_never_altered(tmp_path: Path) -> None:
 
 def test_fork_child_evaluates() -> None:
     if not hasattr(os, "fork"):
-        pytest.skip("no fork")
+        pytest.skip("platform: no os.fork")
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: the parent's thread pool is gone; must still work

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import irmetrics
@@ -28,8 +30,6 @@ from irmetrics import (
     Qrels,
     Run,
 )
-
-np = pytest.importorskip("numpy")
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\n"
 RUN = "q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\nq2 Q0 d3 1 0.5 r\n"
@@ -399,7 +399,6 @@ def test_columns_of_different_lengths() -> None:
 
 
 def test_pandas_columns() -> None:
-    pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"q": ["q", "q"], "d": ["a", "b"], "s": [0.5, None]})
     with pytest.raises(FormatError, match="score at row 1 is NaN"):
         Run.from_columns(df.q, df.d, df.s)
@@ -699,7 +698,6 @@ def test_junk_measure_names(name: str) -> None:
 
 
 def test_frame_duplicates_and_bad_rows_are_named_by_row() -> None:
-    pd = pytest.importorskip("pandas")
     ev = irmetrics.Evaluator(Qrels.from_dict({"q": {"a": 1}, "r": {"b": 1}}), "map")
     df = pd.DataFrame({"q_id": ["q", "q", "r"], "doc_id": ["a", "a", "b"], "score": [1.0, 2, 3]})
     with pytest.raises(

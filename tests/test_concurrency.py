@@ -150,7 +150,12 @@ def _rss_bytes() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc")
+NEEDS_PROC = pytest.mark.skipif(
+    not Path("/proc/self/statm").exists(), reason="platform: RSS read from /proc"
+)
+
+
+@NEEDS_PROC
 def test_repeated_evaluation_does_not_grow_memory() -> None:
     qrels, run = make(5, 20)
     ev = Evaluator(qrels, MEASURES)
@@ -163,6 +168,7 @@ def test_repeated_evaluation_does_not_grow_memory() -> None:
     assert grown < 8 << 20, f"RSS grew by {grown / 2**20:.1f} MiB over 10,000 calls"
 
 
+@NEEDS_PROC
 def test_repeated_errors_do_not_grow_memory() -> None:
     ev = Evaluator(make(3, 5)[0], ["map"])
     bad = Run.from_dict({"x": {"d": 1.0}})
