@@ -2,7 +2,7 @@
 
 Written from the definitions (the conformance README's "trec_eval semantics" and the
 measure definitions of trec_eval 10), deliberately naive and slow: no irmetrics code
-is called or imported. ``tests/test_properties.py`` checks irmetrics against it on
+is called or imported. ``tests/test_measures_vs_reference_impl.py`` checks irmetrics against it on
 random inputs, and ``test_reference_matches_conformance`` checks this module itself
 against trec_eval 10's full-precision outputs in ../shared/conformance/generated, so
 the reference is proven before it is used as an oracle.

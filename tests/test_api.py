@@ -95,7 +95,7 @@ def test_ids_are_bytes_exact_and_never_altered(tmp_path: Path) -> None:
 
 def test_fork_child_evaluates() -> None:
     if not hasattr(os, "fork"):
-        pytest.skip("no fork")
+        pytest.skip("platform: no os.fork")
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: the parent's thread pool is gone; must still work
@@ -126,11 +126,20 @@ def case(conformance: Path) -> dict:
 MEASURES = ["map", "P.10", "recall.100", "ndcg_cut.10", "ndcg", "bpref", "recip_rank"]
 
 
+CANONICAL = ["map", "P_10", "recall_100", "ndcg_cut_10", "ndcg", "bpref", "recip_rank"]
+
+
 def check_against_trec_eval(res: dict, expected: dict) -> None:
-    assert res, "no values"
+    """Every requested measure, for exactly the queries trec_eval printed."""
+    assert set(res) == set(CANONICAL), sorted(res)
+    compared = 0
     for name, per_q in res.items():
-        for qid, value in per_q.items():
-            assert value == pytest.approx(expected[name][qid], abs=1e-12), (name, qid)
+        queries = set(expected[name]) - {"all"}
+        assert set(per_q) == queries, (name, sorted(set(per_q) ^ queries))
+        for qid in queries:
+            assert per_q[qid] == pytest.approx(expected[name][qid], abs=1e-12), (name, qid)
+            compared += 1
+    assert compared == len(CANONICAL) * 50  # v10_trec_like: 50 queries
 
 
 ROUTES = [
@@ -227,6 +236,8 @@ def test_numpy_and_pandas_outputs(case: dict) -> None:
     )
     assert values.dtype == np.float64 and values.shape == (len(ids), len(cols))
     exp = case["expected"]
+    assert sorted(cols) == sorted(CANONICAL)
+    assert sorted(ids) == sorted(set(exp["map"]) - {"all"}) and len(ids) == 50
     for j, c in enumerate(cols):
         assert summary[j] == pytest.approx(exp[c]["all"], abs=1e-12)
         for i, q in enumerate(ids):
@@ -238,7 +249,8 @@ def test_numpy_and_pandas_outputs(case: dict) -> None:
 
 def test_summary_matches_trec_eval_all_row(case: dict) -> None:
     res = irmetrics.evaluate(case["qrels"], case["run"], MEASURES, n_threads=1)
-    for key, canon in zip(MEASURES, ["map", "P_10", "recall_100", "ndcg_cut_10"]):
+    assert list(res) == MEASURES and len(MEASURES) == len(CANONICAL)
+    for key, canon in zip(MEASURES, CANONICAL):
         assert res[key] == pytest.approx(case["expected"][canon]["all"], abs=1e-12)
 
 

@@ -58,6 +58,7 @@ def test_json_csv_table_formats(v01: dict[str, Path]) -> None:
     assert doc["num_q"] == exp["num_q"]["all"]
     assert doc["all"]["map"] == pytest.approx(exp["map"]["all"], abs=1e-12)
     assert doc["all"]["num_rel"] == exp["num_rel"]["all"]
+    assert set(doc["per_query"]) == set(exp["P_5"]) - {"all"}
     for qid, vals in doc["per_query"].items():
         assert vals["P_5"] == pytest.approx(exp["P_5"][qid], abs=1e-12)
     rows = list(csv.DictReader(io.StringIO(cli("--format", "csv", *args).stdout.decode())))

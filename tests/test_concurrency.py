@@ -100,20 +100,37 @@ def _eval_seconds(ev: Evaluator, run: Run) -> float:
     return time.perf_counter() - t
 
 
+def make_text(nq: int, nd: int) -> tuple[Qrels, Run]:
+    """As ``make`` (same labels and scores up to the query's number mod 50), built from
+    TREC text: millions of lines without millions of Python dict entries."""
+    qlines, rlines = [], []
+    bodies = [[f" Q0 d{j} 0 {(i * 31 + j * 17) % 50}.0 r\n" for j in range(nd)] for i in range(50)]
+    for i in range(nq):
+        q = f"q{i}"
+        labels = {f"d{j}": (i * 7 + j * 3) % 4 - 1 for j in range(0, nd, 3)}
+        labels["d0"] = 1
+        qlines += [f"{q} 0 {d} {v}\n" for d, v in labels.items()]
+        rlines.append("".join(q + line for line in bodies[i % 50]))
+    return Qrels.from_string("".join(qlines)), Run.from_string("".join(rlines))
+
+
 def test_ctrl_c_stops_a_long_evaluation_promptly() -> None:
     cutoffs = ",".join(str(k) for k in range(1, 2001))
     families = ("P", "recall", "relative_P", "success", "map_cut", "ndcg_cut", "unj")
     measures = [f"{f}.{cutoffs}" for f in families]
-    nq = 40
-    while True:  # calibrate: an evaluation of at least 1.5 s on this build and machine
-        qrels, run = make(nq, 2000)
+    nd, nq = 2000, 40
+    # Calibrate: double the queries until one evaluation takes at least 1.5 s on this
+    # build and machine (no skip on a fast machine: it only takes more queries). The
+    # cap (16M results) is far beyond any machine seen; reaching it fails the test.
+    while True:
+        qrels, run = make_text(nq, nd)
         ev = Evaluator(qrels, measures, n_threads=1)
         full = _eval_seconds(ev, run)
-        if full >= 1.5 or nq >= 5120:
+        if full >= 1.5:
             break
+        assert nq * nd * 2 <= 1 << 24, f"{nq} queries still evaluate in {full:.2f}s"
         nq *= 2
-    if full < 1.0:
-        pytest.skip(f"evaluation too fast to interrupt ({full:.2f}s)")
+    map_before = Evaluator(qrels, ["map"]).evaluate(run)["map"]
     timer = threading.Timer(0.2, _thread.interrupt_main)
     t0 = time.perf_counter()
     timer.start()
@@ -124,8 +141,8 @@ def test_ctrl_c_stops_a_long_evaluation_promptly() -> None:
     # signal at 0.2 s, polled every 0.1 s, then the query being computed finishes
     limit = 0.2 + 0.5 + 2 * full / nq
     assert stopped < min(limit, full), f"took {stopped:.2f}s to stop (full run {full:.2f}s)"
-    # the module and the data are still usable afterwards
-    assert Evaluator(qrels, ["map"]).evaluate(run)["map"] >= 0
+    # the module and the data are still usable afterwards, with the same numbers
+    assert Evaluator(qrels, ["map"]).evaluate(run)["map"] == map_before
 
 
 def _rss_bytes() -> int:
@@ -133,7 +150,12 @@ def _rss_bytes() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc")
+NEEDS_PROC = pytest.mark.skipif(
+    not Path("/proc/self/statm").exists(), reason="platform: RSS read from /proc"
+)
+
+
+@NEEDS_PROC
 def test_repeated_evaluation_does_not_grow_memory() -> None:
     qrels, run = make(5, 20)
     ev = Evaluator(qrels, MEASURES)
@@ -146,6 +168,7 @@ def test_repeated_evaluation_does_not_grow_memory() -> None:
     assert grown < 8 << 20, f"RSS grew by {grown / 2**20:.1f} MiB over 10,000 calls"
 
 
+@NEEDS_PROC
 def test_repeated_errors_do_not_grow_memory() -> None:
     ev = Evaluator(make(3, 5)[0], ["map"])
     bad = Run.from_dict({"x": {"d": 1.0}})
@@ -165,31 +188,55 @@ def test_repeated_errors_do_not_grow_memory() -> None:
     assert _rss_bytes() - before < 8 << 20
 
 
-@pytest.mark.skipif(os.name != "posix", reason="signals")
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+@pytest.mark.skipif(os.name != "posix", reason="platform: POSIX signals")
+@pytest.mark.parametrize(
+    "sig",
+    [
+        pytest.param(
+            signal.SIGINT,
+            id="SIGINT",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="known bug: _core.cli_main ignores heavy()'s cancel flag, so Ctrl-C "
+                "lets the run finish and write --output, then exits 130 (src/python/mod.rs)",
+            ),
+        ),
+        pytest.param(signal.SIGKILL, id="SIGKILL"),
+    ],
+)
 def test_interrupted_cli_leaves_no_half_file(tmp_path: Path, sig: int) -> None:
+    """A run stopped by a signal exits non-zero and leaves no output file at all (as
+    any failed run: test_bad_input_errors.py::test_cli_output_is_atomic) and no
+    temporary; one that finished before the signal wrote the whole file."""
     qrels, run = make(400, 400)
     qrels.to_file(tmp_path / "q.txt")
     run.to_file(tmp_path / "r.txt")
     out = tmp_path / "out.txt"
     args = [sys.executable, "-m", "irmetrics", "-q", "-m", "all_trec", "--output", str(out)]
     args += [str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]
+    t0 = time.perf_counter()
     p = subprocess.run(args, capture_output=True, timeout=300)
+    full = time.perf_counter() - t0
     assert p.returncode == 0, p.stderr
     complete = out.read_bytes()
     out.unlink()
-    outcomes = set()
-    for delay in (0.05, 0.2, 0.4, 0.8):
+    interrupted = 0
+    # signals at fractions of this machine's whole run (start-up included), the last
+    # one usually after the end
+    for delay in (0.25 * full, 0.5 * full, 0.75 * full, 1.5 * full):
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(delay)
         proc.send_signal(sig)
         proc.communicate(timeout=120)
-        if out.exists():
+        if proc.returncode == 0:  # finished before the signal
             assert out.read_bytes() == complete, "a partial output file was left"
-            outcomes.add("complete")
             out.unlink()
         else:
-            outcomes.add("absent")
-        if sig == signal.SIGINT:
+            interrupted += 1
+            assert not out.exists(), (
+                f"exit {proc.returncode} after {delay:.3f}s, yet --output written"
+            )
+        if sig == signal.SIGINT:  # SIGKILL gives no chance to remove a temporary
             assert not list(tmp_path.glob(".out.txt.*.tmp")), "temporary file left behind"
-    assert outcomes
+    # the signal at a quarter of the run comes before any output can be written
+    assert interrupted >= 1

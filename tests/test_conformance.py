@@ -55,6 +55,11 @@ def check(conformance: Path, *args: str) -> str:
     return last
 
 
+def manifest_rows(suite: Path) -> int:
+    """Rows (cases x flag variants) of a suite's MANIFEST.tsv, header excluded."""
+    return len((suite / "MANIFEST.tsv").read_text().splitlines()) - 1
+
+
 CLI = f"{sys.executable} -m irmetrics {{flags}} {{qrels}} {{run}}"
 SUITE_ARGS = [a for c in SUPPORTED_SUITE_CASES for a in ("--case", c)]
 
@@ -62,20 +67,26 @@ SUITE_ARGS = [a for c in SUPPORTED_SUITE_CASES for a in ("--case", c)]
 @pytest.mark.parametrize("suite", ["generated", "bad_input"])
 def test_cli_conformance(conformance: Path, suite: str) -> None:
     last = check(conformance, "--suite", str(conformance / suite), "--cmd", CLI)
-    assert "passed" in last
+    # every row ran (47 generated, 29 bad_input as stored)
+    assert last == f"{manifest_rows(conformance / suite)} passed, 0 failed"
 
 
 def test_cli_trec_eval_suite(conformance: Path) -> None:
     suite = str(conformance / "trec_eval_suite")
     last = check(conformance, "--suite", suite, "--cmd", CLI, *SUITE_ARGS)
-    assert last.startswith(f"{len(SUPPORTED_SUITE_CASES)} passed")
+    assert last == f"{len(SUPPORTED_SUITE_CASES)} passed, 0 failed"
 
 
 def test_python_api_conformance(conformance: Path) -> None:
     suites = ["--suite", str(conformance / "generated"), "--suite", str(conformance / "bad_input")]
-    check(conformance, *suites, "--python", "irmetrics.compat:trec_eval")
+    last = check(conformance, *suites, "--python", "irmetrics.compat:trec_eval")
+    rows = manifest_rows(conformance / "generated") + manifest_rows(conformance / "bad_input")
+    assert last == f"{rows} passed, 0 failed"
     suite = str(conformance / "trec_eval_suite")
-    check(conformance, "--suite", suite, "--python", "irmetrics.compat:trec_eval", *SUITE_ARGS)
+    last = check(
+        conformance, "--suite", suite, "--python", "irmetrics.compat:trec_eval", *SUITE_ARGS
+    )
+    assert last == f"{len(SUPPORTED_SUITE_CASES)} passed, 0 failed"
 
 
 @pytest.mark.parametrize("case", UNSUPPORTED_SUITE_CASES)

@@ -73,8 +73,9 @@ if TYPE_CHECKING:  # typing is not imported at run time: it costs start-up time
     from collections.abc import Iterable, Sequence
     from typing import Any, Union
 
-    QrelsLike = Union[Qrels, Mapping[str, Mapping[str, int]], str, os.PathLike[str]]
-    RunLike = Union[Run, Mapping[str, Mapping[str, float]], str, os.PathLike[str]]
+    # the inner mappings must be dicts (Qrels.from_dict / Run.from_dict refuse others)
+    QrelsLike = Union[Qrels, Mapping[str, dict[str, int]], str, os.PathLike[str]]
+    RunLike = Union[Run, Mapping[str, dict[str, float]], str, os.PathLike[str]]
 
 
 def evaluate(
@@ -128,7 +129,8 @@ def evaluate(
 
     if output == "dict":
         if stream:
-            return ev.evaluate_file(run, per_query=per_query, aggregate=aggregate)
+            # a path, checked above
+            return ev.evaluate_file(run, per_query=per_query, aggregate=aggregate)  # type: ignore[arg-type]
         return ev.evaluate(run, per_query=per_query, aggregate=aggregate)
     if output not in ("numpy", "pandas"):
         raise ValueError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")

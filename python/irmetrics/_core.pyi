@@ -2,7 +2,33 @@
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Union
+from typing import Any, Union, final
+
+__all__ = [
+    "Qrels",
+    "Run",
+    "Evaluator",
+    "cli_main",
+    "measures",
+    "parse_cli_args",
+    "_after_fork_in_child",
+    "canonical_names",
+    "_panic_for_tests",
+    "__version__",
+    "Error",
+    "FileError",
+    "FormatError",
+    "InputError",
+    "MissingQueryError",
+    "MeasureError",
+    "aggregate",
+    "bootstrap_ci",
+    "kendall_tau",
+    "spearman_rho",
+    "kendall_topk_distance",
+    "rbo",
+    "compare_runs",
+]
 
 __version__: str
 
@@ -15,6 +41,7 @@ class MeasureError(Error, ValueError): ...
 
 _Path = Union[str, "os.PathLike[str]"]
 
+@final
 class Qrels:
     @staticmethod
     def from_file(path: _Path) -> Qrels: ...
@@ -36,8 +63,9 @@ class Qrels:
     @property
     def num_judgments(self) -> int: ...
     def __len__(self) -> int: ...
-    def __contains__(self, qid: object) -> bool: ...
+    def __contains__(self, key: object, /) -> bool: ...
 
+@final
 class Run:
     @staticmethod
     def from_file(path: _Path) -> Run: ...
@@ -69,12 +97,13 @@ class Run:
     @property
     def num_results(self) -> int: ...
     def __len__(self) -> int: ...
-    def __contains__(self, qid: object) -> bool: ...
+    def __contains__(self, key: object, /) -> bool: ...
 
+@final
 class Evaluator:
-    def __init__(
-        self,
-        qrels: Any,
+    def __new__(
+        cls,
+        qrels: Qrels | Mapping[str, dict[str, int]] | Any | _Path,
         measures: str | Sequence[str],
         *,
         complete: bool = False,
@@ -83,7 +112,7 @@ class Evaluator:
         judged_only: bool = False,
         num_docs_in_collection: int = 0,
         n_threads: int = 0,
-    ) -> None: ...
+    ) -> Evaluator: ...
     def evaluate(
         self,
         run: Run | Mapping[str, Mapping[str, float]] | Any,
@@ -114,6 +143,7 @@ def parse_cli_args(argv: list[str]) -> dict[str, Any]: ...
 def trec_eval(argv: list[str]) -> dict[str, dict[str, Any]]: ...
 def measures() -> list[tuple[str, str, str]]: ...
 def _after_fork_in_child() -> None: ...
+def _panic_for_tests(where_: str) -> None: ...
 def canonical_names(measure: str) -> list[str]: ...
 def aggregate(values: Sequence[float], how: str = "mean") -> float: ...
 def bootstrap_ci(

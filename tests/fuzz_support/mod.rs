@@ -3,8 +3,8 @@
 //! error or of success, keeps the input), `catch_unwind` around every execution, and
 //! checks that every error has a message that names where the problem is.
 //!
-//! Shared by `tests/fuzz.rs` (the short smoke run of `cargo test`, and the replay of
-//! the stored corpus) and `examples/fuzz.rs` (the long runs:
+//! Shared by `tests/fuzz_corpus_replay.rs` (the short smoke run of `cargo test`, and the replay of
+//! the stored corpus) and `tools/fuzz.rs` (the long runs:
 //! `cargo run --release --example fuzz -- run --seconds 600`).
 
 #![allow(dead_code)]

@@ -1,7 +1,7 @@
 //! Fuzz smoke for CI: replays the stored corpus (fuzz/corpus/) through every target
 //! and mutates it for a couple of seconds per target; no input may panic, and every
 //! error must carry a message (format errors: file and line). The long runs use
-//! `examples/fuzz.rs`.
+//! `tools/fuzz.rs`.
 
 mod fuzz_support;
 

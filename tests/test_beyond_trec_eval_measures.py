@@ -138,9 +138,13 @@ def test_kendall_distance_self_and_reverse(items: list[str]) -> None:
 def test_topk_measures_bounded(a: list[str], b: list[str], k: int) -> None:
     d = irmetrics.kendall_topk_distance(a, b, k)
     assert 0.0 <= d <= 1.0
-    if a or b:
-        r = irmetrics.rbo(a, b)
-        assert (math.isnan(r) and not (a or b)) or 0.0 <= r <= 1.0 + 1e-12
+    r = irmetrics.rbo(a, b)
+    if not (a or b):  # two empty rankings: no depth to average over, undefined
+        assert math.isnan(r)
+    elif not (a and b) or not set(a) & set(b):  # nothing in common: no overlap at any depth
+        assert r == 0.0
+    else:
+        assert 0.0 < r <= 1.0 + 1e-12
 
 
 def test_score_correlations_published_examples() -> None:
