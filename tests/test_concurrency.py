@@ -192,15 +192,7 @@ def test_repeated_errors_do_not_grow_memory() -> None:
 @pytest.mark.parametrize(
     "sig",
     [
-        pytest.param(
-            signal.SIGINT,
-            id="SIGINT",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="known bug: _core.cli_main ignores heavy()'s cancel flag, so Ctrl-C "
-                "lets the run finish and write --output, then exits 130 (src/python/mod.rs)",
-            ),
-        ),
+        pytest.param(signal.SIGINT, id="SIGINT"),
         pytest.param(signal.SIGKILL, id="SIGKILL"),
     ],
 )

@@ -10,30 +10,31 @@ pub use args::{parse_args, Args, Format, USAGE};
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
 use crate::error::{Error, Result};
 use crate::evaluate::Evaluator;
 use crate::measure::MeasureSet;
-use crate::qrels::Qrels;
 use crate::results::Results;
-use crate::run::Run;
 
 /// Evaluate every run the arguments name, in order: the flow shared by the command
-/// line and `irmetrics.compat`.
-pub fn evaluate_args(args: &Args) -> Result<Vec<(PathBuf, Results)>> {
+/// line and `irmetrics.compat`. Stops with [`Error::Interrupted`] soon after `cancel`
+/// is set.
+pub fn evaluate_args(args: &Args, cancel: Option<&AtomicBool>) -> Result<Vec<(PathBuf, Results)>> {
     if let Some(n) = args.max_line_bytes {
         crate::trec::set_max_line_bytes(n);
     }
     let measures = MeasureSet::parse(&args.measures)?;
-    let qrels = Qrels::from_file(&args.qrels)?;
+    let qrels = crate::trec::read_qrels_cancellable(&args.qrels, cancel)?;
     let ev = Evaluator::new(qrels, measures, args.options.clone())?;
     args.runs
         .iter()
         .map(|path| {
             let res = if args.stream {
-                ev.evaluate_file(path)?
+                ev.evaluate_file_cancellable(path, cancel)?
             } else {
-                ev.evaluate(&Run::from_file(path)?)?
+                let run = crate::trec::read_run_cancellable(path, cancel)?;
+                ev.evaluate_cancellable(&run, cancel)?
             };
             Ok((path.clone(), res))
         })
@@ -42,6 +43,16 @@ pub fn evaluate_args(args: &Args) -> Result<Vec<(PathBuf, Results)>> {
 
 /// Run the command line, writing what it prints to `out`.
 pub fn run(argv: &[String], out: &mut dyn Write) -> Result<()> {
+    run_cancellable(argv, out, None)
+}
+
+/// [`run`], stopping with [`Error::Interrupted`] soon after `cancel` is set; nothing is
+/// written then (an `--output` file is left as it was).
+pub fn run_cancellable(
+    argv: &[String],
+    out: &mut dyn Write,
+    cancel: Option<&AtomicBool>,
+) -> Result<()> {
     let args = parse_args(argv)?;
     if args.help {
         out.write_all(USAGE.as_bytes()).map_err(write_err)?;
@@ -52,7 +63,7 @@ pub fn run(argv: &[String], out: &mut dyn Write) -> Result<()> {
         return Ok(());
     }
     let mut text = Vec::new();
-    for (path, res) in evaluate_args(&args)? {
+    for (path, res) in evaluate_args(&args, cancel)? {
         output::render(&res, &args, &path, &mut text)?;
     }
     match &args.output {

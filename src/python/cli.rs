@@ -11,9 +11,9 @@ use crate::measure::Family;
 /// Run the `irmetrics` command line with these arguments; returns the exit status.
 #[pyfunction]
 pub(super) fn cli_main(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
-    let r = heavy(py, move |_| {
+    let r = heavy(py, move |cancel| {
         let mut out = Vec::new();
-        let r = crate::cli::run(&argv, &mut out);
+        let r = crate::cli::run_cancellable(&argv, &mut out, Some(cancel));
         Ok((r, out))
     })?;
     let (result, out) = r;
@@ -47,7 +47,9 @@ pub(super) fn trec_eval<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bou
         crate::cli::parse_args(&argv).map_err(|e| errors::to_py(py, e))
     })?;
     let (per_query, summary) = (args.per_query, args.summary);
-    let runs = heavy(py, move |_| crate::cli::evaluate_args(&args))?;
+    let runs = heavy(py, move |cancel| {
+        crate::cli::evaluate_args(&args, Some(cancel))
+    })?;
     let out = PyDict::new(py);
     let Some((_, res)) = runs.first() else {
         return Ok(out);
