@@ -21,11 +21,20 @@ fn same_len(x: &[f64], y: &[f64]) -> Result<()> {
     Ok(())
 }
 
+/// Whether either list holds a NaN: the correlation is then NaN, as scipy's default
+/// (`nan_policy="propagate"`) gives, not a number from an arbitrary order of NaNs.
+fn has_nan(x: &[f64], y: &[f64]) -> bool {
+    x.iter().chain(y).any(|v| v.is_nan())
+}
+
 /// Kendall's tau-b (ties in either variable corrected as in scipy's `kendalltau`):
 /// (C - D) / sqrt((n0 - n1)(n0 - n2)). NaN when either list is constant or shorter
 /// than 2. O(n^2).
 pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<f64> {
     same_len(x, y)?;
+    if has_nan(x, y) {
+        return Ok(f64::NAN);
+    }
     let n = x.len();
     let (mut conc, mut disc, mut tie_x, mut tie_y) = (0i64, 0i64, 0i64, 0i64);
     for i in 0..n {
@@ -79,7 +88,7 @@ fn average_ranks(x: &[f64]) -> Vec<f64> {
 pub fn spearman_rho(x: &[f64], y: &[f64]) -> Result<f64> {
     same_len(x, y)?;
     let n = x.len();
-    if n < 2 {
+    if n < 2 || has_nan(x, y) {
         return Ok(f64::NAN);
     }
     let (rx, ry) = (average_ranks(x), average_ranks(y));
@@ -275,6 +284,15 @@ pub fn compare_runs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nan_propagates_as_in_scipy() {
+        // scipy.stats.kendalltau([1, nan, 3], [1, 2, 3]) and spearmanr(...): nan
+        let x = [1.0, f64::NAN, 3.0];
+        let y = [1.0, 2.0, 3.0];
+        assert!(kendall_tau_b(&x, &y).unwrap().is_nan());
+        assert!(spearman_rho(&y, &x).unwrap().is_nan());
+    }
 
     #[test]
     fn kendall_tau_b_scipy_example() {

@@ -132,6 +132,19 @@ pub fn bootstrap_ci(
     resamples: usize,
     seed: u64,
 ) -> Result<(f64, f64)> {
+    bootstrap_ci_cancellable(values, confidence, resamples, seed, None)
+}
+
+/// [`bootstrap_ci`], stopping with [`Error::Interrupted`] soon after `cancel` is set.
+/// NaN values give a NaN interval; a resample count that cannot be allocated is an
+/// error, not an abort.
+pub fn bootstrap_ci_cancellable(
+    values: &[f64],
+    confidence: f64,
+    resamples: usize,
+    seed: u64,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<(f64, f64)> {
     if values.is_empty() {
         return Err(Error::Input("no values to bootstrap".into()));
     }
@@ -143,14 +156,25 @@ pub fn bootstrap_ci(
     if resamples == 0 {
         return Err(Error::Option("resamples must be at least 1".into()));
     }
+    if values.iter().any(|v| v.is_nan()) {
+        // as scipy.stats.bootstrap gives for data holding NaN
+        return Ok((f64::NAN, f64::NAN));
+    }
     let n = values.len();
     let mut rng = SplitMix64(seed);
-    let mut means: Vec<f64> = (0..resamples)
-        .map(|_| {
-            let s: f64 = (0..n).map(|_| values[rng.below(n)]).sum();
-            s / n as f64
-        })
-        .collect();
+    let mut means: Vec<f64> = Vec::new();
+    means.try_reserve_exact(resamples).map_err(|_| {
+        Error::Option(format!(
+            "resamples = {resamples} needs more memory than can be had; use fewer"
+        ))
+    })?;
+    for r in 0..resamples {
+        if r % 1024 == 0 && cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(Error::Interrupted);
+        }
+        let s: f64 = (0..n).map(|_| values[rng.below(n)]).sum();
+        means.push(s / n as f64);
+    }
     means.sort_by(f64::total_cmp);
     let a = (1.0 - confidence) / 2.0;
     Ok((quantile(&means, a), quantile(&means, 1.0 - a)))

@@ -487,11 +487,19 @@ def test_measure_argument_types() -> None:
 @pytest.mark.parametrize(
     "options,message",
     [
-        ({"max_docs": 0}, "max_docs must be a positive number of documents, got 0"),
+        ({"max_docs": 0}, "max_docs must be a whole number of at least 1, got 0"),
         ({"max_docs": -3}, "got -3"),
-        ({"n_threads": -1}, "n_threads must be between 0 .all cores. and 4096, got -1"),
+        ({"n_threads": -1}, "n_threads must be a whole number from 0 to 4096, got -1"),
         ({"n_threads": 10**6}, "got 1000000"),
         ({"relevance_level": -1}, r"relevance_level \(-l\) must be 0 or more, got -1"),
+        # out of any integer's range, wrong types: named, never a bare OverflowError
+        ({"relevance_level": 10**30}, "relevance_level must be a whole number .* got 10000"),
+        ({"max_docs": 2**64}, "max_docs must be a whole number of at least 1, got 1844"),
+        ({"num_docs_in_collection": -(2**70)}, "num_docs_in_collection must be a whole"),
+        ({"n_threads": True}, "n_threads must be a whole number from 0 to 4096, got True"),
+        ({"max_docs": 2.5}, "max_docs must be a whole number of at least 1, got 2.5"),
+        ({"complete": "yes"}, "complete must be True or False, got 'yes'"),
+        ({"judged_only": 1}, "judged_only must be True or False, got 1"),
     ],
 )
 def test_bad_options(options: dict, message: str) -> None:

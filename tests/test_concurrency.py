@@ -188,6 +188,35 @@ def test_repeated_errors_do_not_grow_memory() -> None:
     assert _rss_bytes() - before < 8 << 20
 
 
+@pytest.fixture(scope="module")
+def cli_calibration(tmp_path_factory: pytest.TempPathFactory) -> tuple[float, float, list[str]]:
+    """(Python start-up seconds, seconds of work after it, [qrels, run]) for a CLI run
+    of all_trec whose work takes at least 0.8 s on this build and machine."""
+    tmp = tmp_path_factory.mktemp("cli")
+    out = tmp / "out.txt"
+    start_up = [sys.executable, "-m", "irmetrics", "--help"]
+    t0 = time.perf_counter()
+    subprocess.run(start_up, capture_output=True, timeout=300, check=True)
+    python_start = time.perf_counter() - t0
+    # Double the queries until the work after start-up takes at least 0.8 s (Ctrl-C
+    # is looked for every 0.1 s).
+    nq = 2000
+    while True:
+        qrels, run = make_text(nq, 1000)
+        inputs = [str(tmp / "q.txt"), str(tmp / "r.txt")]
+        qrels.to_file(inputs[0])
+        run.to_file(inputs[1])
+        args = [sys.executable, "-m", "irmetrics", "-q", "-m", "all_trec", "--output", str(out)]
+        t0 = time.perf_counter()
+        p = subprocess.run(args + inputs, capture_output=True, timeout=300)
+        work = time.perf_counter() - t0 - python_start
+        assert p.returncode == 0, p.stderr
+        if work >= 0.8:
+            return python_start, work, inputs
+        assert nq <= 1 << 14, f"{nq} queries still evaluate in {work:.2f}s"
+        nq *= 2
+
+
 @pytest.mark.skipif(os.name != "posix", reason="platform: POSIX signals")
 @pytest.mark.parametrize(
     "sig",
@@ -196,26 +225,25 @@ def test_repeated_errors_do_not_grow_memory() -> None:
         pytest.param(signal.SIGKILL, id="SIGKILL"),
     ],
 )
-def test_interrupted_cli_leaves_no_half_file(tmp_path: Path, sig: int) -> None:
+def test_interrupted_cli_leaves_no_half_file(
+    tmp_path: Path, sig: int, cli_calibration: tuple[float, float, list[str]]
+) -> None:
     """A run stopped by a signal exits non-zero and leaves no output file at all (as
     any failed run: test_bad_input_errors.py::test_cli_output_is_atomic) and no
-    temporary; one that finished before the signal wrote the whole file."""
-    qrels, run = make(400, 400)
-    qrels.to_file(tmp_path / "q.txt")
-    run.to_file(tmp_path / "r.txt")
+    temporary; one that finished before the signal (or noticed it only once complete)
+    exits 0 with the whole file."""
+    python_start, work, inputs = cli_calibration
     out = tmp_path / "out.txt"
     args = [sys.executable, "-m", "irmetrics", "-q", "-m", "all_trec", "--output", str(out)]
-    args += [str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]
-    t0 = time.perf_counter()
+    args += inputs
     p = subprocess.run(args, capture_output=True, timeout=300)
-    full = time.perf_counter() - t0
     assert p.returncode == 0, p.stderr
     complete = out.read_bytes()
     out.unlink()
     interrupted = 0
-    # signals at fractions of this machine's whole run (start-up included), the last
-    # one usually after the end
-    for delay in (0.25 * full, 0.5 * full, 0.75 * full, 1.5 * full):
+    # signals at fractions of the work after start-up, the last one after the end
+    for fraction in (0.25, 0.5, 0.75, 1.5):
+        delay = python_start + fraction * work
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(delay)
         proc.send_signal(sig)
@@ -230,5 +258,5 @@ def test_interrupted_cli_leaves_no_half_file(tmp_path: Path, sig: int) -> None:
             )
         if sig == signal.SIGINT:  # SIGKILL gives no chance to remove a temporary
             assert not list(tmp_path.glob(".out.txt.*.tmp")), "temporary file left behind"
-    # the signal at a quarter of the run comes before any output can be written
+    # the signal at a quarter of the work comes 0.6 s before its end
     assert interrupted >= 1

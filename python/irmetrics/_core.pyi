@@ -11,6 +11,10 @@ __all__ = [
     "cli_main",
     "measures",
     "parse_cli_args",
+    "trec_eval",
+    "as_qrels",
+    "as_run",
+    "set_max_line_bytes",
     "_after_fork_in_child",
     "canonical_names",
     "_panic_for_tests",
@@ -106,12 +110,12 @@ class Evaluator:
         qrels: Qrels | Mapping[str, dict[str, int]] | Any | _Path,
         measures: str | Sequence[str],
         *,
-        complete: bool = False,
-        relevance_level: int = 1,
+        complete: bool | None = None,
+        relevance_level: int | None = None,
         max_docs: int | None = None,
-        judged_only: bool = False,
-        num_docs_in_collection: int = 0,
-        n_threads: int = 0,
+        judged_only: bool | None = None,
+        num_docs_in_collection: int | None = None,
+        n_threads: int | None = None,
     ) -> Evaluator: ...
     def evaluate(
         self,
@@ -135,7 +139,7 @@ class Evaluator:
     def trec_text(self, run: Run, *, per_query: bool = False, summary: bool = True) -> str: ...
     def columns(self) -> list[str]: ...
 
-def cli_main(argv: list[str]) -> int: ...
+def cli_main(argv: list[str], last: bool = False) -> int: ...
 def as_qrels(obj: Any) -> Qrels: ...
 def set_max_line_bytes(n: int) -> int: ...
 def as_run(obj: Any) -> Run: ...
@@ -147,7 +151,10 @@ def _panic_for_tests(where_: str) -> None: ...
 def canonical_names(measure: str) -> list[str]: ...
 def aggregate(values: Sequence[float], how: str = "mean") -> float: ...
 def bootstrap_ci(
-    values: Sequence[float], confidence: float = 0.95, resamples: int = 10000, seed: int = 0
+    values: Sequence[float],
+    confidence: float = 0.95,
+    resamples: int | None = None,
+    seed: int | None = None,
 ) -> tuple[float, float]: ...
 def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float: ...
 def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float: ...

@@ -12,7 +12,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     sys.stdout.flush()
     try:
-        return cli_main(list(args))
+        return cli_main(list(args), last=argv is None)
     except KeyboardInterrupt:
         print("irmetrics: interrupted", file=sys.stderr)
         return 130

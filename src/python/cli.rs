@@ -5,17 +5,25 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::errors;
-use super::{guarded, heavy};
+use super::{guarded, heavy, heavy_committed};
 use crate::measure::Family;
 
 /// Run the `irmetrics` command line with these arguments; returns the exit status.
+/// A Ctrl-C that comes once the run is complete (its output file renamed into place)
+/// does not make it an interrupted one. `last=True` (the console script): from then
+/// on Ctrl-C is ignored for the rest of the process, so that no signal arriving
+/// between here and the exit can either.
 #[pyfunction]
-pub(super) fn cli_main(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
-    let r = heavy(py, move |cancel| {
+#[pyo3(signature = (argv, last = false))]
+pub(super) fn cli_main(py: Python<'_>, argv: Vec<String>, last: bool) -> PyResult<i32> {
+    let r = heavy_committed(py, move |cancel| {
         let mut out = Vec::new();
         let r = crate::cli::run_cancellable(&argv, &mut out, Some(cancel));
         Ok((r, out))
     })?;
+    if last {
+        ignore_ctrl_c_from_now_on(py)?;
+    }
     let (result, out) = r;
     use std::io::Write;
     let stdout = std::io::stdout();
@@ -34,6 +42,30 @@ pub(super) fn cli_main(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
             };
             eprintln!("irmetrics: {e}");
             Ok(code)
+        }
+    }
+}
+
+/// Set Ctrl-C to be ignored. Importing `signal` and calling `signal.signal` run Python
+/// code, which first delivers any Ctrl-C still pending: one that came once the run was
+/// complete, so it is dropped and the switch tried again (a bounded number of times).
+fn ignore_ctrl_c_from_now_on(py: Python<'_>) -> PyResult<()> {
+    let switch = || -> PyResult<()> {
+        let signal = py.import("signal")?;
+        let (sigint, ignore) = (signal.getattr("SIGINT")?, signal.getattr("SIG_IGN")?);
+        signal.call_method1("signal", (sigint, ignore))?;
+        Ok(())
+    };
+    let mut tries = 0;
+    loop {
+        match switch() {
+            Err(e)
+                if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py)
+                    && tries < 1000 =>
+            {
+                tries += 1
+            }
+            r => return r,
         }
     }
 }

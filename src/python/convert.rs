@@ -27,7 +27,21 @@ pub(crate) fn id_bytes<'a>(
         Ok(s) => match s.to_str() {
             Ok(t) => Ok(Cow::Borrowed(t.as_bytes())),
             Err(_) => {
-                let b = s.call_method1("encode", ("utf-8", "surrogateescape"))?;
+                // ids decoded with surrogateescape come back as their bytes; any other
+                // lone surrogate has no bytes to stand for
+                let b = s
+                    .call_method1("encode", ("utf-8", "surrogateescape"))
+                    .map_err(|_| {
+                        format_err(
+                            py,
+                            format!(
+                                "{} {} holds a lone surrogate that is not an escaped byte: \
+                                 it has no UTF-8 form",
+                                what(),
+                                short_repr(obj)
+                            ),
+                        )
+                    })?;
                 Ok(Cow::Owned(b.cast::<PyBytes>()?.as_bytes().to_vec()))
             }
         },
@@ -41,6 +55,57 @@ pub(crate) fn id_bytes<'a>(
             ),
         )),
     }
+}
+
+/// An integer argument as `T`, at least `low` and at most `high` (when given), or an
+/// `irmetrics.InputError` naming it and its range (never a bare OverflowError or
+/// TypeError); bools are refused.
+pub(crate) fn int_arg<T: TryFrom<i128> + std::fmt::Display + PartialOrd + Copy>(
+    obj: &Bound<'_, PyAny>,
+    name: &str,
+    low: T,
+    high: Option<T>,
+) -> PyResult<T> {
+    let py = obj.py();
+    let bad = || {
+        let range = match high {
+            Some(h) => format!("from {low} to {h}"),
+            None => format!("of at least {low}"),
+        };
+        super::errors::input_err(
+            py,
+            format!(
+                "{name} must be a whole number {range}, got {}",
+                short_repr(obj)
+            ),
+        )
+    };
+    if is_bool_like(obj) {
+        return Err(bad());
+    }
+    // i64 and u64 cover every argument; i128 holds both
+    let wide: i128 = match obj.extract::<i64>() {
+        Ok(v) => v.into(),
+        Err(_) => obj.extract::<u64>().map_err(|_| bad())?.into(),
+    };
+    match T::try_from(wide) {
+        Ok(v) if v >= low && high.map_or(true, |h| v <= h) => Ok(v),
+        _ => Err(bad()),
+    }
+}
+
+/// A truth-value argument, or an `irmetrics.InputError` naming it.
+pub(crate) fn bool_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<bool> {
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(b.is_true());
+    }
+    if is_bool_like(obj) {
+        return obj.is_truthy();
+    }
+    Err(super::errors::input_err(
+        obj.py(),
+        format!("{name} must be True or False, got {}", short_repr(obj)),
+    ))
 }
 
 /// Bytes id to a Python `str`.
@@ -70,10 +135,21 @@ fn short_repr(obj: &Bound<'_, PyAny>) -> String {
     }
 }
 
+/// `bool` or numpy's `bool_`: truth values, never labels or scores.
+fn is_bool_like(v: &Bound<'_, PyAny>) -> bool {
+    if v.is_instance_of::<PyBool>() {
+        return true;
+    }
+    let ty = v.get_type();
+    let module = ty.module().map(|m| m.to_string()).unwrap_or_default();
+    let name = ty.name().map(|n| n.to_string()).unwrap_or_default();
+    module == "numpy" && (name == "bool" || name == "bool_")
+}
+
 /// A relevance label: an integer (Python int or numpy integer); bools and floats refused.
 fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64> {
     let py = v.py();
-    if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyFloat>() {
+    if is_bool_like(v) || v.is_instance_of::<PyFloat>() {
         return Err(format_err(
             py,
             format!(
@@ -124,8 +200,17 @@ fn score_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<f64>
     let x = if let Ok(f) = v.cast_exact::<PyFloat>() {
         f.value()
     } else {
-        if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyString>() {
+        if is_bool_like(v) || v.is_instance_of::<PyString>() {
             return Err(bad());
+        }
+        if v.is_instance_of::<PyInt>() {
+            // an int beyond a double's range
+            return v.extract::<f64>().map_err(|_| {
+                format_err(
+                    py,
+                    format!("{} is too large for a score ({})", what(), short_repr(v)),
+                )
+            });
         }
         v.extract::<f64>().map_err(|_| bad())?
     };
@@ -164,7 +249,9 @@ pub(crate) fn qrels_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Qrels> {
     for (qk, qv) in d.iter() {
         let qid = id_bytes(&qk, &|| format!("query id {}", short_repr(&qk)))?;
         let inner = inner_dict(&qv, &qk, "qrels")?;
-        for (dk, dv) in inner.iter() {
+        // a private copy: converting a value may run Python code (a numpy scalar's
+        // __index__), during which another thread could change the dict
+        for (dk, dv) in inner.copy()?.iter() {
             let doc = doc_key(&dk, &qk)?;
             let what = || format!("qrels[{}][{}]", short_repr(&qk), short_repr(&dk));
             let label = label_value(&dv, &what)?;
@@ -198,7 +285,9 @@ fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn PieceSink<f64>) -> PyResul
         if push_exact_entries(inner, &mut q, &mut pairs) {
             id_bytes_per_doc = q.docs.byte_len() / q.len().max(1) + 1;
         } else {
-            for (dk, dv) in inner.iter() {
+            // a private copy: converting a value may run Python code (a numpy scalar's
+            // __index__), during which another thread could change the dict
+            for (dk, dv) in inner.copy()?.iter() {
                 let doc = doc_key(&dk, &qk)?;
                 let what = || format!("run[{}][{}]", short_repr(&qk), short_repr(&dk));
                 let score = score_value(&dv, &what)?;

@@ -8,7 +8,7 @@ use numpy::PyArrayMethods;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use super::convert::{self, id_to_py};
+use super::convert::{self, bool_arg, id_to_py, int_arg};
 use super::data::{qrels_of, run_frame_columns, Input, PyRun};
 use super::errors;
 use super::{guarded, heavy};
@@ -77,45 +77,46 @@ pub struct PyEvaluator {
 #[pymethods]
 impl PyEvaluator {
     #[new]
-    #[pyo3(signature = (qrels, measures, *, complete = false, relevance_level = 1, max_docs = None,
-                        judged_only = false, num_docs_in_collection = 0, n_threads = 0))]
+    #[pyo3(signature = (qrels, measures, *, complete = None, relevance_level = None,
+                        max_docs = None, judged_only = None, num_docs_in_collection = None,
+                        n_threads = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         qrels: &Bound<'_, PyAny>,
         measures: &Bound<'_, PyAny>,
-        complete: bool,
-        relevance_level: i64,
-        max_docs: Option<i64>,
-        judged_only: bool,
-        num_docs_in_collection: i64,
-        n_threads: i64,
+        complete: Option<&Bound<'_, PyAny>>,
+        relevance_level: Option<&Bound<'_, PyAny>>,
+        max_docs: Option<&Bound<'_, PyAny>>,
+        judged_only: Option<&Bound<'_, PyAny>>,
+        num_docs_in_collection: Option<&Bound<'_, PyAny>>,
+        n_threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let n_threads = match usize::try_from(n_threads) {
-            Ok(n) if n <= MAX_THREADS => n,
-            _ => {
-                return Err(errors::input_err(
-                    py,
-                    format!(
-                        "n_threads must be between 0 (all cores) and {MAX_THREADS}, got {n_threads}"
-                    ),
-                ))
-            }
-        };
+        // every option checked here, by name: an irmetrics error, never a bare
+        // OverflowError or TypeError (None: the default)
+        let d = Options::default();
+        let flag = |o, name| given(o).map_or(Ok(false), |v| bool_arg(v, name));
+        let complete = flag(complete, "complete")?;
+        let judged_only = flag(judged_only, "judged_only")?;
+        let relevance_level = given(relevance_level).map_or(Ok(d.relevance_level), |v| {
+            // the engine says why a negative level is refused
+            int_arg(v, "relevance_level", i64::MIN, None)
+        })?;
+        let num_docs_in_collection = given(num_docs_in_collection)
+            .map_or(Ok(d.num_docs_in_collection), |v| {
+                int_arg(v, "num_docs_in_collection", 0, None)
+            })?;
+        let n_threads = given(n_threads).map_or(Ok(d.n_threads), |v| {
+            int_arg(v, "n_threads", 0, Some(MAX_THREADS))
+        })?;
+        let max_docs = given(max_docs)
+            .map(|v| int_arg(v, "max_docs", 1, None))
+            .transpose()?;
         let qrels = qrels_of(qrels)?;
         let names = measure_names(measures)?;
         let set = guarded(py, || {
             MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))
         })?;
-        let max_docs = match max_docs {
-            Some(m) if m <= 0 => {
-                return Err(errors::input_err(
-                    py,
-                    format!("max_docs must be a positive number of documents, got {m}"),
-                ))
-            }
-            m => m.map(|m| m as u64),
-        };
         let options = Options {
             relevance_level,
             max_docs,
@@ -293,6 +294,11 @@ fn keyed_columns(res: &Results) -> Vec<(String, usize)> {
     let mut seen = std::collections::HashSet::new();
     out.retain(|(k, _)| seen.insert(k.clone()));
     out
+}
+
+/// An optional argument that was given (None means the default).
+fn given<'a, 'py>(o: Option<&'a Bound<'py, PyAny>>) -> Option<&'a Bound<'py, PyAny>> {
+    o.filter(|v| !v.is_none())
 }
 
 fn statistic(py: Python<'_>, aggregate: &str) -> PyResult<Statistic> {

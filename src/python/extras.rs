@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::convert::id_to_py;
+use super::convert::{id_to_py, int_arg};
 use super::{errors, PyRun};
 use crate::correlation::{self, RunComparison};
 use crate::stats::{self, Statistic};
@@ -21,16 +21,25 @@ fn aggregate(py: Python<'_>, values: Vec<f64>, how: &str) -> PyResult<f64> {
 
 /// Seeded percentile-bootstrap confidence interval `(low, high)` for the mean.
 #[pyfunction]
-#[pyo3(signature = (values, confidence = 0.95, resamples = 10000, seed = 0))]
+#[pyo3(signature = (values, confidence = 0.95, resamples = None, seed = None))]
 fn bootstrap_ci(
     py: Python<'_>,
     values: Vec<f64>,
     confidence: f64,
-    resamples: usize,
-    seed: u64,
+    resamples: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<(f64, f64)> {
-    py.detach(|| stats::bootstrap_ci(&values, confidence, resamples, seed))
-        .map_err(|e| errors::to_py(py, e))
+    let resamples: usize = match resamples {
+        Some(r) if !r.is_none() => int_arg(r, "resamples", 1, None)?,
+        _ => 10_000,
+    };
+    let seed: u64 = match seed {
+        Some(s) if !s.is_none() => int_arg(s, "seed", 0, None)?,
+        _ => 0,
+    };
+    super::heavy(py, move |cancel| {
+        stats::bootstrap_ci_cancellable(&values, confidence, resamples, seed, Some(cancel))
+    })
 }
 
 /// Kendall's tau-b of two equally long score lists (NaN when one is constant).
@@ -68,10 +77,14 @@ fn compare_runs<'py>(
     a: &PyRun,
     b: &PyRun,
     method: &str,
-    k: Option<usize>,
+    k: Option<&Bound<'py, PyAny>>,
     p: f64,
     penalty: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let k: Option<usize> = match k {
+        Some(k) if !k.is_none() => Some(int_arg(k, "k", 1, None)?),
+        _ => None,
+    };
     let how = match method {
         "rbo" => RunComparison::Rbo(p),
         "kendall_topk" => RunComparison::KendallTopK(penalty),

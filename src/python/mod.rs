@@ -37,9 +37,40 @@ fn heavy<R: Send>(
     py: Python<'_>,
     f: impl FnOnce(&AtomicBool) -> CoreResult<R> + Send,
 ) -> PyResult<R> {
+    let (interrupt, outcome) = run_on_worker(py, f)?;
+    if let Some(e) = interrupt {
+        return Err(e);
+    }
+    finish(py, outcome)
+}
+
+/// [`heavy`] for work whose completion is a commit (the command line: its output file
+/// is renamed into place at the very end). A Ctrl-C noticed once the work had already
+/// completed is dropped: the run is whole, and reporting it as interrupted would
+/// leave a complete output behind a failing exit status.
+fn heavy_committed<R: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&AtomicBool) -> CoreResult<R> + Send,
+) -> PyResult<R> {
+    let (interrupt, outcome) = run_on_worker(py, f)?;
+    match (interrupt, outcome) {
+        (_, Ok(Ok(r))) => Ok(r),
+        (Some(e), _) => Err(e),
+        (None, outcome) => finish(py, outcome),
+    }
+}
+
+type Outcome<R> = std::thread::Result<CoreResult<R>>;
+
+/// The worker loop shared by [`heavy`] and [`heavy_committed`]: the Ctrl-C seen while
+/// waiting (the work was then asked to stop and joined), and what the worker returned.
+fn run_on_worker<R: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&AtomicBool) -> CoreResult<R> + Send,
+) -> PyResult<(Option<PyErr>, Outcome<R>)> {
     use std::sync::mpsc::{channel, RecvTimeoutError};
     let cancel = AtomicBool::new(false);
-    let outcome = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let (tx, rx) = channel();
         let rx = std::sync::Mutex::new(rx); // shared with the detached closure
         let cancel_flag = &cancel;
@@ -59,18 +90,20 @@ fn heavy<R: Send>(
             });
             match waited {
                 Ok(()) | Err(RecvTimeoutError::Disconnected) => {
-                    break Ok(py.detach(|| handle.join()))
+                    break Ok((None, py.detach(|| handle.join())))
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if let Err(e) = py.check_signals() {
                         cancel.store(true, Ordering::Relaxed);
-                        let _ = py.detach(|| handle.join());
-                        break Err(e);
+                        break Ok((Some(e), py.detach(|| handle.join())));
                     }
                 }
             }
         }
-    })?;
+    })
+}
+
+fn finish<R>(py: Python<'_>, outcome: Outcome<R>) -> PyResult<R> {
     match outcome {
         Ok(r) => r.map_err(|e| errors::to_py(py, e)),
         Err(panic) => Err(panic_to_py(py, panic)),
