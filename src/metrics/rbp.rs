@@ -118,6 +118,18 @@ mod tests {
     }
 
     #[test]
+    fn trec_eval_rbp_user_gains() {
+        // gains already in [0, 1] are not rescaled: label 1 worth 0.5, p = 0.5 -> 0.25
+        let v = eval("rbp.p=0.5,1=0.5", &[1], &[1, 0])[0];
+        assert_eq!(v, 0.25);
+        // label 2 worth 0.3 but label 3 worth 3: the range 0..3 (label 0 is in
+        // trec_eval's table although nobody judged it) rescales 2 -> 0.1, 3 -> 1;
+        // ranking 2,3 at p = 0.5: 0.5 * (0.1 + 0.5 * 1) = 0.3
+        let v = eval("rbp.p=0.5,2=0.3", &[2, 3], &[3, 2])[0];
+        assert!((v - 0.3).abs() < 1e-15, "{v}");
+    }
+
+    #[test]
     fn residual_by_hand() {
         // p = 0.5, depth 3, unjudged at ranks 2 and 3: 0.5 * (0.5 + 0.25) + 0.5^3
         let v = eval("rbp_resid.p=0.5", &[1, -1, -2], &[1])[0];
