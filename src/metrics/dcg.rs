@@ -1,55 +1,20 @@
-//! DCG family beyond trec_eval: DCG and nDCG with linear or exponential (Burges) gains,
-//! and Jarvelin and Kekalainen's original DCG with a log base b.
+//! The DCG family: every measure that sums gains discounted by rank, all on the one
+//! gain model of gain.rs.
 //!
-//! Gains come from the labels; a label <= 0 (and every unjudged or unpooled document)
-//! gains nothing. The relevance level does not apply (as for trec_eval's ndcg_cut).
+//! * trec_eval: ndcg (user gains `ndcg.1=3`), ndcg_cut (linear gains, ideal = the top k
+//!   of the judged documents), ndcg_rel, Rndcg, G and binG;
+//! * beyond trec_eval: dcg / dcg_cut, ndcg_gain / ndcg_gain_cut (`gN=x` gains),
+//!   dcg_burges / ndcg_burges (2^label - 1), and Jarvelin and Kekalainen's original
+//!   DCG with log base b.
+//!
+//! The discount is log2(rank + 1) (0-based `discount(i)`); loops keep trec_eval's order
+//! of floating-point operations.
 
-use super::QueryCtx;
-
-/// How a label becomes a gain.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Gain<'a> {
-    /// The label itself (trec_eval, ranx `dcg`/`ndcg`).
-    Linear,
-    /// 2^label - 1 (Burges et al. 2005; ranx `dcg_burges`, gdeval.pl).
-    Exp,
-    /// A user gain map `(label, gain)`; other labels gain their value. Gains are
-    /// compared as floats (trec_eval compares some of them as integers).
-    Map(&'a [(i64, f64)]),
-}
-
-impl Gain<'_> {
-    #[inline]
-    fn of(self, label: i64) -> f64 {
-        if label < 0 {
-            return 0.0;
-        }
-        match self {
-            Gain::Linear => label as f64,
-            Gain::Exp => (label as f64).exp2() - 1.0,
-            Gain::Map(m) => m
-                .iter()
-                .find(|(l, _)| *l == label)
-                .map_or(label as f64, |(_, g)| *g),
-        }
-    }
-}
-
-/// The gain map of a measure's `gN=x` options.
-pub(super) fn gain_map(opts: &[(String, f64)]) -> Vec<(i64, f64)> {
-    opts.iter()
-        .filter_map(|(n, g)| {
-            n.strip_prefix('g')
-                .and_then(|d| d.parse::<i64>().ok())
-                .map(|l| (l, *g))
-        })
-        .collect()
-}
-
-use super::discount;
+use super::gain::Gains;
+use super::{discount, QueryCtx};
 
 /// DCG of the ranking at each cut-off (`u64::MAX` for the whole ranking).
-pub(super) fn dcg_at(c: &QueryCtx, gain: Gain, cutoffs: &[u64], out: &mut [f64]) {
+pub(super) fn dcg(c: &QueryCtx, gains: &Gains, cutoffs: &[u64], out: &mut [f64]) {
     let mut sum = 0.0;
     let mut next = 0;
     for (i, &r) in c.rels.iter().enumerate() {
@@ -60,7 +25,7 @@ pub(super) fn dcg_at(c: &QueryCtx, gain: Gain, cutoffs: &[u64], out: &mut [f64])
         if next == cutoffs.len() {
             return;
         }
-        let g = gain.of(r);
+        let g = gains.gain(r);
         if g != 0.0 {
             sum += g / discount(i);
         }
@@ -70,62 +35,222 @@ pub(super) fn dcg_at(c: &QueryCtx, gain: Gain, cutoffs: &[u64], out: &mut [f64])
     }
 }
 
-/// DCG of the ideal ranking (every judged document, highest gain first; only positive
-/// gains) at each cut-off.
-fn ideal_dcg_at(c: &QueryCtx, gain: Gain, cutoffs: &[u64], out: &mut [f64]) {
-    let mut by_gain: Vec<(f64, u64)> = c
-        .levels
-        .iter()
-        .map(|&(l, n)| (gain.of(l), n))
-        .filter(|&(g, _)| g > 0.0)
-        .collect();
-    by_gain.sort_by(|a, b| b.0.total_cmp(&a.0));
+/// DCG of the ideal ranking (the judged documents by decreasing gain, positive gains
+/// only) at each cut-off.
+fn ideal_dcg(gains: &Gains, cutoffs: &[u64], out: &mut [f64]) {
+    let mut ideal = gains.ideal();
     let mut sum = 0.0;
     let mut next = 0;
     let mut i = 0u64;
-    for (g, count) in by_gain {
-        for _ in 0..count {
-            while next < cutoffs.len() && i == cutoffs[next] {
-                out[next] = sum;
-                next += 1;
-            }
-            if next == cutoffs.len() {
-                return;
-            }
-            sum += g / discount(i as usize);
-            i += 1;
+    loop {
+        while next < cutoffs.len() && i == cutoffs[next] {
+            out[next] = sum;
+            next += 1;
         }
+        if next == cutoffs.len() {
+            return;
+        }
+        let g = ideal.step();
+        if g <= 0.0 {
+            break;
+        }
+        sum += g / discount(i as usize);
+        i += 1;
     }
     for o in out.iter_mut().skip(next) {
         *o = sum;
     }
 }
 
-/// DCG at cut-offs (`&[u64::MAX]` for the whole ranking).
-pub(super) fn dcg(c: &QueryCtx, gain: Gain, cutoffs: &[u64], out: &mut [f64]) {
-    dcg_at(c, gain, cutoffs, out);
-}
-
-/// nDCG at cut-offs: DCG@k / ideal DCG@k (or / the whole ideal DCG when `ideal_all`),
-/// 0 when the ideal DCG is 0.
-pub(super) fn ndcg(c: &QueryCtx, gain: Gain, cutoffs: &[u64], ideal_all: bool, out: &mut [f64]) {
-    dcg_at(c, gain, cutoffs, out);
+/// nDCG at cut-offs (`&[u64::MAX]` for the whole ranking): DCG@k / ideal DCG@k, or /
+/// the whole ideal DCG when `ideal_all`; 0 when the ideal DCG is 0. trec_eval's ndcg
+/// (whole ranking, user gains) and ndcg_cut (linear gains) are this.
+pub(super) fn ndcg(c: &QueryCtx, gains: &Gains, cutoffs: &[u64], ideal_all: bool, out: &mut [f64]) {
+    dcg(c, gains, cutoffs, out);
     let mut ideal = vec![0.0; cutoffs.len()];
     if ideal_all {
         let mut whole = [0.0];
-        ideal_dcg_at(c, gain, &[u64::MAX], &mut whole);
+        ideal_dcg(gains, &[u64::MAX], &mut whole);
         ideal.fill(whole[0]);
     } else {
-        ideal_dcg_at(c, gain, cutoffs, &mut ideal);
+        ideal_dcg(gains, cutoffs, &mut ideal);
     }
     for (o, i) in out.iter_mut().zip(ideal) {
         *o = if i > 0.0 { *o / i } else { 0.0 };
     }
 }
 
+/// nDCG averaged over the relevant documents (trec_eval's experimental ndcg_rel).
+pub(super) fn ndcg_rel(c: &QueryCtx, g: &Gains) -> f64 {
+    let mut ideal = g.ideal();
+    let (mut dcg, mut idcg, mut sum) = (0.0, 0.0, 0.0);
+    let (mut num_rel, mut num_rel_ret) = (0u64, 0u64);
+    let n = c.num_ret();
+    let mut i = 0;
+    while i < n && ideal.gain > 0.0 {
+        let rg = g.gain(c.rels[i]);
+        if rg != 0.0 {
+            dcg += rg / discount(i);
+        }
+        let ig = ideal.step();
+        if ig > 0.0 {
+            num_rel += 1;
+            idcg += ig / discount(i);
+        }
+        if rg > 0.0 {
+            sum += dcg / idcg;
+            num_rel_ret += 1;
+        }
+        i += 1;
+    }
+    while i < n {
+        let rg = g.gain(c.rels[i]);
+        if rg != 0.0 {
+            dcg += rg / discount(i);
+        }
+        if rg > 0.0 {
+            sum += dcg / idcg;
+            num_rel_ret += 1;
+        }
+        i += 1;
+    }
+    while ideal.gain > 0.0 {
+        let ig = ideal.step();
+        if ig > 0.0 {
+            num_rel += 1;
+            idcg += ig / discount(i);
+        }
+        i += 1;
+    }
+    sum += (num_rel as f64 - num_rel_ret as f64) * dcg / idcg;
+    if sum > 0.0 {
+        sum / num_rel as f64
+    } else {
+        0.0
+    }
+}
+
+/// nDCG averaged at the points where the ideal gain changes (trec_eval's Rndcg).
+pub(super) fn r_ndcg(c: &QueryCtx, g: &Gains) -> f64 {
+    if c.num_rel == 0 {
+        return 0.0;
+    }
+    let mut ideal = g.ideal();
+    let (mut dcg, mut idcg, mut sum) = (0.0, 0.0, 0.0);
+    let mut old_gain = ideal.gain;
+    let mut changes = 0u64;
+    let n = c.num_ret();
+    let mut i = 0;
+    while i < n && ideal.gain > 0.0 {
+        let rg = g.gain(c.rels[i]);
+        let ig = ideal.step();
+        if old_gain != ig {
+            if idcg > 0.0 {
+                sum += dcg / idcg;
+                changes += 1;
+            }
+            old_gain = ig;
+        }
+        if rg != 0.0 {
+            dcg += rg / discount(i);
+        }
+        if ig > 0.0 {
+            idcg += ig / discount(i);
+        }
+        i += 1;
+    }
+    if i < n {
+        while i < n {
+            let rg = g.gain(c.rels[i]);
+            if rg != 0.0 {
+                dcg += rg / discount(i);
+            }
+            i += 1;
+        }
+        if idcg > 0.0 {
+            sum += dcg / idcg;
+            changes += 1;
+        }
+    }
+    while ideal.gain > 0.0 {
+        let ig = ideal.step();
+        if old_gain != ig {
+            if idcg > 0.0 {
+                sum += dcg / idcg;
+                changes += 1;
+            }
+            old_gain = ig;
+        }
+        if ig > 0.0 {
+            idcg += ig / discount(i);
+        }
+        i += 1;
+    }
+    sum / changes as f64
+}
+
+/// G: gain discounted by log2(2 + cost so far - gain so far), over the ideal gain sum.
+pub(super) fn g(c: &QueryCtx, gains: &Gains) -> f64 {
+    let mut ideal = gains.ideal();
+    let (mut results_g, mut sum_results, mut sum_ideal, mut sum_cost) = (0.0, 0.0, 0.0, 0.0);
+    let min_cost = 1.0;
+    let n = c.num_ret();
+    let mut i = 0;
+    while i < n && ideal.gain > 0.0 {
+        let rg = gains.gain(c.rels[i]);
+        sum_results += rg;
+        let ig = ideal.step();
+        if ig > 0.0 {
+            sum_ideal += ig;
+        }
+        sum_cost += if ig >= min_cost { ig } else { min_cost };
+        if rg != 0.0 {
+            results_g += rg / (2.0 + sum_cost - sum_results).log2();
+        }
+        i += 1;
+    }
+    while i < n {
+        let rg = gains.gain(c.rels[i]);
+        sum_results += rg;
+        sum_cost += min_cost;
+        if rg != 0.0 {
+            results_g += rg / (2.0 + sum_cost - sum_results).log2();
+        }
+        i += 1;
+    }
+    while ideal.gain > 0.0 {
+        let ig = ideal.step();
+        if ig > 0.0 {
+            sum_ideal += ig;
+        }
+    }
+    if sum_ideal > 0.0 {
+        results_g / sum_ideal
+    } else {
+        0.0
+    }
+}
+
+/// binG: average over relevant documents of 1 / log2(2 + non-relevant ranked above).
+pub(super) fn bin_g(c: &QueryCtx) -> f64 {
+    let mut rel_so_far = 0u64;
+    let mut sum = 0.0;
+    for i in 0..c.num_ret() {
+        if c.is_rel(i) {
+            rel_so_far += 1;
+            sum += 1.0 / ((3 + i as u64 - rel_so_far) as f64).log2();
+        }
+    }
+    if rel_so_far > 0 {
+        sum / c.num_rel as f64
+    } else {
+        0.0
+    }
+}
+
 /// Jarvelin and Kekalainen (2002) DCG with log base `b`: a document at rank i gains
 /// label / max(1, log_b i), so ranks up to b are not discounted.
-pub(super) fn dcg_jk(c: &QueryCtx, b: f64, cutoffs: &[u64], out: &mut [f64]) {
+pub(super) fn dcg_jk(c: &QueryCtx, gains: &Gains, b: f64, cutoffs: &[u64], out: &mut [f64]) {
     let ln_b = b.ln();
     for (o, &k) in out.iter_mut().zip(cutoffs) {
         let mut sum = 0.0;
@@ -135,7 +260,7 @@ pub(super) fn dcg_jk(c: &QueryCtx, b: f64, cutoffs: &[u64], out: &mut [f64]) {
             .take(k.min(usize::MAX as u64) as usize)
             .enumerate()
         {
-            let g = Gain::Linear.of(r);
+            let g = gains.gain(r);
             if g != 0.0 {
                 let rank = (i + 1) as f64;
                 sum += g / (rank.ln() / ln_b).max(1.0);
@@ -205,10 +330,63 @@ mod tests {
         let all = eval("nDCG(ideal_all=1)@1", &[1], &[1, 1])[0];
         assert!((all - 1.0 / (1.0 + 1.0 / 3f64.log2())).abs() < 1e-15);
         assert_eq!(eval("nDCG(ideal_all=0)@1", &[1], &[1, 1])[0], 1.0);
-        // without options ndcg_gain_cut equals trec_eval's ndcg_cut
-        let jk = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0];
-        let a = eval("ndcg_gain_cut.3,10", &jk, &jk);
-        let b = eval("ndcg_cut.3,10", &jk, &jk);
-        assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() < 1e-12));
+    }
+
+    #[test]
+    fn ndcg_linear_gains() {
+        // ranked labels 3,2,3,0,0,1,2,2,3,0; judged labels the same multiset
+        let rels = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0];
+        let dcg: f64 = rels
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| r as f64 / (i as f64 + 2.0).log2())
+            .sum();
+        let mut ideal = rels.to_vec();
+        ideal.sort_unstable_by(|a, b| b.cmp(a));
+        let idcg: f64 = ideal
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| r as f64 / (i as f64 + 2.0).log2())
+            .sum();
+        let v = eval("ndcg", &rels, &rels)[0];
+        assert!((v - dcg / idcg).abs() < 1e-12);
+        let v = eval("ndcg_cut.10", &rels, &rels)[0];
+        assert!((v - dcg / idcg).abs() < 1e-12);
+        // a perfect ranking scores 1
+        assert_eq!(eval("ndcg", &ideal, &rels)[0], 1.0);
+        assert_eq!(eval("ndcg_cut.3", &ideal, &rels)[0], 1.0);
+    }
+
+    #[test]
+    fn burges_ndcg_by_hand() {
+        // Burges et al. (2005): NDCG@k = N * sum_{j<=k} (2^r(j) - 1) / log2(1 + j).
+        // Ranking 2,3,0 with judgments {3,2,1,0}:
+        //   DCG@3  = 3/1 + 7/log2 3 + 0           = 7.4165082750
+        //   IDCG@3 = 7/1 + 3/log2 3 + 1/log2 4     = 9.3927892607  (ideal 3,2,1)
+        //   NDCG@3 = 0.7895959410
+        let v = eval("ndcg_burges_cut.3", &[2, 3, 0], &[3, 2, 1, 0])[0];
+        assert!((v - 0.789_595_941_0).abs() < 1e-10, "{v}");
+        // @1: 3 / 7 (the ideal is cut at k too)
+        let v = eval("ndcg_burges_cut.1", &[2, 3, 0], &[3, 2, 1, 0])[0];
+        assert!((v - 3.0 / 7.0).abs() < 1e-15, "{v}");
+        // whole ranking: the ideal holds all judged documents, the same 3,2,1 here
+        let v = eval("ndcg_burges", &[2, 3, 0], &[3, 2, 1, 0])[0];
+        assert!((v - 0.789_595_941_0).abs() < 1e-10, "{v}");
+    }
+
+    #[test]
+    fn trec_ndcg_ideal_and_user_gains() {
+        // ndcg (whole ranking) with two relevant documents judged, one retrieved at
+        // rank 2: DCG = 1/log2 3, IDCG = 1 + 1/log2 3 -> 0.3868528072
+        let v = eval("ndcg", &[0, 1], &[1, 1, 0])[0];
+        assert!((v - 0.386_852_807_2).abs() < 1e-10, "{v}");
+        // ndcg_cut.1 cuts the ideal at 1 as well: 0 / 1, and @2: 0.6309 / 1.6309
+        assert_eq!(eval("ndcg_cut.1", &[0, 1], &[1, 1, 0]), [0.0]);
+        let v = eval("ndcg_cut.2", &[0, 1], &[1, 1, 0])[0];
+        assert!((v - 0.386_852_807_2).abs() < 1e-10, "{v}");
+        // trec_eval's pairs: label 1 gains 3, so ranking 2,1 scores
+        // (2 + 3/log2 3) / (3 + 2/log2 3) = 3.892789 / 4.261860 = 0.9134016
+        let v = eval("ndcg.1=3", &[2, 1], &[1, 2])[0];
+        assert!((v - 0.913_401_6).abs() < 1e-7, "{v}");
     }
 }

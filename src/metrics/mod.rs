@@ -1,5 +1,16 @@
 //! Per-query measure kernels. Each family is a pure function of one query's ranked
-//! relevance vector plus its judgment counts ([`QueryCtx`]); one file per family group.
+//! relevance vector plus its judgment counts ([`QueryCtx`]); one file per concept:
+//!
+//! | file | families |
+//! |---|---|
+//! | `counts.rs` | num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret, unj, hits, judged |
+//! | `precision.rs` | P, recall, relative_P, success, Rprec, Rprec_mult, recip_rank(_cut), set_*, utility, f |
+//! | `ap.rs` | map, gm_map, map_cut, relative_map_cut, bpref, gm_bpref, infAP, iprec_at_recall, 11pt_avg, iprec, ap_11pt |
+//! | `gain.rs` | the gain model (label -> gain table, ideal ranking) of dcg.rs and rbp.rs |
+//! | `dcg.rs` | ndcg, ndcg_cut, ndcg_rel, Rndcg, G, binG, dcg(_cut), ndcg_gain(_cut), dcg/ndcg_burges(_cut), dcg_jk |
+//! | `err.rs` | err_cut, nerr_cut |
+//! | `rbp.rs` | rbp, rbp_resid, rbp_bin |
+//! | `confusion.rs` | fallout and the confusion-matrix rates at cut-offs (tpr, ppv, mcc, ...) |
 //!
 //! The relevance vector uses trec_eval's encoding: a judged document has its label
 //! (>= 0), [`NONPOOL`] (-1) marks a retrieved document absent from the qrels and
@@ -11,11 +22,13 @@ mod ap;
 mod confusion;
 mod counts;
 mod dcg;
+mod err;
 mod gain;
 mod precision;
-mod user;
+mod rbp;
 
 use crate::measure::{Family, Measure};
+use gain::{Base, Gains};
 
 /// A retrieved document that is not in the qrels.
 pub const NONPOOL: i64 = -1;
@@ -118,13 +131,17 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
             out[0] = precision::set_measure(m.family, c, m.numbers())
         }
         Unj => counts::unjudged_at(c, m.cutoffs(), out),
-        BinG => out[0] = gain::bin_g(c),
-        G => out[0] = gain::g(c, m.pairs()),
-        Ndcg => out[0] = gain::ndcg(c, m.pairs()),
-        NdcgRel => out[0] = gain::ndcg_rel(c, m.pairs()),
-        Rndcg => out[0] = gain::r_ndcg(c, m.pairs()),
-        NdcgCut => gain::ndcg_cut(c, m.cutoffs(), out),
-        Rbp => out[0] = gain::rbp(c, m.pairs()),
+        BinG => out[0] = dcg::bin_g(c),
+        G => out[0] = dcg::g(c, &trec_gains(c, m)),
+        Ndcg => dcg::ndcg(c, &trec_gains(c, m), &[u64::MAX], false, out),
+        NdcgRel => out[0] = dcg::ndcg_rel(c, &trec_gains(c, m)),
+        Rndcg => out[0] = dcg::r_ndcg(c, &trec_gains(c, m)),
+        NdcgCut => dcg::ndcg(c, &Gains::linear(c), m.cutoffs(), false, out),
+        Rbp => {
+            let user = gain::from_pairs(m.pairs());
+            let gains = Gains::new(c, Base::Linear, &user);
+            out[0] = rbp::rbp(c, gains, &user, rbp::persistence(m.pairs()))
+        }
         Fallout | Tpr | Tnr | Ppv | Npv | Fnr | Fpr | Fdr | FalseOmissionRate | LrPos | LrNeg
         | PrevalenceThreshold | ThreatScore | Prevalence | Accuracy | BalancedAccuracy | Mcc
         | FowlkesMallows | Informedness | Markedness | DiagnosticOddsRatio => {
@@ -132,34 +149,43 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         }
         Iprec => ap::interpolated_precision_standard(c, m.fractions(), out),
         Ap11pt => out[0] = ap::eleven_point_voc(c),
-        RbpBin => out[0] = user::rbp_binary(c, m.opt("p", 0.8)),
+        RbpBin => out[0] = rbp::rbp_binary(c, m.opt("p", 0.8)),
         Hits => counts::hits_at(c, m.cutoffs(), out),
         Judged => counts::judged_at(c, m.cutoffs(), out),
         FCut => precision::f_at(c, m.opt("beta", 1.0), m.cutoffs(), out),
         RelativeMapCut => ap::relative_average_precision_cut(c, m.cutoffs(), out),
         Dcg | DcgCut | NdcgGain | NdcgGainCut => {
-            let map = dcg::gain_map(&m.opts);
-            let gain = dcg::Gain::Map(&map);
+            let gains = Gains::new(c, Base::Linear, &gain::from_options(&m.opts));
             let cuts: &[u64] = if matches!(m.family, Dcg | NdcgGain) {
                 &[u64::MAX]
             } else {
                 m.cutoffs()
             };
             if matches!(m.family, Dcg | DcgCut) {
-                dcg::dcg(c, gain, cuts, out)
+                dcg::dcg(c, &gains, cuts, out)
             } else {
-                dcg::ndcg(c, gain, cuts, m.opt("ideal_all", 0.0) == 1.0, out)
+                dcg::ndcg(c, &gains, cuts, m.opt("ideal_all", 0.0) == 1.0, out)
             }
         }
-        DcgBurges => dcg::dcg(c, dcg::Gain::Exp, &[u64::MAX], out),
-        DcgBurgesCut => dcg::dcg(c, dcg::Gain::Exp, m.cutoffs(), out),
-        NdcgBurges => dcg::ndcg(c, dcg::Gain::Exp, &[u64::MAX], false, out),
-        NdcgBurgesCut => dcg::ndcg(c, dcg::Gain::Exp, m.cutoffs(), false, out),
-        DcgJk => dcg::dcg_jk(c, m.opt("b", 2.0), m.cutoffs(), out),
-        ErrCut => user::err(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
-        NerrCut => user::nerr(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
-        RbpResid => out[0] = gain::rbp_resid(c, m.pairs()),
+        DcgBurges => dcg::dcg(c, &exp_gains(c), &[u64::MAX], out),
+        DcgBurgesCut => dcg::dcg(c, &exp_gains(c), m.cutoffs(), out),
+        NdcgBurges => dcg::ndcg(c, &exp_gains(c), &[u64::MAX], false, out),
+        NdcgBurgesCut => dcg::ndcg(c, &exp_gains(c), m.cutoffs(), false, out),
+        DcgJk => dcg::dcg_jk(c, &Gains::linear(c), m.opt("b", 2.0), m.cutoffs(), out),
+        ErrCut => err::err(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
+        NerrCut => err::nerr(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
+        RbpResid => out[0] = rbp::rbp_resid(c, rbp::persistence(m.pairs())),
     }
+}
+
+/// trec_eval's gains: labels, overridden by the measure's `level=gain` pairs.
+fn trec_gains(c: &QueryCtx, m: &Measure) -> Gains {
+    Gains::new(c, Base::Linear, &gain::from_pairs(m.pairs()))
+}
+
+/// Burges et al.'s exponential gains 2^label - 1.
+fn exp_gains(c: &QueryCtx) -> Gains {
+    Gains::new(c, Base::Exp, &[])
 }
 
 /// trec_eval's relstring: one character per top-`len` document.

@@ -1,5 +1,5 @@
-//! User-model measures beyond trec_eval: expected reciprocal rank (ERR, nERR) and
-//! rank-biased precision with binary gains.
+//! Expected reciprocal rank (Chapelle, Metzler, Zhang and Grinspan 2009) and its
+//! normalised form nERR (ERR over the ERR of the ideal ranking), at cut-offs.
 
 use super::QueryCtx;
 
@@ -55,19 +55,6 @@ pub(super) fn nerr(c: &QueryCtx, gmax: f64, cutoffs: &[u64], out: &mut [f64]) {
     }
 }
 
-/// RBP with binary gains: (1 - p) * sum of p^(rank - 1) over relevant documents.
-pub(super) fn rbp_binary(c: &QueryCtx, p: f64) -> f64 {
-    let mut sum = 0.0;
-    let mut w = 1.0;
-    for i in 0..c.num_ret() {
-        if c.is_rel(i) {
-            sum += w;
-        }
-        w *= p;
-    }
-    (1.0 - p) * sum
-}
-
 #[cfg(test)]
 mod tests {
     use crate::metrics::test_util::eval;
@@ -90,18 +77,35 @@ mod tests {
     }
 
     #[test]
-    fn nerr_perfect_is_one() {
+    fn chapelle_err_by_hand() {
+        // Chapelle et al. (2009), eq. 4: ERR = sum_r (1/r) R_r prod_{i<r} (1 - R_i) with
+        // R = (2^g - 1) / 2^gmax. Grades 4,0,2 at gmax 4 (their 5-point scale):
+        // R = 15/16, 0, 3/16 -> ERR = 15/16 + (1/16)(1)(3/16)/3 = 241/256 exactly
+        let v = eval("err_cut_3(gmax=4)", &[4, 0, 2], &[4, 2, 1, 0])[0];
+        assert_eq!(v, 241.0 / 256.0);
+        // at k = 1 only the first document counts: 15/16
+        assert_eq!(eval("err_cut_1(gmax=4)", &[4, 0, 2], &[4])[0], 15.0 / 16.0);
+    }
+
+    #[test]
+    fn nerr_by_hand() {
+        // ideal of the judgments {4,2,1,0} at k = 3 is 4,2,1:
+        // 15/16 + (1/16)(3/16)/2 + (1/16)(13/16)(1/16)/3 = 11605/12288, so
+        // nERR@3 of 4,0,2 = (241/256) / (11605/12288) = 11568/11605
+        let v = eval("nerr_cut_3(gmax=4)", &[4, 0, 2], &[4, 2, 1, 0])[0];
+        assert!((v - 11568.0 / 11605.0).abs() < 1e-15, "{v}");
+        // the ideal is cut at k too: nERR@1 of 2 = (3/16) / (15/16) = 0.2
+        let v = eval("nerr_cut_1(gmax=4)", &[2, 4], &[4, 2])[0];
+        assert!((v - 0.2).abs() < 1e-15, "{v}");
+        // a perfect ranking scores 1, nothing relevant judged scores 0
         let judged = [2, 1, 0, 1];
         assert_eq!(eval("nerr_cut_3(gmax=2)", &[2, 1, 1], &judged)[0], 1.0);
-        let v = eval("nerr_cut_3(gmax=2)", &[1, 2, 1], &judged)[0];
-        assert!(v > 0.0 && v < 1.0);
         assert_eq!(eval("nerr_cut_3(gmax=2)", &[0, 0], &[0])[0], 0.0);
     }
 
     #[test]
-    fn rbp_binary_by_hand() {
-        // p = 0.5, relevant at ranks 1 and 3 (any positive label): 0.5 * (1 + 0.25)
-        let v = eval("RBP(rel=1,p=0.5)", &[2, 0, 1], &[2, 1, 0])[0];
-        assert!((v - 0.625).abs() < 1e-15);
+    fn default_gmax_is_the_largest_label() {
+        // without gmax the query's largest label (here 2) is gmax: R(2) = 3/4
+        assert_eq!(eval("err_cut_1", &[2], &[2, 1])[0], 0.75);
     }
 }
