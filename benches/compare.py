@@ -224,6 +224,7 @@ class _Phase:
 class Tool:
     name = ""
     module = ""  # importable module (None: a binary)
+    python = None  # the interpreter its children run under (None: this one)
     dist = ""  # distribution name for the version
     df_names = ("q_id", "doc_id", "score", "score")
     startup = ""  # python -c code: import + evaluate a 2-query run
@@ -287,14 +288,35 @@ class IrMetrics(Tool):
             return self._means(ev.evaluate(rdf))
 
     def route_cli(self, qp, rp, extra=()):
-        exe = os.path.join(os.path.dirname(sys.executable), "irmetrics")
-        argv = [exe] if os.path.exists(exe) else [sys.executable, "-m", "irmetrics"]
+        py = self.python or sys.executable
+        exe = os.path.join(os.path.dirname(py), "irmetrics")
+        argv = [exe] if os.path.exists(exe) else [py, "-m", "irmetrics"]
         measures = [a for m in IRM_MEASURES for a in ("-m", m)]
         return argv + list(extra) + measures + [str(qp), str(rp)]
 
     def route_stream(self, qp, rp):
         """The CLI evaluating query by query (`--stream`): bounded memory."""
         return self.route_cli(qp, rp, ("--stream",))
+
+
+class Baseline(IrMetrics):
+    """Another build of irmetrics (``--baseline PYTHON``: an interpreter that imports it),
+    measured in the same run, repeat by repeat alternating with this one."""
+
+    name = "baseline"
+
+    def _ask(self, code):
+        import subprocess
+
+        p = subprocess.run([self.python, "-c", code], capture_output=True, text=True)
+        return p.stdout.strip() if p.returncode == 0 else None
+
+    def available(self):
+        return self.python is not None and self._ask("import irmetrics") is not None
+
+    def version(self):
+        v = self._ask("from importlib.metadata import version; print(version('irmetrics'))")
+        return f"{v or '?'} ({self.python})"
 
 
 class PytrecEval(Tool):
@@ -426,7 +448,9 @@ class TrecEval(Tool):
     route_file = route_cli = _argv
 
 
-ADAPTERS = {a.name: a for a in (IrMetrics(), PytrecEval(), Ranx(), IrMeasures(), TrecEval())}
+ADAPTERS = {
+    a.name: a for a in (IrMetrics(), Baseline(), PytrecEval(), Ranx(), IrMeasures(), TrecEval())
+}
 
 
 # ------------------------------------------------------------------------------------
@@ -553,14 +577,13 @@ def spawn(argv, timeout, env=None):
         return res
 
 
-def spawn_child(spec, timeout, env=None):
+def spawn_child(spec, timeout, env=None, python=None):
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
         spec = dict(spec, out=os.path.join(d, "out.json"))
-        res = spawn(
-            [sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)], timeout, env
-        )
+        argv = [python or sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)]
+        res = spawn(argv, timeout, env)
         if res["rc"] == 0:
             with open(spec["out"]) as f:
                 res.update(json.load(f))
@@ -583,27 +606,38 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
-def measure(tool, route, qp, rp, args):
-    """Median over ``--repeat`` fresh processes of one (tool, route)."""
-    runs = []
+def measure(tools, route, qp, rp, args):
+    """Median over ``--repeat`` fresh processes of each (tool, route); with several tools
+    the repeats alternate between them (A B A B ...), so a load on the machine that comes
+    and goes falls on each alike."""
+    runs = {t.name: [] for t in tools}
+    errors = {}
     for _ in range(args.repeat):
-        if route in ("cli", "stream") or tool.module is None:
-            r = spawn(getattr(tool, "route_" + route)(qp, rp), args.timeout)
-            if r["rc"] == 0:
-                r["means"] = parse_trec_output(r["stdout"])
-        else:
-            spec = {
-                "mode": "route",
-                "tool": tool.name,
-                "route": route,
-                "qrels": str(qp),
-                "run": str(rp),
-            }
-            r = spawn_child(spec, args.timeout)
-        r.pop("stdout", None)
-        if r["rc"] != 0:
-            return {"error": r["error"]}
-        runs.append(r)
+        for tool in tools:
+            if tool.name in errors:
+                continue
+            if route in ("cli", "stream") or tool.module is None:
+                r = spawn(getattr(tool, "route_" + route)(qp, rp), args.timeout)
+                if r["rc"] == 0:
+                    r["means"] = parse_trec_output(r["stdout"])
+            else:
+                spec = {
+                    "mode": "route",
+                    "tool": tool.name,
+                    "route": route,
+                    "qrels": str(qp),
+                    "run": str(rp),
+                }
+                r = spawn_child(spec, args.timeout, python=tool.python)
+            r.pop("stdout", None)
+            if r["rc"] != 0:
+                errors[tool.name] = {"error": r["error"]}
+            else:
+                runs[tool.name].append(r)
+    return [errors.get(t.name) or _summary(runs[t.name], route) for t in tools]
+
+
+def _summary(runs, route):
     row = {
         k: median([r.get(k) for r in runs])
         for k in ("wall", "cpu", "peak_rss", "timed_wall", "timed_cpu", "rss_before")
@@ -1002,6 +1036,12 @@ def targets(rep):
     x = ratio(s, "file", "pytrec_eval")
     if x is not None:
         add("L file route ≥10× faster than pytrec_eval", s, x, x >= 10)
+    for sc in rep["scales"]:  # --baseline: this build against another, route by route
+        for route in rep["routes"]:
+            x = ratio(sc, route, "baseline")
+            if x is not None:
+                # 5% is the spread of repeated medians on a quiet machine (wall clock)
+                add(f"{sc} {route}: no slower than the baseline build", sc, x, x >= 0.95)
     st = [r for r in rep["startup"] if r["tool"] == "irmetrics" and "wall" in r]
     if st:
         w = st[0]["wall"]
@@ -1051,6 +1091,12 @@ def main(argv=None):
     p.add_argument("--generator", choices=("auto", "numpy", "python"), default="auto")
     p.add_argument("--json", help="write every number (and the machine) to this file")
     p.add_argument("--markdown", action="store_true", help="print README-ready tables")
+    p.add_argument(
+        "--baseline",
+        metavar="PYTHON",
+        help="also measure the irmetrics that this interpreter imports (another build), "
+        "alternating with this one; its rows and a no-slower check join the tables",
+    )
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
@@ -1062,6 +1108,9 @@ def main(argv=None):
     args.tools = split_list(args.tools or [",".join(TOOLS)], TOOLS, "tool")
     if "irmetrics" not in args.tools:
         args.tools.insert(0, "irmetrics")
+    if args.baseline:
+        ADAPTERS["baseline"].python = os.path.abspath(args.baseline)
+        args.tools.insert(1, "baseline")
     backend = args.generator
     if backend == "auto":
         import importlib.util
@@ -1105,28 +1154,35 @@ def main(argv=None):
         }
         cache = {}
         for route in args.routes:
-            for name in args.tools:
-                tool = ADAPTERS[name]
-                if route not in tool.routes():
-                    continue
-                if not have[name]:
-                    row = {"error": "not installed"}
-                elif tool.module is None and name in cache:  # a binary: file == cli
-                    row = cache[name]
-                else:
-                    row = measure(tool, route, qp, rp, args)
-                    cache[name] = row
-                row = dict(row, scale=scale, route=route, tool=name)
-                rep["results"].append(row)
-                log(
-                    f"{scale} {route:<4} {name:<12} "
-                    + (
-                        row["error"]
-                        if "error" in row
-                        else f"wall {fmt_s(row['t_wall'])} s, CPU {fmt_s(row['t_cpu'])} s, "
-                        f"peak {row['peak_rss'] / MIB:.0f} MiB"
-                    )
+            # irmetrics and its baseline are measured together, their repeats alternating
+            names = [n for n in args.tools if route in ADAPTERS[n].routes()]
+            groups = [[n for n in names if n in ("irmetrics", "baseline")]]
+            groups += [[n] for n in names if n not in groups[0]]
+            for group in filter(None, groups):
+                todo = [
+                    n for n in group if have[n] and not (ADAPTERS[n].module is None and n in cache)
+                ]
+                measured = dict(
+                    zip(todo, measure([ADAPTERS[n] for n in todo], route, qp, rp, args))
                 )
+                for name in group:
+                    if not have[name]:
+                        row = {"error": "not installed"}
+                    elif name in measured:
+                        row = cache[name] = measured[name]
+                    else:  # a binary: file == cli
+                        row = cache[name]
+                    row = dict(row, scale=scale, route=route, tool=name)
+                    rep["results"].append(row)
+                    log(
+                        f"{scale} {route:<4} {name:<12} "
+                        + (
+                            row["error"]
+                            if "error" in row
+                            else f"wall {fmt_s(row['t_wall'])} s, CPU {fmt_s(row['t_cpu'])} s, "
+                            f"peak {row['peak_rss'] / MIB:.0f} MiB"
+                        )
+                    )
         if not args.no_threads:
             rep["threads"] += measure_threads(scale, qp, rp, args)
         if not args.no_check:
