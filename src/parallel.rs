@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::error::{Error, Result};
+
 /// Inputs smaller than this many items are processed on the calling thread.
 #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(crate) const SEQUENTIAL_BELOW: usize = 16;
@@ -16,9 +18,64 @@ static FORKED: AtomicBool = AtomicBool::new(false);
 /// work then runs on the calling thread, with the same numbers.
 static NO_POOL: AtomicBool = AtomicBool::new(false);
 
-/// The most threads a pool may have, whatever is asked (beyond, thread creation itself
-/// fails); one limit for the command line, the environment variable and Python.
+/// The most threads a pool may have (beyond, thread creation itself fails): a larger
+/// count is refused, not capped, with the same error on every route ([`check_threads`]:
+/// `--threads`, `IRMETRICS_NUM_THREADS`, Python's `n_threads`, [`Options::n_threads`]).
+///
+/// [`Options::n_threads`]: crate::Options::n_threads
 pub const MAX_THREADS: usize = 4096;
+
+/// The environment variable that sizes the default pool.
+pub const THREADS_ENV: &str = "IRMETRICS_NUM_THREADS";
+
+/// The error for a thread count outside 0..=[`MAX_THREADS`]; `what` names the option or
+/// variable, `got` the value as given.
+pub fn threads_error(what: &str, got: &str) -> Error {
+    Error::Option(format!(
+        "{what} must be a whole number from 0 to {MAX_THREADS}, got {got} (0: all cores)"
+    ))
+}
+
+/// The one rule for a thread count: a whole number from 0 (all cores, or
+/// `IRMETRICS_NUM_THREADS`) to [`MAX_THREADS`]; anything else is an
+/// [`Error::Option`] naming `what`.
+pub fn check_threads(n: i128, what: &str) -> Result<usize> {
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| n <= MAX_THREADS)
+        .ok_or_else(|| threads_error(what, &n.to_string()))
+}
+
+/// A thread count written as text (`--threads 4`, `IRMETRICS_NUM_THREADS=4`; spaces
+/// around it are ignored), checked by [`check_threads`].
+pub fn parse_threads(text: &str, what: &str) -> Result<usize> {
+    let n: i128 = text
+        .trim()
+        .parse()
+        .map_err(|_| threads_error(what, &format!("'{text}'")))?;
+    check_threads(n, what)
+}
+
+/// The thread count of `IRMETRICS_NUM_THREADS`: 0 when it is unset or empty, an error
+/// when it is not a valid count ([`parse_threads`]). Checked when an evaluator is built
+/// and when the command line starts; the pool itself falls back to all cores.
+pub fn env_threads() -> Result<usize> {
+    threads_of_env_value(std::env::var_os(THREADS_ENV))
+}
+
+fn threads_of_env_value(value: Option<std::ffi::OsString>) -> Result<usize> {
+    match value {
+        None => Ok(0),
+        Some(v) => {
+            let v = v.to_string_lossy();
+            if v.trim().is_empty() {
+                Ok(0)
+            } else {
+                parse_threads(&v, THREADS_ENV)
+            }
+        }
+    }
+}
 
 /// Mark this process as a forked child (called by the Python package's fork hook).
 pub fn mark_forked() {
@@ -33,11 +90,8 @@ fn init_global() {
     {
         static INIT: std::sync::Once = std::sync::Once::new();
         INIT.call_once(|| {
-            let n = std::env::var("IRMETRICS_NUM_THREADS")
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .unwrap_or(0)
-                .min(MAX_THREADS);
+            // a bad value is reported by `env_threads` where errors can be returned
+            let n = env_threads().unwrap_or(0);
             // fails if the pool already exists (then it stays as it is) or if its
             // threads cannot be started: then no pool is used at all
             let mut b = rayon::ThreadPoolBuilder::new();
@@ -160,6 +214,8 @@ impl Pool {
         #[cfg(feature = "parallel")]
         {
             init_global();
+            // callers check with `check_threads` first (the evaluator does); the cap
+            // only keeps a direct `with_threads(huge)` from failing
             let n = n_threads.min(MAX_THREADS);
             let own = n > 0
                 && !FORKED.load(Ordering::Relaxed)
@@ -194,4 +250,51 @@ impl Pool {
 /// `IRMETRICS_NUM_THREADS` / `RAYON_NUM_THREADS` environment variables).
 pub fn with_threads<R: Send>(n_threads: usize, f: impl FnOnce() -> R + Send) -> R {
     Pool::new(n_threads).install(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_rule_for_thread_counts() {
+        assert_eq!(check_threads(0, "n").unwrap(), 0);
+        assert_eq!(
+            check_threads(MAX_THREADS as i128, "n").unwrap(),
+            MAX_THREADS
+        );
+        assert_eq!(parse_threads(" 8\n", "--threads").unwrap(), 8);
+        for (text, got) in [
+            ("4097", "4097"),
+            ("-1", "-1"),
+            ("99999999999999999999", "99999999999999999999"),
+            ("abc", "'abc'"),
+            ("2.5", "'2.5'"),
+            ("", "''"),
+        ] {
+            let e = parse_threads(text, "IRMETRICS_NUM_THREADS").unwrap_err();
+            assert!(matches!(e, Error::Option(_)), "{e:?}");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "IRMETRICS_NUM_THREADS must be a whole number from 0 to 4096, got {got} \
+                     (0: all cores)"
+                )
+            );
+        }
+        // the variable: unset or blank is the default, anything else the same rule
+        assert_eq!(threads_of_env_value(None).unwrap(), 0);
+        assert_eq!(threads_of_env_value(Some(" ".into())).unwrap(), 0);
+        assert_eq!(threads_of_env_value(Some("3".into())).unwrap(), 3);
+        let e = threads_of_env_value(Some("100000".into())).unwrap_err();
+        assert!(
+            e.to_string().starts_with("IRMETRICS_NUM_THREADS must be"),
+            "{e}"
+        );
+        let e = check_threads(1 << 70, "n_threads").unwrap_err().to_string();
+        assert!(
+            e.starts_with("n_threads must be a whole number from 0 to 4096"),
+            "{e}"
+        );
+    }
 }

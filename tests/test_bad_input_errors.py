@@ -2,7 +2,7 @@
 
 Hierarchy: ``irmetrics.Error``; ``FileError(Error, OSError)``, ``FormatError(Error,
 ValueError)``, ``InputError(Error, ValueError)`` > ``MissingQueryError``,
-``MeasureError(Error, ValueError)``. Each case checks the class and that the message
+``MeasureError``. Each case checks the class and that the message
 names the file/line/key and says what to do. Nothing may crash or return numbers.
 See README "Input policy and errors".
 """
@@ -50,6 +50,7 @@ def test_hierarchy() -> None:
     for cls in (FormatError, InputError, MeasureError):
         assert issubclass(cls, Error) and issubclass(cls, ValueError)
     assert issubclass(MissingQueryError, InputError)
+    assert issubclass(MeasureError, InputError)  # a bad measure is a bad input
     for cls in (Error, FileError, FormatError, InputError, MeasureError, MissingQueryError):
         assert cls.__module__ == "irmetrics" and cls.__doc__
 
@@ -532,9 +533,15 @@ def test_inputs_are_not_mutated() -> None:
 # the command line
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    import os
+
     return subprocess.run(
-        [sys.executable, "-m", "irmetrics", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "irmetrics", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=None if env is None else {**os.environ, **env},
     )
 
 
@@ -547,8 +554,8 @@ def test_cli_errors_are_one_clear_line(tmp_path: Path) -> None:
         "(trec_eval would silently read only its numeric prefix, or 0)"
     )
     assert "Traceback" not in p.stderr and "panicked" not in p.stderr
-    p = cli("-m", "mapp", str(q), str(q))
-    assert p.returncode == 1 and "unknown measure 'mapp'" in p.stderr
+    p = cli("-m", "mapp", str(q), str(q))  # a bad -m is a usage error: exit 2
+    assert p.returncode == 2 and "unknown measure 'mapp'" in p.stderr
     p = cli(str(q), str(tmp_path / "missing.txt"))
     assert p.returncode == 1 and "missing.txt" in p.stderr and "Traceback" not in p.stderr
 
@@ -566,6 +573,156 @@ def test_cli_output_is_atomic(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert out.read_text().startswith("runid")
     assert sorted(x.name for x in tmp_path.iterdir()) == ["bad.txt", "out.txt", "q.txt", "r.txt"]
+
+
+# ---------------------------------------------------------------------------------
+# numeric domains: every parameter checked against its domain in the catalogue
+# (src/measure/family.rs), the same for every spelling and route
+
+DOMAIN_CASES = [
+    # (measure as written, canonical family, parameter)
+    ("Rprec_mult.-0.5", "Rprec_mult", "multiple of R"),
+    ("iprec_at_recall.1.5", "iprec_at_recall", "recall level"),
+    ("iprec_at_recall_1.10", "iprec_at_recall", "recall level"),
+    ("IPrec@-0.5", "iprec_at_recall", "recall level"),
+    ("iprec@2", "iprec", "recall level"),
+    ("11pt_avg.0.5,1.2", "11pt_avg", "recall level"),
+    ("set_F.-1", "set_F", "beta"),  # trec_eval's spelling: was accepted
+    ("F(beta=-1)@10", "F_cut", "beta"),  # ir_measures' spelling: was refused
+    ("F_cut_10(beta=-1)", "F_cut", "beta"),
+    ("relstring.-1", "relstring", "length"),
+    ("ERR(gmax=1024)@10", "err_cut", "gmax"),
+    ("err_cut_10(gmax=2.5)", "err_cut", "gmax"),
+    ("rbp.p=1", "rbp", "p"),
+    ("rbp_resid.p=0", "rbp_resid", "p"),
+    ("RBP(p=1.5)", "rbp", "p"),
+    ("RBP(rel=1,p=0)", "rbp_bin", "p"),
+    ("dcg_jk(b=1)@10", "dcg_jk", "b"),
+    ("dcg_jk_5(b=0.5)", "dcg_jk", "b"),
+    ("nDCG(ideal_all=2)@10", "ndcg_gain_cut", "ideal_all"),
+]
+
+
+@pytest.mark.parametrize("name,family,param", DOMAIN_CASES)
+def test_parameter_outside_its_domain(tmp_path: Path, name: str, family: str, param: str) -> None:
+    message = rf"measure '{family}': parameter {param} must be "
+    with pytest.raises(InputError, match=message) as e:
+        Evaluator(Qrels.from_string(QRELS), [name])
+    assert isinstance(e.value, MeasureError)
+    with pytest.raises(InputError, match=message):
+        irmetrics.canonical_names(name)
+    with pytest.raises(InputError, match=message):
+        irmetrics.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, name)
+    q, r = write(tmp_path, "q.txt", QRELS), write(tmp_path, "r.txt", RUN)
+    p = cli("-m", name, str(q), str(r))
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert p.stderr.startswith("irmetrics: ") and f"'{family}'" in p.stderr
+    assert f"parameter {param}" in p.stderr and p.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["rbp.p=nan", "set_F.inf", "utility.1,-1,0,nan", "ndcg.1=inf", "F(beta=inf)@10"],
+)
+def test_parameters_are_finite(name: str) -> None:
+    with pytest.raises(InputError, match="finite number"):
+        irmetrics.canonical_names(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Rprec_mult.0,5",
+        "iprec_at_recall.0,1",
+        "IPrec@1",
+        "set_F.0",
+        "F(beta=0)@10",
+        "relstring.0",
+        "ERR(gmax=1023)@10",
+        "ERR(gmax=0)@10",
+        "rbp.p=0.01",
+        "RBP(p=0.99)",
+        "dcg_jk(b=1.5)@10",
+        "nDCG(ideal_all=1)@10",
+        "utility.-3,1,0,0",
+    ],
+)
+def test_parameters_at_the_edge_of_their_domain(name: str) -> None:
+    assert irmetrics.evaluate(QRELS_DICT, RUN_DICT, name, per_query=True)
+
+
+QRELS_DICT = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d1": 1}}
+RUN_DICT = {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d3": 0.5}}
+
+
+def test_num_docs_in_collection(tmp_path: Path) -> None:
+    qrels = Qrels.from_string(QRELS)  # q1 has 3 judged documents
+    with pytest.raises(InputError, match=r"num_docs_in_collection \(-N\) must be 0 \(unknown\)"):
+        Evaluator(qrels, "utility", num_docs_in_collection=-1)
+    msg = r"num_docs_in_collection \(-N\) is 2, but query 'q1' alone has 3 judged documents"
+    with pytest.raises(InputError, match=msg):
+        Evaluator(qrels, "fallout@10", num_docs_in_collection=2)
+    Evaluator(qrels, "fallout@10", num_docs_in_collection=3)
+    q, r = write(tmp_path, "q.txt", QRELS), write(tmp_path, "r.txt", RUN + "q2 Q0 d1 2 0.1 r\n")
+    for n, text in [("-1", "must be 0 (unknown)"), ("2", "alone has 3 judged documents")]:
+        p = cli("-N", n, "-m", "utility", str(q), str(r))
+        assert p.returncode == 2 and p.stdout == "" and "(-N)" in p.stderr and text in p.stderr
+    assert cli("-N", "3", "-m", "utility", str(q), str(r)).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "name", ["ndcg_burges", "nDCG(dcg='exp-log2')@10", "dcg_burges@5", "err@10", "nERR@10"]
+)
+def test_labels_too_large_for_exponential_gains(tmp_path: Path, name: str) -> None:
+    qrels = {"q1": {"a": 1}, "q2": {"b": 0, "huge": 1100}}
+    run = {"q1": {"a": 1.0}, "q2": {"huge": 1.0, "b": 0.5}}
+    msg = r"query 'q2', document 'huge': label 1100 is too large: .*overflow"
+    with pytest.raises(InputError, match=msg):
+        irmetrics.evaluate(qrels, run, name)
+    q = write(tmp_path, "q.txt", "q1 0 a 1\nq2 0 b 0\nq2 0 huge 1100\n")
+    r = write(tmp_path, "r.txt", "q1 Q0 a 1 1 r\nq2 Q0 huge 1 1 r\nq2 Q0 b 2 0.5 r\n")
+    p = cli("-m", name, str(q), str(r))
+    assert p.returncode == 1 and p.stdout == "" and "label 1100 is too large" in p.stderr
+    # linear gains, and ERR with an explicit gmax, take the same labels
+    for ok in ["ndcg", "ndcg_cut.10", "ERR@10", "err_cut_10(gmax=4)"]:
+        values = irmetrics.evaluate(qrels, run, ok)
+        assert all(v == v and abs(v) != float("inf") for v in values.values())
+
+
+THREADS = r"must be a whole number from 0 to 4096, got "
+
+
+def test_thread_counts_one_rule_on_every_route(tmp_path: Path) -> None:
+    q, r = write(tmp_path, "q.txt", QRELS), write(tmp_path, "r.txt", RUN)
+    with pytest.raises(InputError, match="n_threads " + THREADS + "5000"):
+        Evaluator(Qrels.from_string(QRELS), "map", n_threads=5000)
+    p = cli("--threads", "5000", "-m", "map", str(q), str(r))
+    assert p.returncode == 2 and "--threads " + THREADS + "5000" in p.stderr, p.stderr
+    for value in ["5000", "-2", "abc", "99999999999999999999999"]:
+        p = cli("-m", "map", str(q), str(r), env={"IRMETRICS_NUM_THREADS": value})
+        assert p.returncode == 2 and p.stdout == "", p.stderr
+        assert p.stderr.startswith("irmetrics: IRMETRICS_NUM_THREADS " + THREADS), p.stderr
+    for value in ["", "2", "4096"]:
+        p = cli("-m", "map", str(q), str(r), env={"IRMETRICS_NUM_THREADS": value})
+        assert p.returncode == 0, p.stderr
+    # Python sees the variable when an evaluator is built
+    child = (
+        "import irmetrics\n"
+        "try:\n"
+        "    irmetrics.Evaluator(irmetrics.Qrels.from_string('q 0 d 1'), 'map')\n"
+        "except irmetrics.InputError as e:\n"
+        "    print(e)\n"
+    )
+    import os
+
+    p = subprocess.run(
+        [sys.executable, "-c", child],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "IRMETRICS_NUM_THREADS": "5000"},
+    )
+    assert p.stdout.startswith("IRMETRICS_NUM_THREADS " + THREADS + "5000"), p.stderr
 
 
 @pytest.mark.parametrize("where", ["heavy", "direct"])

@@ -86,7 +86,7 @@ def test_missing_query_error_says_to_pass_c(conformance: Path) -> None:
 
 def test_unknown_measure_suggests(v01: dict[str, Path]) -> None:
     out = cli("-m", "ndgc_cut.10", str(v01["qrels"]), str(v01["run"]))
-    assert out.returncode == 1
+    assert out.returncode == 2  # a bad -m is a usage error
     assert b"did you mean" in out.stderr and b"ndcg_cut" in out.stderr
 
 

@@ -27,17 +27,26 @@ trec_eval options:
   -l LEVEL           minimum label of a relevant document [default: 1]
   -M K               evaluate only the top K documents of each ranking
   -J                 rank only judged documents
-  -N NUM             number of documents in the collection (for utility)
+  -N NUM             number of documents in the collection (utility, fallout and
+                     the confusion-matrix rates); 0 = unknown [default], else at
+                     least the judged documents of every query
 other options:
   --format FMT       trec (default), json, csv or table
   --output FILE      write to FILE (atomically: a temporary file, then renamed)
-  --threads N        worker threads [default: all cores, or IRMETRICS_NUM_THREADS]
+  --threads N        worker threads, 0 to 4096 [default 0: all cores, or
+                     IRMETRICS_NUM_THREADS, which follows the same rule]
   --stream           evaluate query by query without loading the run (bounded
                      memory; the run must be grouped by query)
   --max-line-bytes N longest line accepted in the input files [default: 1048576,
                      or IRMETRICS_MAX_LINE_BYTES]
   -h, --help         show this help
   -v, --version      show the version
+
+Measure parameters must lie in their domains (rbp.p=0.8: 0 < p < 1;
+iprec_at_recall levels 0..1; set_F and F beta >= 0; ...; see the README).
+Exit status: 0 success; 1 bad input files (format, labels, no common query);
+2 bad options or measures (-m, -N, --threads, IRMETRICS_NUM_THREADS); 130
+interrupted.
 ";
 
 /// Output formats.
@@ -181,14 +190,8 @@ pub fn parse_args(argv: &[String]) -> Result<Args> {
                 a.max_line_bytes = Some(num("--max-line-bytes", &v)?);
             }
             Long("threads") => {
-                let n: usize = num("--threads", &text("--threads", p.value().map_err(lex)?)?)?;
-                if n > crate::parallel::MAX_THREADS {
-                    return Err(usage_err(format!(
-                        "--threads must be between 0 (all cores) and {}, got {n}",
-                        crate::parallel::MAX_THREADS
-                    )));
-                }
-                a.options.n_threads = n
+                let v = text("--threads", p.value().map_err(lex)?)?;
+                a.options.n_threads = crate::parallel::parse_threads(&v, "--threads")?
             }
             Value(v) => positional.push(v.into()),
             Short(c) => return Err(usage_err(format!("unknown option -{c}"))),

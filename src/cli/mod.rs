@@ -21,6 +21,8 @@ use crate::results::Results;
 /// line and `irmetrics.compat`. Stops with [`Error::Interrupted`] soon after `cancel`
 /// is set.
 pub fn evaluate_args(args: &Args, cancel: Option<&AtomicBool>) -> Result<Vec<(PathBuf, Results)>> {
+    // the variable is checked up front, before any file is read
+    crate::parallel::env_threads()?;
     if let Some(n) = args.max_line_bytes {
         crate::trec::set_max_line_bytes(n);
     }
@@ -39,6 +41,18 @@ pub fn evaluate_args(args: &Args, cancel: Option<&AtomicBool>) -> Result<Vec<(Pa
             Ok((path.clone(), res))
         })
         .collect()
+}
+
+/// The exit status of the command line for an error: 2 for usage errors (bad options,
+/// `-N`, `--threads`, `IRMETRICS_NUM_THREADS`, and every bad measure given to `-m`:
+/// unknown names and parameters outside their domains), 130 for an interruption, 1
+/// for everything else (input files that cannot be read or evaluated).
+pub fn exit_code(e: &Error) -> i32 {
+    match e {
+        Error::Option(_) | Error::Measure(_) => 2,
+        Error::Interrupted => 130,
+        _ => 1,
+    }
 }
 
 /// Run the command line, writing what it prints to `out`.

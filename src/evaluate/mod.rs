@@ -98,12 +98,18 @@ impl Evaluator {
                     .into(),
             ));
         }
+        for m in measures.measures() {
+            m.check()?;
+        }
+        crate::parallel::check_threads(options.n_threads as i128, "n_threads (--threads)")?;
+        crate::parallel::env_threads()?;
+        check_num_docs(&qrels, options.num_docs_in_collection)?;
         if let Some(m) = measures
             .measures()
             .iter()
             .find(|m| m.family.needs_num_docs())
         {
-            if options.num_docs_in_collection <= 0 {
+            if options.num_docs_in_collection == 0 {
                 return Err(Error::Option(format!(
                     "measure '{}' needs the number of documents in the collection: set \
                      num_docs_in_collection (-N)",
@@ -146,6 +152,7 @@ impl Evaluator {
             .filter_map(|q| q.levels().last().map(|&(l, _)| l))
             .max()
             .unwrap_or(0);
+        check_gains(&qrels, &measures, max_label)?;
         Ok(Evaluator {
             qrels,
             measures,
@@ -323,6 +330,50 @@ impl Evaluator {
     }
 }
 
+/// `-N` (`num_docs_in_collection`): 0 means unknown (the default; measures that need
+/// it refuse to run), otherwise the collection holds at least every document judged
+/// for any one query (labels of every sign), or TN-like counts (`N - ret - rel +
+/// relret`) would be negative.
+fn check_num_docs(qrels: &Qrels, n: i64) -> Result<()> {
+    if n < 0 {
+        return Err(Error::Option(format!(
+            "num_docs_in_collection (-N) must be 0 (unknown) or the number of documents \
+             in the collection, got {n}"
+        )));
+    }
+    if n > 0 {
+        if let Some(q) = qrels.queries().iter().find(|q| q.len() as u64 > n as u64) {
+            return Err(Error::Option(format!(
+                "num_docs_in_collection (-N) is {n}, but query '{}' alone has {} judged \
+                 documents; -N counts every document of the collection",
+                show(q.id()),
+                q.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Gains computed from labels must stay finite ([`metrics::gain_overflow`]): a label
+/// too large for exponential gains is refused, naming the query, document and label.
+fn check_gains(qrels: &Qrels, measures: &MeasureSet, max_label: i64) -> Result<()> {
+    for m in measures.measures() {
+        for q in qrels.queries() {
+            if let Some((label, why)) = metrics::gain_overflow(m, q.levels(), max_label) {
+                let doc = q
+                    .iter()
+                    .find(|&(_, l)| l == label)
+                    .map_or_else(String::new, |(d, _)| show(d));
+                return Err(Error::Input(format!(
+                    "query '{}', document '{doc}': label {label} is too large: {why}",
+                    show(q.id())
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Evaluate one run against judgments: the one-call convenience.
 pub fn evaluate(qrels: &Qrels, run: &Run, measures: &[&str], options: Options) -> Result<Results> {
     let set = MeasureSet::parse(measures)?;
@@ -380,6 +431,143 @@ mod tests {
             matches!(e, Error::MissingQuery { ref query } if query == "q3"),
             "{e}"
         );
+    }
+
+    fn new_err(qrels: &[u8], measure: &str, options: Options) -> Error {
+        let qrels = Qrels::from_bytes(qrels, "qrels").unwrap();
+        let ms = MeasureSet::parse(&[measure]).unwrap();
+        Evaluator::new(qrels, ms, options).unwrap_err()
+    }
+
+    #[test]
+    fn num_docs_must_cover_the_judged_documents() {
+        let qrels = b"q1 0 a 1\nq1 0 b 0\nq1 0 c -1\nq2 0 a 1\n";
+        let n = |n| Options {
+            num_docs_in_collection: n,
+            ..Options::default()
+        };
+        let e = new_err(qrels, "map", n(-1));
+        assert!(matches!(e, Error::Option(_)), "{e:?}");
+        assert!(
+            e.to_string()
+                .starts_with("num_docs_in_collection (-N) must be 0 (unknown)"),
+            "{e}"
+        );
+        // q1 has three judged documents (labels of every sign)
+        let e = new_err(qrels, "fallout@10", n(2));
+        assert!(matches!(e, Error::Option(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "num_docs_in_collection (-N) is 2, but query 'q1' alone has 3 judged documents; \
+             -N counts every document of the collection"
+        );
+        let q = Qrels::from_bytes(qrels, "qrels").unwrap();
+        for ok in [0, 3, i64::MAX] {
+            let ms = MeasureSet::parse(&["utility"]).unwrap();
+            assert!(Evaluator::new(q.clone(), ms, n(ok)).is_ok(), "{ok}");
+        }
+        // a measure that needs -N still says so when it is 0
+        let e = new_err(qrels, "fallout@10", n(0)).to_string();
+        assert!(e.contains("needs the number of documents"), "{e}");
+    }
+
+    #[test]
+    fn thread_counts_follow_the_one_rule() {
+        let e = new_err(
+            b"q 0 d 1\n",
+            "map",
+            Options {
+                n_threads: crate::parallel::MAX_THREADS + 1,
+                ..Options::default()
+            },
+        );
+        assert!(matches!(e, Error::Option(_)), "{e:?}");
+        assert!(
+            e.to_string().starts_with(
+                "n_threads (--threads) must be a whole number from 0 to 4096, got 4097"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn hand_built_measures_meet_the_parser_rules() {
+        let qrels = Qrels::from_bytes(b"q 0 d 1\n", "qrels").unwrap();
+        let mut m = crate::measure::Measure::new(Family::SetF);
+        m.params = crate::measure::Params::Numbers {
+            values: vec![-1.0],
+            text: None,
+        };
+        let mut set = MeasureSet::default();
+        set.add(m);
+        let e = Evaluator::new(qrels, set, Options::default()).unwrap_err();
+        assert!(matches!(e, Error::Measure(_)), "{e:?}");
+        assert!(
+            e.to_string().contains("measure 'set_F': parameter beta"),
+            "{e}"
+        );
+    }
+
+    /// Labels too large for exponential gains are refused by name, never NaN.
+    #[test]
+    fn exponential_gains_of_huge_labels_are_refused() {
+        let qrels = b"q1 0 a 1\nq2 0 b 0\nq2 0 huge 1100\n";
+        for measure in [
+            "ndcg_burges",
+            "ndcg_burges@10",
+            "dcg_burges",
+            "dcg_burges@5",
+            "nDCG(dcg='exp-log2')@10",
+            "err@10",
+            "nerr@10",
+        ] {
+            let e = new_err(qrels, measure, Options::default());
+            assert!(matches!(e, Error::Input(_)), "{measure}: {e:?}");
+            let e = e.to_string();
+            assert!(
+                e.starts_with("query 'q2', document 'huge': label 1100 is too large: "),
+                "{measure}: {e}"
+            );
+        }
+        // the largest exponent a double holds is fine alone; three of them overflow
+        let ok = b"q1 0 a 1023\nq1 0 b 1\n";
+        let run = Run::from_bytes(b"q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\n", "run").unwrap();
+        for measure in ["ndcg_burges", "err@10", "nerr@10", "dcg_burges"] {
+            let q = Qrels::from_bytes(ok, "qrels").unwrap();
+            let ms = MeasureSet::parse(&[measure]).unwrap();
+            let res = Evaluator::new(q, ms, Options::default())
+                .unwrap()
+                .evaluate(&run)
+                .unwrap();
+            let v = res.summary(0);
+            assert!(v.is_finite(), "{measure}: {v}");
+        }
+        let e = new_err(
+            b"q1 0 a 1023\nq1 0 b 1023\nq1 0 c 1023\n",
+            "ndcg_burges",
+            Options::default(),
+        );
+        assert!(e.to_string().contains("label 1023 is too large"), "{e}");
+        // ERR with an explicit gmax counts larger labels as gmax: nothing overflows
+        let q = Qrels::from_bytes(qrels, "qrels").unwrap();
+        let ms = MeasureSet::parse(&["ERR@10"]).unwrap();
+        assert!(Evaluator::new(q.clone(), ms, Options::default()).is_ok());
+        // linear gains of the same labels are fine
+        let ms = MeasureSet::parse(&["ndcg", "ndcg_cut.10", "rbp"]).unwrap();
+        assert!(Evaluator::new(q, ms, Options::default()).is_ok());
+        // user gains that add up past the largest double are refused too
+        let e = new_err(b"q1 0 a 2\nq1 0 b 2\n", "ndcg.2=1e308", Options::default());
+        assert!(
+            e.to_string()
+                .starts_with("query 'q1', document 'a': label 2 is too large"),
+            "{e}"
+        );
+        let e = new_err(
+            b"q1 0 a 2\nq1 0 b 2\n",
+            "nDCG(g2=1e308)@10",
+            Options::default(),
+        );
+        assert!(matches!(e, Error::Input(_)), "{e:?}");
     }
 
     #[test]

@@ -21,6 +21,85 @@ pub enum ParamKind {
     Pairs,
 }
 
+/// The values a numeric measure parameter may take. Every parameter of every family
+/// has one ([`Family::params`]); `Measure::check` (parse.rs) tests each value against
+/// it, whatever the spelling (`set_F.0.5`, `SetF`, `F(beta=0.5)@10`) or route (command
+/// line, Python, Rust). Every domain holds finite numbers only: NaN and infinities are
+/// never a parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Domain {
+    /// Any finite number (utility's coefficients, gains).
+    Finite,
+    /// A number >= 0.
+    NonNegative,
+    /// A number from 0 to 1, both included.
+    Unit,
+    /// A number strictly between 0 and 1.
+    OpenUnit,
+    /// A number > 1.
+    AboveOne,
+    /// 0 or 1.
+    Flag,
+    /// A whole number from 0 to the bound.
+    WholeUpTo(u32),
+}
+
+/// The largest power of two a double holds is 2^1023: the largest exponent (grade,
+/// label) exponential gains may raise 2 to.
+pub const MAX_EXPONENT: u32 = (f64::MAX_EXP - 1) as u32;
+
+impl Domain {
+    /// Whether `x` lies in the domain.
+    pub fn contains(self, x: f64) -> bool {
+        x.is_finite()
+            && match self {
+                Domain::Finite => true,
+                Domain::NonNegative => x >= 0.0,
+                Domain::Unit => (0.0..=1.0).contains(&x),
+                Domain::OpenUnit => x > 0.0 && x < 1.0,
+                Domain::AboveOne => x > 1.0,
+                Domain::Flag => x == 0.0 || x == 1.0,
+                Domain::WholeUpTo(hi) => x >= 0.0 && x <= f64::from(hi) && x.fract() == 0.0,
+            }
+    }
+
+    /// The domain in words, for errors and the README ("a number from 0 to 1").
+    pub fn describe(self) -> String {
+        match self {
+            Domain::Finite => "a finite number".into(),
+            Domain::NonNegative => "a number >= 0".into(),
+            Domain::Unit => "a number from 0 to 1".into(),
+            Domain::OpenUnit => "a number strictly between 0 and 1".into(),
+            Domain::AboveOne => "a number > 1".into(),
+            Domain::Flag => "0 or 1".into(),
+            Domain::WholeUpTo(hi) => format!("a whole number from 0 to {hi}"),
+        }
+    }
+}
+
+/// One numeric parameter of a family: its name and its [`Domain`]. A list parameter
+/// (`iprec_at_recall.0.1,0.5`, `utility.1,-1,0,0`) is named by what each value is
+/// ("recall level"); a `name=value` pair or option by its name (`p`, `beta`); `gain`
+/// stands for trec_eval's `level=gain` pairs (`ndcg.2=3`) and `gN` for the gain options
+/// (`g2=1.5`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The parameter's name.
+    pub name: &'static str,
+    /// Its values.
+    pub domain: Domain,
+}
+
+/// A [`Param`] literal (a constant the tables can borrow for `'static`).
+macro_rules! param {
+    ($name:literal, $domain:expr) => {
+        Param {
+            name: $name,
+            domain: $domain,
+        }
+    };
+}
+
 /// A family's `all` statistic as written in the table: `None` for families with no
 /// `all` value to compute (runid is printed from the run, relstring is per query only).
 macro_rules! summary {
@@ -167,6 +246,48 @@ impl Family {
                 | Markedness
                 | DiagnosticOddsRatio
         )
+    }
+
+    /// The numeric parameters of the family with their domains, as data: the list
+    /// parameter of a fraction or number family first (its values' name), then its
+    /// `name=value` pairs and named options. Cut-offs (positive whole numbers) are not
+    /// listed: the grammar reads them as such. The choices follow trec_eval's and
+    /// ir_measures' definitions; the README's "Measures" section gives the reasons.
+    pub fn params(self) -> &'static [Param] {
+        use Domain::*;
+        use Family::*;
+        match self {
+            // recall levels: recall lies in [0, 1]; a level above 1 is never reached
+            IprecAtRecall | Iprec | Pt11Avg => &[param!("recall level", Unit)],
+            // trec_eval's R-multiples: a negative multiple is a rank below 1
+            RprecMult => &[param!("multiple of R", NonNegative)],
+            // how many documents relstring shows
+            Relstring => &[param!("length", NonNegative)],
+            // a*relret + b*nonrelret + c*relnotret + d*nonrelnotret: any weights
+            Utility => &[param!("coefficient", Finite)],
+            // trec_eval's set_F: (1+b)PR / (bP + R), b >= 0 (a negative b gives
+            // negative values, or 0/0 = NaN when P = R)
+            SetF => &[param!("beta", NonNegative)],
+            // trec_eval's level=gain pairs: any finite gain
+            G | Ndcg | NdcgRel | Rndcg => &[param!("gain", Finite)],
+            // RBP's persistence: p = 0 sees one document, p = 1 never stops
+            Rbp | RbpResid => &[param!("p", OpenUnit), param!("gain", Finite)],
+            RbpBin => &[param!("p", OpenUnit)],
+            // F_cut's (1+b^2)PR / (b^2 P + R): b and -b would be the same measure
+            FCut => &[param!("beta", NonNegative)],
+            // ERR's maximum grade: a whole number, 2^gmax finite
+            ErrCut | NerrCut => &[param!("gmax", WholeUpTo(MAX_EXPONENT))],
+            // Jarvelin-Kekalainen's log base: log_b needs b > 1
+            DcgJk => &[param!("b", AboveOne)],
+            Dcg | DcgCut => &[param!("gN", Finite)],
+            NdcgGain | NdcgGainCut => &[param!("gN", Finite), param!("ideal_all", Flag)],
+            _ => &[],
+        }
+    }
+
+    /// The parameter called `name` (see [`Family::params`]).
+    pub fn param(self, name: &str) -> Option<Param> {
+        self.params().iter().copied().find(|p| p.name == name)
     }
 
     /// The named options the family takes (`F_cut(beta=0.5)`); `gN` stands for the gain

@@ -17,7 +17,7 @@
 mod family;
 mod parse;
 
-pub use family::{nickname, Family, ParamKind};
+pub use family::{nickname, Domain, Family, Param, ParamKind, MAX_EXPONENT};
 pub use parse::parse_measure;
 
 use crate::error::{Error, Result};
@@ -95,25 +95,17 @@ impl Measure {
             .map_or(default, |(_, v)| *v)
     }
 
-    /// Set family options (`beta=0.5`), checking that the family takes them.
+    /// Set family options (`beta=0.5`), checking that the family takes them and that
+    /// each value lies in its domain ([`Family::params`]).
     pub fn set_opts(&mut self, opts: Vec<(String, f64)>) -> Result<()> {
         let allowed = self.family.options();
         let mut opts = opts;
-        for (n, v) in &opts {
+        for (n, _) in &opts {
             // `gN=x`: the gain of label N (a whole number >= 0)
             let gain_key = allowed.contains(&"gN")
                 && n.strip_prefix('g')
                     .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-            let ideal_key =
-                n == "ideal_all" && matches!(self.family, Family::NdcgGain | Family::NdcgGainCut);
-            if ideal_key && !(*v == 0.0 || *v == 1.0) {
-                return Err(Error::Measure(format!(
-                    "measure '{}': ideal_all must be 0 (ideal = top k of the judged \
-                     documents) or 1 (ideal = all judged documents)",
-                    self.family.name()
-                )));
-            }
-            if !(allowed.contains(&n.as_str()) || gain_key || ideal_key) {
+            if !(allowed.contains(&n.as_str()) || gain_key) {
                 return Err(Error::Measure(format!(
                     "measure '{}' has no option '{n}'{}",
                     self.family.name(),
@@ -124,25 +116,11 @@ impl Measure {
                     }
                 )));
             }
-            let ok = match n.as_str() {
-                "beta" => *v >= 0.0,
-                "gmax" => *v >= 0.0 && v.fract() == 0.0,
-                "b" => *v > 1.0,
-                "p" => *v > 0.0 && *v < 1.0,
-                _ => true,
-            };
-            if !ok {
-                return Err(Error::Measure(format!(
-                    "measure '{}': bad value {v} for option '{n}' (beta >= 0, gmax a whole \
-                     number >= 0, b > 1, 0 < p < 1)",
-                    self.family.name()
-                )));
-            }
         }
         opts.sort_by(|a, b| a.0.cmp(&b.0));
         opts.dedup_by(|a, b| a.0 == b.0);
-        self.opts = opts;
-        Ok(())
+        let before = std::mem::replace(&mut self.opts, opts);
+        self.check().inspect_err(|_| self.opts = before)
     }
 
     /// The cut-offs of a cut-off family (empty otherwise).

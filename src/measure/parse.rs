@@ -38,7 +38,7 @@ impl Measure {
                 let mut v = Vec::new();
                 for part in text.split(',') {
                     let x: f64 = parse_number(part)
-                        .ok_or_else(|| bad(&format!("'{part}' is not a number")))?;
+                        .ok_or_else(|| bad(&format!("'{part}' is not a finite number")))?;
                     v.push(x);
                 }
                 v.sort_by(f64::total_cmp);
@@ -52,7 +52,7 @@ impl Measure {
                 for part in text.split(',') {
                     v.push(
                         parse_number(part)
-                            .ok_or_else(|| bad(&format!("'{part}' is not a number")))?,
+                            .ok_or_else(|| bad(&format!("'{part}' is not a finite number")))?,
                     );
                 }
                 match family {
@@ -61,9 +61,6 @@ impl Measure {
                     }
                     Family::SetF | Family::Relstring if v.len() != 1 => {
                         return Err(bad("this measure takes exactly one number"))
-                    }
-                    Family::Relstring if v[0] < 0.0 => {
-                        return Err(bad("the length must not be negative"))
                     }
                     _ => {}
                 }
@@ -79,7 +76,7 @@ impl Measure {
                         .split_once('=')
                         .ok_or_else(|| bad(&format!("'{part}' is not of the form name=value")))?;
                     let value = parse_number(value)
-                        .ok_or_else(|| bad(&format!("'{value}' is not a number")))?;
+                        .ok_or_else(|| bad(&format!("'{value}' is not a finite number")))?;
                     let ok = match family {
                         Family::Rbp | Family::RbpResid => name == "p" || valid_int(name),
                         _ => valid_int(name),
@@ -94,9 +91,6 @@ impl Measure {
                             }
                         )));
                     }
-                    if name == "p" && !(value > 0.0 && value < 1.0) {
-                        return Err(bad("the persistence p must lie strictly between 0 and 1"));
-                    }
                     pairs.push((name.to_string(), value));
                 }
                 Params::Pairs {
@@ -105,12 +99,73 @@ impl Measure {
                 }
             }
         };
-        Ok(Measure {
+        let m = Measure {
             family,
             params,
             rel_level: None,
             opts: Vec::new(),
-        })
+        };
+        m.check()?;
+        Ok(m)
+    }
+}
+
+impl Measure {
+    /// Check every parameter against the catalogue: each number in its family's
+    /// [`Domain`](super::Domain) ([`Family::params`]), cut-offs positive. The one
+    /// check for every spelling and route: the parser runs it on what it builds, and
+    /// [`Evaluator::new`](crate::Evaluator::new) on every measure it is given (so a
+    /// `Measure` built by hand in Rust is held to the same rules).
+    pub fn check(&self) -> Result<()> {
+        let f = self.family;
+        let bad = |name: &str, x: f64, domain: super::Domain| {
+            Error::Measure(format!(
+                "measure '{}': parameter {name} must be {}, got {}",
+                f.name(),
+                domain.describe(),
+                fmt_num(x)
+            ))
+        };
+        let check = |name: &str, x: f64| -> Result<()> {
+            let p = f.param(name).ok_or_else(|| {
+                Error::Measure(format!("measure '{}' has no parameter '{name}'", f.name()))
+            })?;
+            if p.domain.contains(x) {
+                Ok(())
+            } else {
+                Err(bad(p.name, x, p.domain))
+            }
+        };
+        match &self.params {
+            Params::None => {}
+            Params::Cutoffs(v) => {
+                if v.contains(&0) {
+                    return Err(Error::Measure(format!(
+                        "measure '{}': a cut-off must be a positive whole number of \
+                         documents, got 0",
+                        f.name()
+                    )));
+                }
+            }
+            Params::Fractions(v) | Params::Numbers { values: v, .. } => {
+                let name = f.params().first().map_or("value", |p| p.name);
+                for &x in v {
+                    check(name, x)?;
+                }
+            }
+            Params::Pairs { pairs, .. } => {
+                for (key, x) in pairs {
+                    check(if key == "p" { "p" } else { "gain" }, *x)?;
+                }
+            }
+        }
+        for (key, x) in &self.opts {
+            let is_gain = key.len() > 1
+                && key.starts_with('g')
+                && key[1..].bytes().all(|b| b.is_ascii_digit());
+            check(if is_gain { "gN" } else { key }, *x)?;
+        }
+        Ok(())
     }
 }
 
@@ -182,7 +237,7 @@ fn parse_trec(s: &str) -> Result<Option<Measure>> {
                             Error::Measure(format!("'{s}': option '{opt}' is not name=value"))
                         })?;
                         let v = parse_number(v).ok_or_else(|| {
-                            Error::Measure(format!("'{s}': option '{k}' needs a number"))
+                            Error::Measure(format!("'{s}': option '{k}' needs a finite number"))
                         })?;
                         extra.push((k.trim().to_string(), v));
                     }
@@ -313,7 +368,7 @@ impl AtOptions {
             "rel" => self.rel_level = Some(parse_rel_option(s, v)?),
             "p" => {
                 self.p = Some(parse_number(v).ok_or_else(|| {
-                    Error::Measure(format!("'{s}': p must be a number, got '{v}'"))
+                    Error::Measure(format!("'{s}': p must be a finite number, got '{v}'"))
                 })?)
             }
             "dcg" => match v {
@@ -327,7 +382,7 @@ impl AtOptions {
             },
             k if is_family_option(k) => {
                 let x = parse_number(v).ok_or_else(|| {
-                    Error::Measure(format!("'{s}': {k} must be a number, got '{v}'"))
+                    Error::Measure(format!("'{s}': {k} must be a finite number, got '{v}'"))
                 })?;
                 self.family.push((k.to_string(), x));
             }
@@ -525,6 +580,151 @@ mod tests {
     fn every_known_name_parses() {
         for name in known_names() {
             assert!(parse_measure(&name).is_ok(), "{name}");
+        }
+    }
+
+    /// Every spelling of a parameter outside its domain is refused by the one check,
+    /// with an error naming the measure and the parameter.
+    #[test]
+    fn parameters_outside_their_domain_are_refused_in_every_spelling() {
+        for (name, family, param) in [
+            // Rprec_mult: multiples of R >= 0
+            ("Rprec_mult.-0.5", "Rprec_mult", "multiple of R"),
+            ("Rprec_mult.0.2,-1", "Rprec_mult", "multiple of R"),
+            // recall levels in [0, 1], all spellings
+            ("iprec_at_recall.1.5", "iprec_at_recall", "recall level"),
+            ("iprec_at_recall.-0.1", "iprec_at_recall", "recall level"),
+            ("iprec_at_recall_1.10", "iprec_at_recall", "recall level"),
+            ("IPrec@1.5", "iprec_at_recall", "recall level"),
+            ("IPrec@-0.5", "iprec_at_recall", "recall level"),
+            ("iprec@2", "iprec", "recall level"),
+            ("11pt_avg.0.5,1.2", "11pt_avg", "recall level"),
+            // F's beta >= 0: trec_eval's set_F and the F_cut options
+            ("set_F.-1", "set_F", "beta"),
+            ("F(beta=-1)@10", "F_cut", "beta"),
+            ("F_cut_10(beta=-0.5)", "F_cut", "beta"),
+            // relstring's length
+            ("relstring.-1", "relstring", "length"),
+            // gmax: a whole number with 2^gmax finite
+            ("ERR(gmax=1024)@10", "err_cut", "gmax"),
+            ("err_cut_10(gmax=2.5)", "err_cut", "gmax"),
+            ("nerr_cut_5(gmax=-1)", "nerr_cut", "gmax"),
+            // persistence strictly between 0 and 1, every spelling
+            ("rbp.p=1", "rbp", "p"),
+            ("rbp.p=0", "rbp", "p"),
+            ("rbp_resid.p=1.5", "rbp_resid", "p"),
+            ("RBP(p=1)", "rbp", "p"),
+            ("RBP(rel=1,p=0)", "rbp_bin", "p"),
+            ("rbp_bin(p=2)", "rbp_bin", "p"),
+            // Jarvelin-Kekalainen's log base b > 1
+            ("dcg_jk(b=1)@10", "dcg_jk", "b"),
+            ("dcg_jk_5(b=0.5)", "dcg_jk", "b"),
+            // ideal_all is a flag
+            ("nDCG(ideal_all=2)@10", "ndcg_gain_cut", "ideal_all"),
+            ("ndcg_gain(ideal_all=0.5)", "ndcg_gain", "ideal_all"),
+        ] {
+            let e = parse_measure(name).unwrap_err();
+            assert!(matches!(e, Error::Measure(_)), "{name}: {e:?}");
+            let e = e.to_string();
+            assert!(
+                e.contains(&format!("measure '{family}': parameter {param} must be ")),
+                "{name}: {e}"
+            );
+            // and through the list parser (what every route calls)
+            assert!(super::super::MeasureSet::parse(&[name]).is_err(), "{name}");
+        }
+        // NaN and infinities are never a parameter, whatever the spelling
+        for name in [
+            "rbp.p=nan",
+            "set_F.inf",
+            "utility.1,-1,0,nan",
+            "ndcg.1=inf",
+            "iprec_at_recall.nan",
+            "F(beta=inf)@10",
+            "ERR(gmax=nan)@10",
+            "dcg(g1=-inf)@10",
+            "ndcg(g2=1e999)@10",
+        ] {
+            let e = parse_measure(name).unwrap_err();
+            assert!(matches!(e, Error::Measure(_)), "{name}: {e:?}");
+            assert!(e.to_string().contains("finite number"), "{name}: {e}");
+        }
+    }
+
+    #[test]
+    fn parameters_at_the_edges_of_their_domain_are_accepted() {
+        for name in [
+            "Rprec_mult.0,0.2,5",
+            "iprec_at_recall.0,1",
+            "IPrec@0",
+            "IPrec@1",
+            "iprec@1",
+            "11pt_avg.0,1",
+            "set_F.0",
+            "set_F.0.5",
+            "SetF",
+            "F(beta=0)@10",
+            "relstring.0",
+            "ERR(gmax=0)@10",
+            "ERR(gmax=1023)@10",
+            "rbp.p=0.000001",
+            "RBP(p=0.999999)",
+            "dcg_jk(b=1.0001)@10",
+            "nDCG(ideal_all=0)@10",
+            "nDCG(ideal_all=1)@10",
+            "utility.-1e300,1,0,-2",
+            "ndcg.0=-1,1=1e300",
+            "dcg(g1=-0.5)@10",
+        ] {
+            let m = parse_measure(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(m.iter().all(|m| m.check().is_ok()), "{name}");
+        }
+    }
+
+    /// A measure built by hand in Rust meets the same check (the evaluator runs it).
+    #[test]
+    fn hand_built_measures_are_checked_too() {
+        use super::super::Params;
+        let mut m = Measure::new(Family::Rbp);
+        m.params = Params::Pairs {
+            pairs: vec![("p".into(), 1.5)],
+            text: None,
+        };
+        let e = m.check().unwrap_err().to_string();
+        assert!(e.contains("measure 'rbp': parameter p must be"), "{e}");
+        let mut m = Measure::new(Family::IprecAtRecall);
+        m.params = Params::Fractions(vec![f64::NAN]);
+        assert!(m.check().is_err());
+        let mut m = Measure::new(Family::P);
+        m.params = Params::Cutoffs(vec![0, 5]);
+        assert!(m.check().unwrap_err().to_string().contains("cut-off"));
+        let mut m = Measure::new(Family::FCut);
+        m.opts = vec![("beta".into(), -1.0)];
+        assert!(m.check().is_err());
+        // set_opts leaves the measure as it was when it refuses
+        let mut m = Measure::new(Family::FCut);
+        assert!(m.set_opts(vec![("beta".into(), -2.0)]).is_err());
+        assert!(m.opts.is_empty());
+    }
+
+    /// The catalogue is complete: every named option and every list or pair parameter
+    /// has a domain, and every family's defaults lie in it.
+    #[test]
+    fn every_parameter_has_a_domain() {
+        for &f in Family::ALL {
+            for opt in f.options() {
+                assert!(f.param(opt).is_some(), "{}: option {opt}", f.name());
+            }
+            match f.param_kind() {
+                ParamKind::Fractions | ParamKind::Numbers | ParamKind::Pairs => {
+                    assert!(!f.params().is_empty(), "{}", f.name())
+                }
+                ParamKind::None | ParamKind::Cutoffs => {
+                    let named: Vec<&str> = f.params().iter().map(|p| p.name).collect();
+                    assert_eq!(named, f.options(), "{}", f.name());
+                }
+            }
+            assert!(Measure::new(f).check().is_ok(), "{}", f.name());
         }
     }
 

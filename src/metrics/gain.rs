@@ -153,6 +153,22 @@ impl Gains {
         self.fill_dense();
     }
 
+    /// The first level (in the table's order of increasing gain) at which the sum of
+    /// the absolute gains of the judged documents stops being a finite number, if any:
+    /// every DCG of the query, ideal or not, is at most that sum (each judged document
+    /// counts once, every discount is at least 1), so when it is finite no DCG-like
+    /// value can become infinite or NaN.
+    pub(super) fn overflowing_level(&self) -> Option<i64> {
+        let mut sum = 0.0f64;
+        for l in self.levels.iter().filter(|l| l.count > 0) {
+            sum += l.count as f64 * l.gain.abs();
+            if !sum.is_finite() {
+                return Some(l.level);
+            }
+        }
+        None
+    }
+
     /// The ideal ranking's gains, highest first.
     pub(super) fn ideal(&self) -> Ideal<'_> {
         Ideal::new(self)

@@ -178,6 +178,62 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
     }
 }
 
+/// Whether measure `m` can compute finite values from one query's judgments (`levels`;
+/// `max_label` is the largest label of the whole qrels): the one check of the gains
+/// computed from labels (the exponential gains 2^label - 1 of dcg/ndcg_burges, ERR's
+/// 2^gmax with gmax defaulting to the largest label, gains set by the user). Returns
+/// the offending label and why it cannot be used; None when every value is finite.
+pub fn gain_overflow(m: &Measure, levels: &[(i64, u64)], max_label: i64) -> Option<(i64, String)> {
+    use Family::*;
+    let c = QueryCtx::new(&[], levels, 1, 0, false).with_max_label(max_label);
+    let top = levels.last().map(|&(l, _)| l)?;
+    let sum_overflow = |gains: Gains, what: &str| {
+        gains.overflowing_level().map(|l| {
+            (
+                l,
+                format!(
+                    "the {what} of measure '{}' overflow a double (their sum over the \
+                     query's judged documents passes 1.8e308), so its values would be \
+                     infinite or NaN",
+                    m.family.name()
+                ),
+            )
+        })
+    };
+    match m.family {
+        ErrCut | NerrCut => {
+            // labels above gmax count as gmax: only a default gmax (the largest label)
+            // can be too large, and the query holding that label is named
+            let gmax = m.opt("gmax", max_label as f64);
+            (gmax > f64::from(crate::measure::MAX_EXPONENT) && top == max_label).then(|| {
+                (
+                    top,
+                    format!(
+                        "measure '{}' takes the largest label of the qrels as its maximum \
+                         grade gmax, and 2^{top} overflows a double; give gmax \
+                         explicitly (e.g. '{}_10(gmax=4)'; at most {})",
+                        m.family.name(),
+                        m.family.name(),
+                        crate::measure::MAX_EXPONENT
+                    ),
+                )
+            })
+        }
+        DcgBurges | DcgBurgesCut | NdcgBurges | NdcgBurgesCut => {
+            sum_overflow(exp_gains(&c), "exponential gains 2^label - 1")
+        }
+        G | Ndcg | NdcgRel | Rndcg if !m.pairs().is_empty() => {
+            sum_overflow(trec_gains(&c, m), "gains")
+        }
+        Dcg | DcgCut | NdcgGain | NdcgGainCut if !m.opts.is_empty() => sum_overflow(
+            Gains::new(&c, Base::Linear, &gain::from_options(&m.opts)),
+            "gains",
+        ),
+        // labels as gains (at most 2^63 each) and RBP's rescaled gains stay finite
+        _ => None,
+    }
+}
+
 /// trec_eval's gains: labels, overridden by the measure's `level=gain` pairs.
 fn trec_gains(c: &QueryCtx, m: &Measure) -> Gains {
     Gains::new(c, Base::Linear, &gain::from_pairs(m.pairs()))

@@ -35,13 +35,8 @@ pub(super) fn cli_main(py: Python<'_>, argv: Vec<String>, last: bool) -> PyResul
     match result {
         Ok(()) => Ok(0),
         Err(e) => {
-            let code = if matches!(e, crate::Error::Option(_)) {
-                2
-            } else {
-                1
-            };
             eprintln!("irmetrics: {e}");
-            Ok(code)
+            Ok(crate::cli::exit_code(&e))
         }
     }
 }

@@ -80,17 +80,23 @@ pub(crate) fn int_arg<T: TryFrom<i128> + std::fmt::Display + PartialOrd + Copy>(
             ),
         )
     };
-    if is_bool_like(obj) {
-        return Err(bad());
-    }
-    // i64 and u64 cover every argument; i128 holds both
-    let wide: i128 = match obj.extract::<i64>() {
-        Ok(v) => v.into(),
-        Err(_) => obj.extract::<u64>().map_err(|_| bad())?.into(),
-    };
+    let wide = wide_int(obj).ok_or_else(bad)?;
     match T::try_from(wide) {
         Ok(v) if v >= low && high.map_or(true, |h| v <= h) => Ok(v),
         _ => Err(bad()),
+    }
+}
+
+/// An integer argument within 64 bits (signed or not), or None for anything else
+/// (bools included).
+pub(crate) fn wide_int(obj: &Bound<'_, PyAny>) -> Option<i128> {
+    if is_bool_like(obj) {
+        return None;
+    }
+    // i64 and u64 cover every argument; i128 holds both
+    match obj.extract::<i64>() {
+        Ok(v) => Some(v.into()),
+        Err(_) => obj.extract::<u64>().ok().map(i128::from),
     }
 }
 
@@ -123,7 +129,7 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-fn short_repr(obj: &Bound<'_, PyAny>) -> String {
+pub(crate) fn short_repr(obj: &Bound<'_, PyAny>) -> String {
     let r = obj
         .repr()
         .map(|r| r.to_string())

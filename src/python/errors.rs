@@ -5,8 +5,8 @@
 //! ├── irmetrics.FileError    (Error, OSError)     a file cannot be read
 //! ├── irmetrics.FormatError  (Error, ValueError)  a line or value is malformed, duplicates
 //! ├── irmetrics.InputError   (Error, ValueError)  inputs cannot be evaluated together
-//! │   └── irmetrics.MissingQueryError              a judged query has no results (use complete=True)
-//! └── irmetrics.MeasureError (Error, ValueError)  unknown measure or bad parameters
+//! │   ├── irmetrics.MissingQueryError              a judged query has no results (use complete=True)
+//! │   └── irmetrics.MeasureError                   unknown measure, parameter outside its domain
 //! ```
 
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError, PyValueError};
@@ -73,11 +73,14 @@ fn hierarchy(py: Python<'_>) -> PyResult<&Hierarchy> {
              to score it as an empty ranking.",
             &[&i],
         )?;
+        // a bad measure is a bad input like any other (bad -m exits 2 as bad options):
+        // catching InputError catches it too
         let measure = make(
             py,
             "MeasureError",
-            "An unknown measure name or malformed measure parameters.",
-            &[&e, &value],
+            "An unknown measure name, malformed measure parameters or a parameter \
+             outside its domain (an InputError).",
+            &[&i],
         )?;
         Ok(Hierarchy {
             error,

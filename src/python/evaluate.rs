@@ -8,7 +8,7 @@ use numpy::PyArrayMethods;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use super::convert::{self, bool_arg, id_to_py, int_arg};
+use super::convert::{self, bool_arg, id_to_py, int_arg, short_repr, wide_int};
 use super::data::{qrels_of, run_frame_columns, Input, PyRun};
 use super::errors;
 use super::{guarded, heavy};
@@ -40,7 +40,7 @@ fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(out)
 }
 
-use crate::parallel::MAX_THREADS;
+use crate::parallel;
 
 /// Evaluate a Run, a file path, a dict `{query_id: {doc_id: score}}` or a data frame
 /// (dicts and frames converted and evaluated batch by batch, never held whole).
@@ -102,12 +102,18 @@ impl PyEvaluator {
             // the engine says why a negative level is refused
             int_arg(v, "relevance_level", i64::MIN, None)
         })?;
-        let num_docs_in_collection = given(num_docs_in_collection)
-            .map_or(Ok(d.num_docs_in_collection), |v| {
-                int_arg(v, "num_docs_in_collection", 0, None)
+        let num_docs_in_collection =
+            given(num_docs_in_collection).map_or(Ok(d.num_docs_in_collection), |v| {
+                // the engine's check_num_docs says why a value is refused
+                int_arg(v, "num_docs_in_collection", i64::MIN, None)
             })?;
+        // the one rule of every route (parallel::check_threads), same message
         let n_threads = given(n_threads).map_or(Ok(d.n_threads), |v| {
-            int_arg(v, "n_threads", 0, Some(MAX_THREADS))
+            match wide_int(v) {
+                Some(n) => parallel::check_threads(n, "n_threads"),
+                None => Err(parallel::threads_error("n_threads", &short_repr(v))),
+            }
+            .map_err(|e| errors::to_py(py, e))
         })?;
         let max_docs = given(max_docs)
             .map(|v| int_arg(v, "max_docs", 1, None))
