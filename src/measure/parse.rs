@@ -257,7 +257,14 @@ fn parse_trec_plain(s: &str) -> Result<Option<Measure>> {
     }
     if let Some((name, params)) = s.split_once('.') {
         if let Some(f) = family_by_name(name) {
-            return Measure::with_params(f, params).map(Some);
+            // ranx's `rbp.95` (p = 0.95) is not trec_eval's `rbp.p=0.95`: the at-style
+            // grammar reads it
+            let ranx_rbp = f == Family::Rbp
+                && !params.is_empty()
+                && params.bytes().all(|b| b.is_ascii_digit());
+            if !ranx_rbp {
+                return Measure::with_params(f, params).map(Some);
+            }
         }
     }
     // `ndcg_cut_10`, `P_5`, `iprec_at_recall_0.10`, `Rprec_mult_0.20`, `unj_5`.
@@ -581,6 +588,17 @@ mod tests {
         for name in known_names() {
             assert!(parse_measure(&name).is_ok(), "{name}");
         }
+    }
+
+    /// ranx's `rbp.95` is reached (trec_eval's grammar must not claim it) and means
+    /// p = 0.95, as `rbp.p=0.95` and `RBP(p=0.95)` do.
+    #[test]
+    fn ranx_rbp_spelling_means_p() {
+        let want = parse_measure("rbp.p=0.95").unwrap();
+        assert_eq!(parse_measure("rbp.95").unwrap(), want);
+        assert_eq!(parse_measure("RBP(p=0.95)").unwrap(), want);
+        assert_ne!(parse_measure("rbp.8").unwrap(), want);
+        assert!(parse_measure("rbp.9x").is_err());
     }
 
     /// Every spelling of a parameter outside its domain is refused by the one check,
