@@ -262,6 +262,8 @@ mod tests {
         assert_eq!(v[0], 0.5);
         assert!((v[1] - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-15);
         assert!((v[2] - (1.0 + 2.0 / 3.0 + 0.6) / 3.0).abs() < 1e-15);
+        // a query judged but with nothing relevant scores 0, never 0 / 0
+        assert_eq!(eval("relative_map_cut.10", &[0, 0], &[0, 0]), [0.0]);
     }
 
     #[test]
