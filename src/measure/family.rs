@@ -28,8 +28,10 @@ pub enum ParamKind {
 /// never a parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Domain {
-    /// Any finite number (utility's coefficients, gains).
+    /// Any finite number (utility's coefficients).
     Finite,
+    /// A gain: a number from -2^53 to 2^53 ([`MAX_GAIN`]).
+    Gain,
     /// A number >= 0.
     NonNegative,
     /// A number from 0 to 1, both included.
@@ -48,12 +50,18 @@ pub enum Domain {
 /// label) exponential gains may raise 2 to.
 pub const MAX_EXPONENT: u32 = (f64::MAX_EXP - 1) as u32;
 
+/// The largest gain a user may give a label (2^53, the largest integer a double holds
+/// exactly): every sum of gains over a ranking (DCG, RBP, an unjudged document's gain
+/// repeated down the ranking) then stays finite, since no ranking has 2^970 documents.
+pub const MAX_GAIN: f64 = 9_007_199_254_740_992.0;
+
 impl Domain {
     /// Whether `x` lies in the domain.
     pub fn contains(self, x: f64) -> bool {
         x.is_finite()
             && match self {
                 Domain::Finite => true,
+                Domain::Gain => x.abs() <= MAX_GAIN,
                 Domain::NonNegative => x >= 0.0,
                 Domain::Unit => (0.0..=1.0).contains(&x),
                 Domain::OpenUnit => x > 0.0 && x < 1.0,
@@ -67,6 +75,7 @@ impl Domain {
     pub fn describe(self) -> String {
         match self {
             Domain::Finite => "a finite number".into(),
+            Domain::Gain => "a number from -2^53 to 2^53".into(),
             Domain::NonNegative => "a number >= 0".into(),
             Domain::Unit => "a number from 0 to 1".into(),
             Domain::OpenUnit => "a number strictly between 0 and 1".into(),
@@ -268,10 +277,10 @@ impl Family {
             // trec_eval's set_F: (1+b)PR / (bP + R), b >= 0 (a negative b gives
             // negative values, or 0/0 = NaN when P = R)
             SetF => &[param!("beta", NonNegative)],
-            // trec_eval's level=gain pairs: any finite gain
-            G | Ndcg | NdcgRel | Rndcg => &[param!("gain", Finite)],
+            // trec_eval's level=gain pairs: sums of gains must stay finite
+            G | Ndcg | NdcgRel | Rndcg => &[param!("gain", Gain)],
             // RBP's persistence: p = 0 sees one document, p = 1 never stops
-            Rbp | RbpResid => &[param!("p", OpenUnit), param!("gain", Finite)],
+            Rbp | RbpResid => &[param!("p", OpenUnit), param!("gain", Gain)],
             RbpBin => &[param!("p", OpenUnit)],
             // F_cut's (1+b^2)PR / (b^2 P + R): b and -b would be the same measure
             FCut => &[param!("beta", NonNegative)],
@@ -279,8 +288,8 @@ impl Family {
             ErrCut | NerrCut => &[param!("gmax", WholeUpTo(MAX_EXPONENT))],
             // Jarvelin-Kekalainen's log base: log_b needs b > 1
             DcgJk => &[param!("b", AboveOne)],
-            Dcg | DcgCut => &[param!("gN", Finite)],
-            NdcgGain | NdcgGainCut => &[param!("gN", Finite), param!("ideal_all", Flag)],
+            Dcg | DcgCut => &[param!("gN", Gain)],
+            NdcgGain | NdcgGainCut => &[param!("gN", Gain), param!("ideal_all", Flag)],
             _ => &[],
         }
     }

@@ -17,7 +17,7 @@
 mod family;
 mod parse;
 
-pub use family::{nickname, Domain, Family, Param, ParamKind, MAX_EXPONENT};
+pub use family::{nickname, Domain, Family, Param, ParamKind, MAX_EXPONENT, MAX_GAIN};
 pub use parse::parse_measure;
 
 use crate::error::{Error, Result};

@@ -691,7 +691,7 @@ mod tests {
             "nDCG(ideal_all=0)@10",
             "nDCG(ideal_all=1)@10",
             "utility.-1e300,1,0,-2",
-            "ndcg.0=-1,1=1e300",
+            "ndcg.0=-1,1=9007199254740992",
             "dcg(g1=-0.5)@10",
         ] {
             let m = parse_measure(name).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -181,8 +181,9 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
 /// Whether measure `m` can compute finite values from one query's judgments (`levels`;
 /// `max_label` is the largest label of the whole qrels): the one check of the gains
 /// computed from labels (the exponential gains 2^label - 1 of dcg/ndcg_burges, ERR's
-/// 2^gmax with gmax defaulting to the largest label, gains set by the user). Returns
-/// the offending label and why it cannot be used; None when every value is finite.
+/// 2^gmax with gmax defaulting to the largest label; gains set by the user are bounded
+/// by their parameter domain, `MAX_GAIN`). Returns the offending label and why it
+/// cannot be used; None when every value is finite.
 pub fn gain_overflow(m: &Measure, levels: &[(i64, u64)], max_label: i64) -> Option<(i64, String)> {
     use Family::*;
     let c = QueryCtx::new(&[], levels, 1, 0, false).with_max_label(max_label);
@@ -222,14 +223,8 @@ pub fn gain_overflow(m: &Measure, levels: &[(i64, u64)], max_label: i64) -> Opti
         DcgBurges | DcgBurgesCut | NdcgBurges | NdcgBurgesCut => {
             sum_overflow(exp_gains(&c), "exponential gains 2^label - 1")
         }
-        G | Ndcg | NdcgRel | Rndcg if !m.pairs().is_empty() => {
-            sum_overflow(trec_gains(&c, m), "gains")
-        }
-        Dcg | DcgCut | NdcgGain | NdcgGainCut if !m.opts.is_empty() => sum_overflow(
-            Gains::new(&c, Base::Linear, &gain::from_options(&m.opts)),
-            "gains",
-        ),
-        // labels as gains (at most 2^63 each) and RBP's rescaled gains stay finite
+        // labels as gains (at most 2^63 each), user gains (at most 2^53, the gain
+        // Domain) and RBP's rescaled gains stay finite
         _ => None,
     }
 }
