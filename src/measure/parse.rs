@@ -123,7 +123,12 @@ impl Measure {
                 "measure '{}': parameter {name} must be {}, got {}",
                 f.name(),
                 domain.describe(),
-                fmt_num(x)
+                // shortest digits, in exponent form when huge or tiny (1e308, not 309 digits)
+                if x != 0.0 && !(1e-4..1e16).contains(&x.abs()) {
+                    format!("{x:e}")
+                } else {
+                    fmt_num(x)
+                }
             ))
         };
         let check = |name: &str, x: f64| -> Result<()> {
