@@ -37,6 +37,44 @@ def make(nq: int, nd: int, seed: int = 0) -> tuple[Qrels, Run]:
     return Qrels.from_dict(qrels), Run.from_dict(run)
 
 
+class _Meddler:
+    """A number (integer-like through __index__, real through __float__, as numpy's
+    scalars are) whose conversion changes the dict being read, as another Python
+    thread could whenever Python code runs during the conversion."""
+
+    target: dict[str, object] = {}
+
+    def _meddle(self) -> None:
+        self.target[f"added{len(self.target)}"] = _Meddler()
+
+    def __index__(self) -> int:
+        self._meddle()
+        return 1
+
+    def __float__(self) -> float:
+        self._meddle()
+        return 1.0
+
+
+def test_a_dict_changed_while_it_is_read_gives_its_snapshot() -> None:
+    # a dict changed during the conversion (here by its own values' conversions; in
+    # life by another thread) is read as it was when the call began: never an internal
+    # "dictionary changed size during iteration" panic, never a mixture
+    for make_input in (
+        lambda d: Qrels.from_dict({"q": d}).to_dict(),
+        lambda d: Run.from_dict({"q": d}).to_dict(),
+        lambda d: irmetrics.evaluate({"q": {"d1": 1}}, {"q": d}, ["num_ret"]),
+    ):
+        inner: dict[str, object] = {f"d{j}": _Meddler() for j in range(5)}
+        _Meddler.target = inner
+        got = make_input(inner)
+        assert len(inner) > 5  # the conversion did change the dict
+        if "num_ret" in got:  # the means of evaluate()
+            assert got == {"num_ret": 5}
+        else:
+            assert got == {"q": {f"d{j}": 1 for j in range(5)}}
+
+
 def test_many_python_threads_at_once() -> None:
     qrels, _ = make(40, 30)
     ev = Evaluator(qrels, MEASURES)
