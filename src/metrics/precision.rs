@@ -199,5 +199,7 @@ mod tests {
         assert_eq!(eval("utility", &RELS, &JUDGED), [1.0]);
         // no relevant document anywhere: defined as 0, not NaN
         assert_eq!(eval("set_F", &[0, 0], &[0, 0]), [0.0]);
+        // relevant documents judged, none retrieved: P = R = 0, F is 0 (trec_eval), not 0/0
+        assert_eq!(eval("set_F", &[0, 0], &[1, 0]), [0.0]);
     }
 }
