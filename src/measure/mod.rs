@@ -435,6 +435,9 @@ mod tests {
         assert!(parse_measure("P.0").is_err());
         assert!(parse_measure("P.5,5").is_err());
         assert!(parse_measure("P@").is_err());
+        // a fraction is dropped only when it is digits (`P.5.5` is P.5); `P.5.x` is no cut-off
+        assert!(parse_measure("P.5.x").is_err());
+        assert_eq!(parse_measure("P.5.5").unwrap()[0].column_names(), ["P_5"]);
         assert!(parse_measure("map.5").is_err());
     }
 
@@ -468,5 +471,20 @@ mod tests {
             .flat_map(|m| m.column_names())
             .collect();
         assert_eq!(c, ["map", "P_5", "P_10"]);
+        // each request still names its own columns, whatever the merged order
+        let named: Vec<(String, Vec<String>)> = set
+            .requests()
+            .iter()
+            .map(|(name, cols)| {
+                let cols = cols
+                    .iter()
+                    .map(|&(m, c)| set.measures()[m].column_names()[c].clone())
+                    .collect();
+                (name.clone(), cols)
+            })
+            .collect();
+        let want = [("P.10", "P_10"), ("map", "map"), ("P.5", "P_5")]
+            .map(|(n, c)| (n.to_string(), vec![c.to_string()]));
+        assert_eq!(named, want);
     }
 }

@@ -724,6 +724,14 @@ mod tests {
         let mut m = Measure::new(Family::FCut);
         m.opts = vec![("beta".into(), -1.0)];
         assert!(m.check().is_err());
+        // `g` alone is no gain option (`gN` needs a label N)
+        let mut m = Measure::new(Family::Dcg);
+        m.opts = vec![("g".into(), 1.0)];
+        assert!(m
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("no parameter 'g'"));
         // set_opts leaves the measure as it was when it refuses
         let mut m = Measure::new(Family::FCut);
         assert!(m.set_opts(vec![("beta".into(), -2.0)]).is_err());
