@@ -169,7 +169,8 @@ impl PyRun {
     /// Build from `{query_id: {doc_id: score}}`; `name` becomes the runid.
     #[staticmethod]
     #[pyo3(signature = (d, name = None))]
-    fn from_dict(d: &Bound<'_, PyAny>, name: Option<&str>) -> PyResult<Self> {
+    fn from_dict(d: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let runid = convert::runid_arg(name)?;
         let d = d.cast::<PyDict>().map_err(|_| {
             errors::format_err(
                 d.py(),
@@ -177,7 +178,7 @@ impl PyRun {
             )
         })?;
         Ok(PyRun {
-            inner: Arc::new(guarded(d.py(), || convert::run_from_dict(d, name))?),
+            inner: Arc::new(guarded(d.py(), || convert::run_from_dict(d, runid))?),
         })
     }
 
@@ -188,11 +189,12 @@ impl PyRun {
         query_ids: &Bound<'_, PyAny>,
         doc_ids: &Bound<'_, PyAny>,
         scores: &Bound<'_, PyAny>,
-        name: Option<&str>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let runid = convert::runid_arg(name)?;
         Ok(PyRun {
             inner: Arc::new(guarded(query_ids.py(), || {
-                convert::run_from_columns(query_ids, doc_ids, scores, name)
+                convert::run_from_columns(query_ids, doc_ids, scores, runid)
             })?),
         })
     }
@@ -207,11 +209,12 @@ impl PyRun {
         query: Option<&str>,
         doc: Option<&str>,
         score: Option<&str>,
-        name: Option<&str>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let runid = convert::runid_arg(name)?;
         let (q, d, s) = run_frame_columns(df, query, doc, score)?;
         Ok(PyRun {
-            inner: Arc::new(convert::run_from_columns(&q, &d, &s, name)?),
+            inner: Arc::new(convert::run_from_columns(&q, &d, &s, runid)?),
         })
     }
 

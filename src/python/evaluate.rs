@@ -61,10 +61,10 @@ fn evaluate_any(
                 ev.evaluate_cancellable(&r, Some(cancel))
             })
         }
-        Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, None)),
+        Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new())),
         Input::Frame(f) => {
             let (q, d, s) = run_frame_columns(&f, None, None, None)?;
-            guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, None))
+            guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, Vec::new()))
         }
     }
 }
