@@ -980,3 +980,105 @@ def test_frame_duplicates_and_bad_rows_are_named_by_row() -> None:
         ev.evaluate(pd.DataFrame({"q_id": ["q", "r"], "doc_id": ["a", 7], "score": [1.0, 2]}))
     with pytest.raises(FormatError, match="score of document 'b' for query 'r' is NaN"):
         ev.evaluate({"q": {"a": 1.0}, "r": {"b": float("nan")}})
+
+
+# data frames: column labels and missing values, named where the frame comes in
+
+FRAME = {"qid": ["q", "q", "r"], "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]}
+QFRAME = {"qid": ["q", "q", "r"], "docno": ["a", "b", "c"], "rel": [1, 0, 2]}
+EV = irmetrics.Evaluator(Qrels.from_dict({"q": {"a": 1}, "r": {"c": 1}}), "map")
+FRAME_ROUTES = {
+    "Run.from_dataframe": Run.from_dataframe,
+    "Evaluator.evaluate": EV.evaluate,
+    "irmetrics.evaluate": lambda df: irmetrics.evaluate({"q": {"a": 1}}, df, "map"),
+}
+
+
+@pytest.mark.parametrize("route", FRAME_ROUTES)
+def test_frame_multiindex_and_duplicate_columns_are_named(route: str) -> None:
+    # both used to get wrong messages: "expected a pandas DataFrame", and "score at row 0
+    # must be a number, got str ('score')" (the two 'score' columns read as one frame)
+    take = FRAME_ROUTES[route]
+    mi = pd.DataFrame(FRAME)
+    mi.columns = pd.MultiIndex.from_tuples([("run", c) for c in FRAME])
+    with pytest.raises(InputError, match=r"columns are a MultiIndex \(2 levels.*flatten them"):
+        take(mi)
+    dup = pd.concat([pd.DataFrame(FRAME), pd.DataFrame({"score": [0.0, 0.0, 0.0]})], axis=1)
+    with pytest.raises(InputError, match=r"has 2 columns named 'score' \(the score column\)"):
+        take(dup)
+    # duplicates among columns that are not used are harmless
+    x = pd.DataFrame({"x": [0, 0, 0]})
+    take(pd.concat([pd.DataFrame(FRAME), x, x], axis=1))
+    qmi = pd.DataFrame(QFRAME)
+    qmi.columns = pd.MultiIndex.from_tuples([("j", c) for c in QFRAME])
+    with pytest.raises(InputError, match="MultiIndex"):
+        Qrels.from_dataframe(qmi)
+
+
+MISSING = [
+    # (column, values, dtype): the value at position 1 is missing
+    ("qid", ["q", None, "r"], None),
+    ("qid", ["q", float("nan"), "r"], object),
+    ("qid", ["q", pd.NA, "r"], object),
+    ("qid", ["q", None, "r"], "string"),
+    ("docno", ["a", None, "c"], object),
+    ("docno", ["a", pd.NA, "c"], "string"),
+    ("score", [3.0, np.nan, 1.0], None),
+    ("score", [3.0, None, 1.0], object),
+    ("score", [3.0, None, 1.0], "Float64"),
+]
+
+
+@pytest.mark.parametrize("route", FRAME_ROUTES)
+@pytest.mark.parametrize("column,values,dtype", MISSING)
+def test_frame_missing_values_are_named_by_column_and_position(
+    route: str, column: str, values: list, dtype: object
+) -> None:
+    # the row is the position (df.iloc), whatever the index; it used to be "query id at
+    # row 1 must be a str, got float (nan)" without the column, and for nullable labels
+    # the wrong row and kind
+    df = pd.DataFrame(FRAME, index=[10, 20, 30])
+    df[column] = pd.array(values, dtype=dtype) if dtype else values
+    what = {"qid": "query id", "docno": "document id", "score": "score"}[column]
+    with pytest.raises(
+        FormatError, match=rf"^run, row 1: the {what} column '{column}' holds a missing value"
+    ):
+        FRAME_ROUTES[route](df)
+
+
+@pytest.mark.parametrize(
+    "column,values,dtype",
+    [
+        ("rel", [1, None, 2], "Int64"),
+        ("rel", [1.0, np.nan, 2.0], None),
+        ("rel", [1, None, 2], object),
+        ("qid", ["q", None, "r"], None),
+        ("docno", ["a", pd.NA, "c"], "string"),
+    ],
+)
+def test_qrels_frame_missing_values_are_named(column: str, values: list, dtype: object) -> None:
+    df = pd.DataFrame(QFRAME, index=["x", "y", "z"])
+    df[column] = pd.array(values, dtype=dtype) if dtype else values
+    what = {"qid": "query id", "docno": "document id", "rel": "label"}[column]
+    with pytest.raises(
+        FormatError, match=rf"^qrels, row 1: the {what} column '{column}' holds a missing value"
+    ):
+        Qrels.from_dataframe(df)
+    with pytest.raises(FormatError, match=r"^qrels, row 1: "):
+        irmetrics.evaluate(df, {"q": {"a": 1.0}}, "map")
+
+
+def test_frame_missing_value_reported_is_the_first_row_and_clean_frames_convert() -> None:
+    df = pd.DataFrame(
+        {"qid": ["q", "q", "r", None], "docno": ["a", "b", None, "d"], "score": [1.0] * 4}
+    )
+    with pytest.raises(FormatError, match="^run, row 2: the document id column 'docno'"):
+        Run.from_dataframe(df)
+    # nullable dtypes without missing values are data like any other
+    ok = pd.DataFrame(FRAME)
+    ok["qid"] = pd.array(FRAME["qid"], dtype="string")
+    ok["score"] = pd.array(FRAME["score"], dtype="Float64")
+    assert Run.from_dataframe(ok).to_dict() == {"q": {"a": 3.0, "b": 2.0}, "r": {"c": 1.0}}
+    q = pd.DataFrame(QFRAME)
+    q["rel"] = pd.array(QFRAME["rel"], dtype="Int64")
+    assert Qrels.from_dataframe(q).to_dict() == {"q": {"a": 1, "b": 0}, "r": {"c": 2}}
