@@ -1,8 +1,8 @@
 //! A run: for each query, the retrieved documents with their scores.
 
-use crate::error::{Result, Unit};
+use crate::error::{show, Error, Result, Unit};
 use crate::ids::{KeyIndex, RepeatFinder};
-use crate::intake::{find_duplicate, Grouper, Place, Rows};
+use crate::intake::{find_duplicate, id_problem, Grouper, Place, Rows};
 
 /// The results of one query, in input order (they are ranked at evaluation time).
 pub type RunQuery = Rows<f64>;
@@ -99,9 +99,13 @@ impl Run {
         &self.runid
     }
 
-    /// Set the run tag.
-    pub fn set_runid(&mut self, tag: &[u8]) {
+    /// Set the run tag (empty: none, written as `irmetrics`). A tag holding whitespace
+    /// or a NUL byte is refused ([`Error::Input`]): it could not be written to a TREC
+    /// run and read back as it is.
+    pub fn set_runid(&mut self, tag: &[u8]) -> Result<()> {
+        check_runid(tag)?;
         self.runid = tag.to_vec();
+        Ok(())
     }
 
     /// A run from the queries a [`Grouper`] gathered; fails, naming both places, if a
@@ -140,6 +144,16 @@ impl Run {
     }
 }
 
+/// A run tag given from outside a run file (the Rust builders, Python's `name`): empty
+/// (no tag) or an id that a TREC run can carry, the last field of a line (see
+/// [`id_problem`]). Tags read from run files always are.
+pub(crate) fn check_runid(tag: &[u8]) -> Result<()> {
+    match id_problem(tag) {
+        Some(p) if !tag.is_empty() => Err(Error::Input(format!("run tag '{}' {p}", show(tag)))),
+        _ => Ok(()),
+    }
+}
+
 /// Builds a [`Run`] one result at a time; a problem names the row (the number of
 /// results added before it).
 pub struct RunBuilder {
@@ -162,10 +176,11 @@ impl RunBuilder {
         self.rows.add(qid, doc, score)
     }
 
-    /// Set the run tag.
-    pub fn runid(&mut self, tag: &[u8]) -> &mut Self {
+    /// Set the run tag; refused as by [`Run::set_runid`].
+    pub fn runid(&mut self, tag: &[u8]) -> Result<&mut Self> {
+        check_runid(tag)?;
         self.runid = tag.to_vec();
-        self
+        Ok(self)
     }
 
     /// Finish; fails if a document occurs twice for one query.
@@ -177,6 +192,31 @@ impl RunBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_tags_that_a_run_file_cannot_carry_are_refused() {
+        let mut b = Run::builder();
+        for bad in [&b"a b"[..], b"a\tb", b"a\nb", b"a\0b", b" ", b"\r"] {
+            let e = b
+                .runid(bad)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                e.starts_with("run tag '") && e.contains("whitespace or a NUL"),
+                "{e}"
+            );
+        }
+        b.runid(b"").unwrap();
+        b.runid(b"bm25\xff").unwrap();
+        b.add(b"q", b"d", 1.0).unwrap();
+        let mut run = b.build().unwrap();
+        assert_eq!(run.runid(), b"bm25\xff");
+        assert!(matches!(run.set_runid(b"x y"), Err(Error::Input(_))));
+        assert_eq!(run.runid(), b"bm25\xff", "a refused tag leaves the old one");
+        run.set_runid(b"").unwrap();
+        assert_eq!(run.runid(), b"");
+    }
 
     #[test]
     fn ranking_is_score_desc_then_doc_desc() {

@@ -16,6 +16,8 @@ fn stored_corpus_replays_without_crash() {
     for t in Target::ALL {
         for input in load_corpus(t) {
             if let Outcome::Crash(msg) = execute(t, &input) {
+                // the default hook again, so that this failure's message is shown
+                let _ = std::panic::take_hook();
                 panic!(
                     "{} crashed on {:?}: {msg}",
                     t.name(),
@@ -51,6 +53,7 @@ fn fuzz_smoke() {
             st.executions
         );
         if let Some((msg, input)) = st.crashes.first() {
+            let _ = std::panic::take_hook();
             panic!(
                 "{} crashed on {:?}: {msg}",
                 t.name(),

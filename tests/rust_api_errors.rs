@@ -140,3 +140,78 @@ fn negative_relevance_levels_are_refused() {
     let res = evaluate(&q, &r, &["map"], zero).unwrap();
     assert_eq!(res.summary_by_name("map"), Some(0.5)); // both judged documents relevant
 }
+
+/// The command line's outputs keep ids and run tags as read: trec and CSV write their
+/// bytes, the table shows non-UTF-8 bytes as `\xNN`, and JSON (Unicode only) refuses
+/// them by name instead of merging two ids into one U+FFFD key; nothing is written then.
+#[cfg(unix)]
+#[test]
+fn cli_output_keeps_id_bytes_and_json_refuses_non_utf8() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let qrels = dir.path().join("qrels");
+    std::fs::write(&qrels, b"q\xff 0 d 1\nq\xfe 0 d 1\n").unwrap();
+    let run = dir.path().join("run");
+    std::fs::write(&run, b"q\xff Q0 d 1 2.0 r\nq\xfe Q0 d 2 1.0 r\n").unwrap();
+    let tagged = dir.path().join("tagged");
+    std::fs::write(&tagged, b"q\xfe Q0 d 1 2.0 r\xff\n").unwrap();
+    // a file name that is not UTF-8
+    let mut odd = dir.path().as_os_str().to_os_string().into_vec();
+    odd.extend_from_slice(b"/r\xff.txt");
+    let odd = OsString::from_vec(odd);
+    std::fs::write(&odd, b"q\xff Q0 d 1 2.0 r\n").unwrap();
+    let cli = |extra: &[&str], run: &OsString| {
+        let mut argv: Vec<OsString> = ["-q", "-c", "-m", "map"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        argv.extend(extra.iter().map(OsString::from));
+        argv.push(qrels.clone().into_os_string());
+        argv.push(run.clone());
+        let mut out = Vec::new();
+        irmetrics::cli::run(&argv, &mut out).map(|()| out)
+    };
+    let run_os = run.clone().into_os_string();
+
+    let trec = cli(&[], &run_os).unwrap();
+    let want: &[u8] =
+        b"map                   \tq\xfe\t1.0000\nmap                   \tq\xff\t1.0000\n";
+    assert!(trec.starts_with(want), "{}", String::from_utf8_lossy(&trec));
+    let csv = cli(&["--format", "csv"], &run_os).unwrap();
+    assert_eq!(csv, b"query,map\nq\xfe,1.0\nq\xff,1.0\nall,1.0\n");
+    let table = String::from_utf8(cli(&["--format", "table"], &run_os).unwrap()).unwrap();
+    assert!(
+        table.contains("\nq\\xfe ") && table.contains("\nq\\xff "),
+        "{table}"
+    );
+
+    let out_file = dir.path().join("out.json");
+    std::fs::write(&out_file, b"old").unwrap();
+    let out_arg = out_file.to_str().unwrap();
+    for (run, what) in [
+        (&run_os, "query id 'q\\xfe'"),
+        (&tagged.clone().into_os_string(), "the run tag 'r\\xff'"),
+        (&odd, "the run file name '"),
+    ] {
+        let e = cli(&["--format", "json", "--output", out_arg], run).unwrap_err();
+        assert!(matches!(e, Error::Input(_)), "{e:?}");
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with(what) && msg.contains("is not UTF-8"),
+            "{msg}"
+        );
+        assert_eq!(irmetrics::cli::exit_code(&e), 1);
+        assert_eq!(
+            std::fs::read(&out_file).unwrap(),
+            b"old",
+            "output untouched"
+        );
+    }
+    // the file name is no obstacle elsewhere
+    let trec = cli(&[], &odd).unwrap();
+    assert!(trec.windows(10).any(|w| w == b"\tq\xff\t1.0000"));
+    let table = String::from_utf8(cli(&["--format", "table"], &odd).unwrap()).unwrap();
+    assert!(table.contains("r\\xff.txt (runid r)"), "{table}");
+}

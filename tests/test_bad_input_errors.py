@@ -10,8 +10,10 @@ See README "Input policy and errors".
 from __future__ import annotations
 
 import gzip
+import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -534,8 +536,6 @@ def test_inputs_are_not_mutated() -> None:
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    import os
-
     return subprocess.run(
         [sys.executable, "-m", "irmetrics", *args],
         capture_output=True,
@@ -573,6 +573,100 @@ def test_cli_output_is_atomic(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert out.read_text().startswith("runid")
     assert sorted(x.name for x in tmp_path.iterdir()) == ["bad.txt", "out.txt", "q.txt", "r.txt"]
+
+
+def cli_bytes(*args: bytes | str) -> subprocess.CompletedProcess:
+    """The command line with arguments as bytes (file names need not be UTF-8)."""
+    argv = [a if isinstance(a, bytes) else a.encode() for a in args]
+    return subprocess.run(
+        [sys.executable.encode(), b"-m", b"irmetrics", *argv], capture_output=True, timeout=120
+    )
+
+
+def test_cli_writes_id_bytes_as_read_and_json_refuses_them(tmp_path: Path) -> None:
+    # two queries whose ids differ only in bytes that are not UTF-8: trec and CSV write
+    # the bytes as read (as trec_eval does), the table escapes them, and JSON (Unicode
+    # only) refuses them by name; it used to merge both into one key "q\ufffd", rc 0
+    q = write(tmp_path, "q.txt", b"q\xff 0 d 1\nq\xfe 0 d 1\n")
+    r = write(tmp_path, "r.txt", b"q\xff Q0 d 1 2.0 r\nq\xfe Q0 d 2 1.0 r\n")
+    p = cli_bytes("-q", "-m", "map", q.as_posix(), r.as_posix())
+    assert p.returncode == 0, p.stderr
+    assert b"\tq\xfe\t1.0000\n" in p.stdout and b"\tq\xff\t1.0000\n" in p.stdout
+    p = cli_bytes("-q", "-m", "map", "--format", "csv", q.as_posix(), r.as_posix())
+    assert p.stdout == b"query,map\nq\xfe,1.0\nq\xff,1.0\nall,1.0\n", p.stderr
+    p = cli_bytes("-q", "-m", "map", "--format", "table", q.as_posix(), r.as_posix())
+    lines = p.stdout.decode("ascii").splitlines()
+    assert [x.split()[0] for x in lines[2:]] == ["q\\xfe", "q\\xff", "all"], lines
+    out = tmp_path / "out.json"
+    out.write_text("previous\n")
+    p = cli_bytes("-q", "-m", "map", "--format", "json", "--output", str(out), str(q), str(r))
+    assert p.returncode == 1 and p.stdout == b""
+    err = p.stderr.decode()
+    assert err.startswith("irmetrics: query id 'q\\xfe' (run ") and "is not UTF-8" in err, err
+    assert out.read_text() == "previous\n"  # untouched
+    # a run tag that is not UTF-8: written raw by trec, refused by JSON
+    t = write(tmp_path, "t.txt", b"q\xff Q0 d 1 2.0 tag\xff\n")
+    p = cli_bytes("-c", "-m", "runid", q.as_posix(), t.as_posix())
+    assert p.stdout.endswith(b"\tall\ttag\xff\n"), p.stdout
+    p = cli_bytes("-c", "-m", "map", "--format", "json", q.as_posix(), t.as_posix())
+    assert p.returncode == 1 and b"the run tag 'tag\\xff'" in p.stderr, p.stderr
+
+
+def test_cli_file_names_need_not_be_utf8(tmp_path: Path) -> None:
+    # a file name that is not UTF-8 used to crash the console script (UnicodeEncodeError)
+    q = write(tmp_path, "q.txt", QRELS)
+    odd = os.fsencode(tmp_path) + b"/r\xff.txt"
+    with open(odd, "wb") as f:
+        f.write(RUN.encode())
+    for fmt in ("trec", "csv", "table"):
+        p = cli_bytes("-m", "map", "--format", fmt, str(q), odd)
+        assert p.returncode == 0 and b"Traceback" not in p.stderr, p.stderr
+    p = cli_bytes("-m", "map", "--format", "table", str(q), odd)
+    assert p.stdout.startswith(b"run " + os.fsencode(tmp_path) + b"/r\\xff.txt (runid r)")
+    p = cli_bytes("-m", "map", "--format", "json", str(q), odd)
+    assert p.returncode == 1 and p.stdout == b""
+    assert b"irmetrics: the run file name '" in p.stderr and b"r\\xff.txt' is not UTF-8" in p.stderr
+    # the same in-process, with bytes and surrogate-escaped str arguments
+    code = f"""
+        import os, irmetrics.cli
+        odd = {odd!r}
+        assert irmetrics.cli.main([b"-m", b"map", {str(q)!r}.encode(), odd]) == 0
+        assert irmetrics.cli.main(["-m", "map", {str(q)!r}, os.fsdecode(odd)]) == 0
+    """
+    p = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, timeout=120
+    )
+    assert p.returncode == 0 and p.stdout.count(b"map") == 2, p.stderr
+
+
+def test_ids_and_run_tags_from_python_write_back_and_read_back(tmp_path: Path) -> None:
+    # str ids holding surrogate escapes (bytes that are not UTF-8) are those bytes: a
+    # file written by to_file holds them, and reading it gives back the same str
+    qid, doc = (b.decode("utf-8", "surrogateescape") for b in (b"q\xff", b"d\xfe\xc3"))
+    tag = b"tag\xff".decode("utf-8", "surrogateescape")
+    run = Run.from_dict({qid: {doc: 0.5, "e": -0.0}}, name=tag)
+    qrels = Qrels.from_columns([qid, qid], [doc, "e"], [1, -3])
+    run.to_file(tmp_path / "r.txt")
+    qrels.to_file(tmp_path / "q.txt")
+    assert (tmp_path / "r.txt").read_bytes() == b"q\xff Q0 d\xfe\xc3 1 0.5 tag\xff\n" + (
+        b"q\xff Q0 e 2 -0.0 tag\xff\n"
+    )
+    back = Run.from_file(tmp_path / "r.txt")
+    assert back.to_dict() == run.to_dict() and back.runid == tag == run.runid
+    assert Qrels.from_file(tmp_path / "q.txt").to_dict() == {qid: {doc: 1, "e": -3}}
+    for make in (
+        lambda n: Run.from_dict({"q": {"d": 1.0}}, name=n),
+        lambda n: Run.from_columns(["q"], ["d"], [1.0], name=n),
+        lambda n: Run.from_dataframe(
+            pd.DataFrame({"qid": ["q"], "docno": ["d"], "score": [1.0]}), name=n
+        ),
+    ):
+        for bad in ("my run", "a\tb", "a\nb", "a\x00b", " "):
+            with pytest.raises(InputError, match=r"run tag '.*' holds whitespace or a NUL"):
+                make(bad)
+        with pytest.raises(InputError, match=r"name \(the run tag\) must be a str, got int"):
+            make(7)
+        assert make(None).runid == "" and make("").runid == "" and make(tag).runid == tag
 
 
 # ---------------------------------------------------------------------------------
@@ -886,3 +980,105 @@ def test_frame_duplicates_and_bad_rows_are_named_by_row() -> None:
         ev.evaluate(pd.DataFrame({"q_id": ["q", "r"], "doc_id": ["a", 7], "score": [1.0, 2]}))
     with pytest.raises(FormatError, match="score of document 'b' for query 'r' is NaN"):
         ev.evaluate({"q": {"a": 1.0}, "r": {"b": float("nan")}})
+
+
+# data frames: column labels and missing values, named where the frame comes in
+
+FRAME = {"qid": ["q", "q", "r"], "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]}
+QFRAME = {"qid": ["q", "q", "r"], "docno": ["a", "b", "c"], "rel": [1, 0, 2]}
+EV = irmetrics.Evaluator(Qrels.from_dict({"q": {"a": 1}, "r": {"c": 1}}), "map")
+FRAME_ROUTES = {
+    "Run.from_dataframe": Run.from_dataframe,
+    "Evaluator.evaluate": EV.evaluate,
+    "irmetrics.evaluate": lambda df: irmetrics.evaluate({"q": {"a": 1}}, df, "map"),
+}
+
+
+@pytest.mark.parametrize("route", FRAME_ROUTES)
+def test_frame_multiindex_and_duplicate_columns_are_named(route: str) -> None:
+    # both used to get wrong messages: "expected a pandas DataFrame", and "score at row 0
+    # must be a number, got str ('score')" (the two 'score' columns read as one frame)
+    take = FRAME_ROUTES[route]
+    mi = pd.DataFrame(FRAME)
+    mi.columns = pd.MultiIndex.from_tuples([("run", c) for c in FRAME])
+    with pytest.raises(InputError, match=r"columns are a MultiIndex \(2 levels.*flatten them"):
+        take(mi)
+    dup = pd.concat([pd.DataFrame(FRAME), pd.DataFrame({"score": [0.0, 0.0, 0.0]})], axis=1)
+    with pytest.raises(InputError, match=r"has 2 columns named 'score' \(the score column\)"):
+        take(dup)
+    # duplicates among columns that are not used are harmless
+    x = pd.DataFrame({"x": [0, 0, 0]})
+    take(pd.concat([pd.DataFrame(FRAME), x, x], axis=1))
+    qmi = pd.DataFrame(QFRAME)
+    qmi.columns = pd.MultiIndex.from_tuples([("j", c) for c in QFRAME])
+    with pytest.raises(InputError, match="MultiIndex"):
+        Qrels.from_dataframe(qmi)
+
+
+MISSING = [
+    # (column, values, dtype): the value at position 1 is missing
+    ("qid", ["q", None, "r"], None),
+    ("qid", ["q", float("nan"), "r"], object),
+    ("qid", ["q", pd.NA, "r"], object),
+    ("qid", ["q", None, "r"], "string"),
+    ("docno", ["a", None, "c"], object),
+    ("docno", ["a", pd.NA, "c"], "string"),
+    ("score", [3.0, np.nan, 1.0], None),
+    ("score", [3.0, None, 1.0], object),
+    ("score", [3.0, None, 1.0], "Float64"),
+]
+
+
+@pytest.mark.parametrize("route", FRAME_ROUTES)
+@pytest.mark.parametrize("column,values,dtype", MISSING)
+def test_frame_missing_values_are_named_by_column_and_position(
+    route: str, column: str, values: list, dtype: object
+) -> None:
+    # the row is the position (df.iloc), whatever the index; it used to be "query id at
+    # row 1 must be a str, got float (nan)" without the column, and for nullable labels
+    # the wrong row and kind
+    df = pd.DataFrame(FRAME, index=[10, 20, 30])
+    df[column] = pd.array(values, dtype=dtype) if dtype else values
+    what = {"qid": "query id", "docno": "document id", "score": "score"}[column]
+    with pytest.raises(
+        FormatError, match=rf"^run, row 1: the {what} column '{column}' holds a missing value"
+    ):
+        FRAME_ROUTES[route](df)
+
+
+@pytest.mark.parametrize(
+    "column,values,dtype",
+    [
+        ("rel", [1, None, 2], "Int64"),
+        ("rel", [1.0, np.nan, 2.0], None),
+        ("rel", [1, None, 2], object),
+        ("qid", ["q", None, "r"], None),
+        ("docno", ["a", pd.NA, "c"], "string"),
+    ],
+)
+def test_qrels_frame_missing_values_are_named(column: str, values: list, dtype: object) -> None:
+    df = pd.DataFrame(QFRAME, index=["x", "y", "z"])
+    df[column] = pd.array(values, dtype=dtype) if dtype else values
+    what = {"qid": "query id", "docno": "document id", "rel": "label"}[column]
+    with pytest.raises(
+        FormatError, match=rf"^qrels, row 1: the {what} column '{column}' holds a missing value"
+    ):
+        Qrels.from_dataframe(df)
+    with pytest.raises(FormatError, match=r"^qrels, row 1: "):
+        irmetrics.evaluate(df, {"q": {"a": 1.0}}, "map")
+
+
+def test_frame_missing_value_reported_is_the_first_row_and_clean_frames_convert() -> None:
+    df = pd.DataFrame(
+        {"qid": ["q", "q", "r", None], "docno": ["a", "b", None, "d"], "score": [1.0] * 4}
+    )
+    with pytest.raises(FormatError, match="^run, row 2: the document id column 'docno'"):
+        Run.from_dataframe(df)
+    # nullable dtypes without missing values are data like any other
+    ok = pd.DataFrame(FRAME)
+    ok["qid"] = pd.array(FRAME["qid"], dtype="string")
+    ok["score"] = pd.array(FRAME["score"], dtype="Float64")
+    assert Run.from_dataframe(ok).to_dict() == {"q": {"a": 3.0, "b": 2.0}, "r": {"c": 1.0}}
+    q = pd.DataFrame(QFRAME)
+    q["rel"] = pd.array(QFRAME["rel"], dtype="Int64")
+    assert Qrels.from_dataframe(q).to_dict() == {"q": {"a": 1, "b": 0}, "r": {"c": 2}}

@@ -3,6 +3,7 @@
 //! ```sh
 //! cargo run --release --example fuzz -- seed ../shared/conformance   # (re)seed fuzz/corpus
 //! nice -n 19 cargo run --release --example fuzz -- run --seconds 600 [--target qrels] [--seed 7] [--save]
+//! cargo run --example fuzz -- replay [--target rows]                 # each stored input and its outcome
 //! ```
 //!
 //! `run` mutates the stored corpus (`fuzz/corpus/<target>/`), reports executions, time,
@@ -169,8 +170,33 @@ fn main() {
             }
             std::process::exit(i32::from(crashed));
         }
+        Some("replay") => {
+            // each stored input of the targets named (all by default) and its outcome
+            let targets: Vec<Target> = match args.get(1).map(String::as_str) {
+                Some("--target") => vec![Target::from_name(&args[2]).expect("unknown target")],
+                _ => Target::ALL.to_vec(),
+            };
+            quiet_panics();
+            let mut crashed = false;
+            for t in targets {
+                for inp in load_corpus(t) {
+                    match fuzz_support::execute(t, &inp) {
+                        fuzz_support::Outcome::Ok(sig) => println!("{} ok {sig}", t.name()),
+                        fuzz_support::Outcome::Crash(msg) => {
+                            crashed = true;
+                            println!(
+                                "{} CRASH {msg} on {:?}",
+                                t.name(),
+                                String::from_utf8_lossy(&inp)
+                            );
+                        }
+                    }
+                }
+            }
+            std::process::exit(i32::from(crashed));
+        }
         _ => {
-            eprintln!("usage: fuzz seed [CONFORMANCE_DIR] | fuzz run [--seconds N] [--target T] [--seed S] [--save]");
+            eprintln!("usage: fuzz seed [CONFORMANCE_DIR] | fuzz replay [--target T] | fuzz run [--seconds N] [--target T] [--seed S] [--save]");
             std::process::exit(2);
         }
     }

@@ -114,8 +114,13 @@ fn text(flag: &str, v: std::ffi::OsString) -> Result<String> {
 
 /// Parse arguments (without the program name), with trec_eval's grammar: combined
 /// short flags (`-qc`), values attached or apart (`-M1000`, `-m P.5,10`), long options
-/// with `=` or a space, `--` ending the options, `-` a file (standard input).
-pub fn parse_args(argv: &[String]) -> Result<Args> {
+/// with `=` or a space, `--` ending the options, `-` a file (standard input). File names
+/// are the user's bytes (`OsString`s, any encoding); option values must be UTF-8.
+pub fn parse_args<I, T>(argv: I) -> Result<Args>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString>,
+{
     use lexopt::prelude::*;
     let mut a = Args {
         options: Options::default(),
@@ -132,7 +137,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args> {
         version: false,
     };
     let mut positional: Vec<PathBuf> = Vec::new();
-    let mut p = lexopt::Parser::from_args(argv.iter().map(std::ffi::OsString::from));
+    let mut p = lexopt::Parser::from_args(argv);
     let lex = |e: lexopt::Error| usage_err(e.to_string());
     while let Some(arg) = p.next().map_err(lex)? {
         match arg {

@@ -8,6 +8,7 @@ mod output;
 
 pub use args::{parse_args, Args, Format, USAGE};
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -55,18 +56,27 @@ pub fn exit_code(e: &Error) -> i32 {
     }
 }
 
-/// Run the command line, writing what it prints to `out`.
-pub fn run(argv: &[String], out: &mut dyn Write) -> Result<()> {
+/// Run the command line, writing what it prints to `out`. Arguments are `OsString`s
+/// (or anything that becomes one: `&str`, `String`): file names need not be UTF-8.
+pub fn run<I, T>(argv: I, out: &mut dyn Write) -> Result<()>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
     run_cancellable(argv, out, None)
 }
 
 /// [`run`], stopping with [`Error::Interrupted`] soon after `cancel` is set; nothing is
 /// written then (an `--output` file is left as it was).
-pub fn run_cancellable(
-    argv: &[String],
+pub fn run_cancellable<I, T>(
+    argv: I,
     out: &mut dyn Write,
     cancel: Option<&AtomicBool>,
-) -> Result<()> {
+) -> Result<()>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
     let args = parse_args(argv)?;
     if args.help {
         out.write_all(USAGE.as_bytes()).map_err(write_err)?;

@@ -26,10 +26,53 @@ fn csv_err(e: csv::Error) -> Error {
     }
 }
 
-/// Render one run's results in the requested format.
+/// Text for people: valid UTF-8 as it is, other bytes and control characters as
+/// `\xNN` (the aligned table; error messages).
+fn escaped(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control() && (c as u32) < 0x100 {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// A file name's bytes as the user gave them (any encoding).
+fn path_bytes(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
+}
+
+/// Text for JSON, which carries Unicode only: bytes that are not UTF-8 are refused
+/// naming what they are (`what`) and the run, never replaced (two ids that differ only
+/// in such bytes would become one key).
+fn json_text(bytes: &[u8], what: &str, path: &Path) -> Result<String> {
+    String::from_utf8(bytes.to_vec()).map_err(|_| {
+        let whose = if bytes == path_bytes(path) {
+            String::new()
+        } else {
+            format!(" (run {})", escaped(path_bytes(path)))
+        };
+        Error::Input(format!(
+            "{what} '{}'{whose} is not UTF-8: JSON holds only Unicode text, so --format \
+             json cannot write it; --format trec or csv write ids and tags as they were read",
+            escaped(bytes),
+        ))
+    })
+}
+
+/// Render one run's results in the requested format. trec and CSV write ids and the
+/// run tag as the bytes that were read (as trec_eval does); the table shows bytes that
+/// are not UTF-8 as `\xNN`; JSON refuses them (nothing is rendered).
 pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>) -> Result<()> {
     let cols = res.columns();
-    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let value_cols: Vec<usize> = (0..cols.len())
         .filter(|&c| !matches!(cols[c].family, Family::RunId | Family::Relstring))
         .collect();
@@ -39,8 +82,14 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
         }
         Format::Json => {
             let mut o = Map::new();
-            o.insert("run".into(), path.display().to_string().into());
-            o.insert("runid".into(), lossy(res.runid()).into());
+            o.insert(
+                "run".into(),
+                json_text(path_bytes(path), "the run file name", path)?.into(),
+            );
+            o.insert(
+                "runid".into(),
+                json_text(res.runid(), "the run tag", path)?.into(),
+            );
             o.insert("num_q".into(), res.num_queries().into());
             if args.summary {
                 let all: Map<String, Value> = value_cols
@@ -56,24 +105,20 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
                 o.insert("all".into(), all.into());
             }
             if args.per_query {
-                let per: Map<String, Value> = res
-                    .query_ids()
-                    .iter()
-                    .enumerate()
-                    .map(|(q, id)| {
-                        let vals: Map<String, Value> = value_cols
-                            .iter()
-                            .filter(|&&c| Results::is_per_query(&cols[c]))
-                            .map(|&c| {
-                                (
-                                    cols[c].name.clone(),
-                                    json_value(cols[c].family, res.value(q, c)),
-                                )
-                            })
-                            .collect();
-                        (lossy(id), Value::from(vals))
-                    })
-                    .collect();
+                let mut per = Map::new();
+                for (q, id) in res.query_ids().iter().enumerate() {
+                    let vals: Map<String, Value> = value_cols
+                        .iter()
+                        .filter(|&&c| Results::is_per_query(&cols[c]))
+                        .map(|&c| {
+                            (
+                                cols[c].name.clone(),
+                                json_value(cols[c].family, res.value(q, c)),
+                            )
+                        })
+                        .collect();
+                    per.insert(json_text(id, "query id", path)?, Value::from(vals));
+                }
                 o.insert("per_query".into(), per.into());
             }
             serde_json::to_writer(&mut *out, &o).map_err(|e| Error::Write {
@@ -83,43 +128,55 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
             out.push(b'\n');
         }
         Format::Csv | Format::Table => {
+            let table = args.format == Format::Table;
             let shown: Vec<usize> = value_cols
                 .iter()
                 .copied()
                 .filter(|&c| cols[c].family != Family::NumQ)
                 .collect();
-            let mut rows: Vec<Vec<String>> = Vec::new();
-            let mut header = vec!["query".to_string()];
-            header.extend(shown.iter().map(|&c| cols[c].name.clone()));
+            // cells as bytes: CSV writes ids as read, the table escapes them
+            let id_cell = |id: &[u8]| -> Vec<u8> {
+                if table {
+                    escaped(id).into_bytes()
+                } else {
+                    id.to_vec()
+                }
+            };
+            let mut rows: Vec<Vec<Vec<u8>>> = Vec::new();
+            let mut header = vec![b"query".to_vec()];
+            header.extend(shown.iter().map(|&c| cols[c].name.clone().into_bytes()));
             rows.push(header);
-            let fmt = |c: usize, v: f64| {
+            let fmt = |c: usize, v: f64| -> Vec<u8> {
                 if cols[c].family.is_integer() {
                     format!("{}", v as i64)
-                } else if args.format == Format::Table {
+                } else if table {
                     format!("{v:.4}")
                 } else {
                     format!("{v:?}")
                 }
+                .into_bytes()
             };
             if args.per_query {
                 for (q, id) in res.query_ids().iter().enumerate() {
-                    let mut r = vec![lossy(id)];
+                    let mut r = vec![id_cell(id)];
                     r.extend(shown.iter().map(|&c| {
                         if Results::is_per_query(&cols[c]) {
                             fmt(c, res.value(q, c))
                         } else {
-                            String::new()
+                            Vec::new()
                         }
                     }));
                     rows.push(r);
                 }
             }
             if args.summary {
-                let mut r = vec!["all".to_string()];
+                let mut r = vec![b"all".to_vec()];
                 r.extend(shown.iter().map(|&c| fmt(c, res.summary(c))));
                 rows.push(r);
             }
-            if args.format == Format::Csv {
+            if table {
+                self::table(&rows, res, path, out);
+            } else {
                 let mut w = csv::Writer::from_writer(&mut *out);
                 for r in &rows {
                     w.write_record(r).map_err(csv_err)?;
@@ -128,29 +185,33 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
                     path: "<output>".into(),
                     source: e,
                 })?;
-            } else {
-                table(&rows, res, path, out);
             }
         }
     }
     Ok(())
 }
 
-/// An aligned table: the first column left, the values right.
-fn table(rows: &[Vec<String>], res: &Results, path: &Path, out: &mut Vec<u8>) {
+/// An aligned table: the first column left, the values right (cells are UTF-8: ids
+/// escaped by the caller).
+fn table(rows: &[Vec<Vec<u8>>], res: &Results, path: &Path, out: &mut Vec<u8>) {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| text(c)).collect())
+        .collect();
     let widths: Vec<usize> = (0..rows[0].len())
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
         .collect();
     out.extend_from_slice(
         format!(
             "run {} (runid {}), {} queries\n",
-            path.display(),
-            String::from_utf8_lossy(res.runid()),
+            escaped(path_bytes(path)),
+            escaped(res.runid()),
             res.num_queries()
         )
         .as_bytes(),
     );
-    for r in rows {
+    for r in &rows {
         let cells: Vec<String> = r
             .iter()
             .enumerate()

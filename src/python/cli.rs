@@ -1,6 +1,8 @@
 //! The command line and the catalogue: `cli_main`, trec_eval's flags parsed for the
 //! compatibility layer, the measure families and canonical names.
 
+use std::ffi::OsString;
+
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -8,14 +10,16 @@ use super::errors;
 use super::{guarded, heavy, heavy_committed};
 use crate::measure::Family;
 
-/// Run the `irmetrics` command line with these arguments; returns the exit status.
+/// Run the `irmetrics` command line with these arguments (`str`, as `os.fsdecode`
+/// gives them: file names that are not UTF-8 come as surrogate escapes and reach the
+/// command line as their bytes); returns the exit status.
 /// A Ctrl-C that comes once the run is complete (its output file renamed into place)
 /// does not make it an interrupted one. `last=True` (the console script): from then
 /// on Ctrl-C is ignored for the rest of the process, so that no signal arriving
 /// between here and the exit can either.
 #[pyfunction]
 #[pyo3(signature = (argv, last = false))]
-pub(super) fn cli_main(py: Python<'_>, argv: Vec<String>, last: bool) -> PyResult<i32> {
+pub(super) fn cli_main(py: Python<'_>, argv: Vec<OsString>, last: bool) -> PyResult<i32> {
     let r = heavy_committed(py, move |cancel| {
         let mut out = Vec::new();
         let r = crate::cli::run_cancellable(&argv, &mut out, Some(cancel));
@@ -69,7 +73,7 @@ fn ignore_ctrl_c_from_now_on(py: Python<'_>) -> PyResult<()> {
 /// ([`crate::cli::evaluate_args`]): `{measure: {query_id or "all": value}}` at full
 /// precision for the first run (relstrings quoted as trec_eval prints them).
 #[pyfunction]
-pub(super) fn trec_eval<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+pub(super) fn trec_eval<'py>(py: Python<'py>, argv: Vec<OsString>) -> PyResult<Bound<'py, PyDict>> {
     let args = guarded(py, || {
         crate::cli::parse_args(&argv).map_err(|e| errors::to_py(py, e))
     })?;
@@ -134,7 +138,7 @@ pub(super) fn trec_eval<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bou
 #[pyfunction]
 pub(super) fn parse_cli_args<'py>(
     py: Python<'py>,
-    argv: Vec<String>,
+    argv: Vec<OsString>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let a = guarded(py, || {
         crate::cli::parse_args(&argv).map_err(|e| errors::to_py(py, e))

@@ -57,6 +57,31 @@ pub(crate) fn id_bytes<'a>(
     }
 }
 
+/// A run's `name` (its tag, trec_eval's runid) as bytes: absent is no tag; a `str`
+/// (surrogate escapes as their bytes) must be one a TREC run can carry, the last field
+/// of a line: no whitespace, no NUL; anything else is an `irmetrics.InputError`.
+pub(crate) fn runid_arg(name: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
+    let Some(name) = name.filter(|n| !n.is_none()) else {
+        return Ok(Vec::new());
+    };
+    let py = name.py();
+    if !name.is_instance_of::<PyString>() {
+        return Err(super::errors::input_err(
+            py,
+            format!(
+                "name (the run tag) must be a str, got {} ({})",
+                type_name(name),
+                short_repr(name)
+            ),
+        ));
+    }
+    let tag = id_bytes(name, &|| "name (the run tag)".into())
+        .map_err(|e| super::errors::input_err(py, e.value(py).to_string()))?
+        .into_owned();
+    crate::run::check_runid(&tag).map_err(|e| to_py(py, e))?;
+    Ok(tag)
+}
+
 /// An integer argument as `T`, at least `low` and at most `high` (when given), or an
 /// `irmetrics.InputError` naming it and its range (never a bare OverflowError or
 /// TypeError); bools are refused.
@@ -310,14 +335,10 @@ fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn PieceSink<f64>) -> PyResul
 }
 
 /// `{qid: {doc: score}}` to [`Run`].
-pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResult<Run> {
+pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, runid: Vec<u8>) -> PyResult<Run> {
     let mut rows = Grouper::new(Place::new("run", Unit::None));
     dict_queries(d, &mut rows)?;
-    Run::from_grouper(
-        rows,
-        name.map(|n| n.as_bytes().to_vec()).unwrap_or_default(),
-    )
-    .map_err(|e| to_py(d.py(), e))
+    Run::from_grouper(rows, runid).map_err(|e| to_py(d.py(), e))
 }
 
 /// Evaluate `{qid: {doc: score}}` as it is converted: batches of converted queries are
@@ -326,10 +347,9 @@ pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, name: Option<&str>) -> PyResu
 pub(crate) fn evaluate_dict(
     ev: &Evaluator,
     d: &Bound<'_, PyDict>,
-    name: Option<&str>,
+    runid: Vec<u8>,
 ) -> PyResult<Results> {
     let py = d.py();
-    let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
     let res = ev.evaluate_pipelined(
         Place::new("run", Unit::None),
         runid,
@@ -708,12 +728,11 @@ pub(crate) fn run_from_columns(
     qids: &Bound<'_, PyAny>,
     docs: &Bound<'_, PyAny>,
     scores: &Bound<'_, PyAny>,
-    name: Option<&str>,
+    runid: Vec<u8>,
 ) -> PyResult<Run> {
     let py = qids.py();
     let scores = Floats::of(scores, "score")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
-    let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
     let mut rows = Grouper::new(Place::new("run", Unit::Row));
     column_queries(&q, &d, &scores, &mut rows)?;
     Run::from_grouper(rows, runid).map_err(|e| to_py(py, e))
@@ -727,12 +746,11 @@ pub(crate) fn evaluate_columns(
     qids: &Bound<'_, PyAny>,
     docs: &Bound<'_, PyAny>,
     scores: &Bound<'_, PyAny>,
-    name: Option<&str>,
+    runid: Vec<u8>,
 ) -> PyResult<Results> {
     let py = qids.py();
     let floats = Floats::of(scores, "score")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
-    let runid = name.map(|n| n.as_bytes().to_vec()).unwrap_or_default();
     let res = ev.evaluate_pipelined(
         Place::new("run", Unit::Row),
         runid.clone(),

@@ -84,9 +84,19 @@ impl PyQrels {
     ) -> PyResult<Self> {
         let q = frame_column(df, query, QUERY_COLUMNS, "query id")?;
         let d = frame_column(df, doc, DOC_COLUMNS, "document id")?;
-        let l = frame_column(df, label, LABEL_COLUMNS, "label")?.call_method0("to_numpy")?;
+        let l = frame_column(df, label, LABEL_COLUMNS, "label")?;
+        let qrels = l
+            .call_method0("to_numpy")
+            .and_then(|labels| convert::qrels_from_columns(&q, &d, &labels))
+            .map_err(|e| {
+                explain_missing(
+                    "qrels",
+                    [(&q, "query id"), (&d, "document id"), (&l, "label")],
+                    e,
+                )
+            })?;
         Ok(PyQrels {
-            inner: Arc::new(convert::qrels_from_columns(&q, &d, &l)?),
+            inner: Arc::new(qrels),
         })
     }
 
@@ -169,7 +179,8 @@ impl PyRun {
     /// Build from `{query_id: {doc_id: score}}`; `name` becomes the runid.
     #[staticmethod]
     #[pyo3(signature = (d, name = None))]
-    fn from_dict(d: &Bound<'_, PyAny>, name: Option<&str>) -> PyResult<Self> {
+    fn from_dict(d: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let runid = convert::runid_arg(name)?;
         let d = d.cast::<PyDict>().map_err(|_| {
             errors::format_err(
                 d.py(),
@@ -177,7 +188,7 @@ impl PyRun {
             )
         })?;
         Ok(PyRun {
-            inner: Arc::new(guarded(d.py(), || convert::run_from_dict(d, name))?),
+            inner: Arc::new(guarded(d.py(), || convert::run_from_dict(d, runid))?),
         })
     }
 
@@ -188,11 +199,12 @@ impl PyRun {
         query_ids: &Bound<'_, PyAny>,
         doc_ids: &Bound<'_, PyAny>,
         scores: &Bound<'_, PyAny>,
-        name: Option<&str>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let runid = convert::runid_arg(name)?;
         Ok(PyRun {
             inner: Arc::new(guarded(query_ids.py(), || {
-                convert::run_from_columns(query_ids, doc_ids, scores, name)
+                convert::run_from_columns(query_ids, doc_ids, scores, runid)
             })?),
         })
     }
@@ -207,11 +219,19 @@ impl PyRun {
         query: Option<&str>,
         doc: Option<&str>,
         score: Option<&str>,
-        name: Option<&str>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let runid = convert::runid_arg(name)?;
         let (q, d, s) = run_frame_columns(df, query, doc, score)?;
+        let run = convert::run_from_columns(&q, &d, &s, runid).map_err(|e| {
+            explain_missing(
+                "run",
+                [(&q, "query id"), (&d, "document id"), (&s, "score")],
+                e,
+            )
+        })?;
         Ok(PyRun {
-            inner: Arc::new(convert::run_from_columns(&q, &d, &s, name)?),
+            inner: Arc::new(run),
         })
     }
 
@@ -297,7 +317,47 @@ const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid"];
 const DOC_COLUMNS: &[&str] = &["doc_id", "docno", "docid"];
 const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "score"];
 
-/// A DataFrame column given by name, or the first of `candidates` present.
+/// A data frame's column labels, checked where the frame comes in: one level (a
+/// MultiIndex is refused: its labels are tuples, which no column name matches).
+fn frame_labels<'py>(df: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let py = df.py();
+    let not_frame = || {
+        errors::input_err(
+            py,
+            format!(
+                "expected a pandas DataFrame (named columns), got {}",
+                df.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ),
+        )
+    };
+    let columns = df.getattr("columns").map_err(|_| not_frame())?;
+    let levels: usize = columns
+        .getattr("nlevels")
+        .and_then(|n| n.extract())
+        .unwrap_or(1);
+    if levels > 1 {
+        return Err(errors::input_err(
+            py,
+            format!(
+                "the DataFrame's columns are a MultiIndex ({levels} levels, e.g. {}), so no \
+                 column has a plain name; flatten them first, e.g. df.columns = \
+                 ['_'.join(map(str, c)) for c in df.columns], or pass the flat columns",
+                columns
+                    .get_item(0)
+                    .map_or_else(|_| "?".into(), |c| convert::short_repr(&c))
+            ),
+        ));
+    }
+    columns
+        .try_iter()
+        .map_err(|_| not_frame())?
+        .collect::<PyResult<Vec<_>>>()
+}
+
+/// A DataFrame column given by name, or the first of `candidates` present; refused
+/// (naming the column) when that name labels more than one column.
 fn frame_column<'py>(
     df: &Bound<'py, PyAny>,
     given: Option<&str>,
@@ -305,26 +365,42 @@ fn frame_column<'py>(
     what: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = df.py();
-    let columns: Vec<String> = df
-        .getattr("columns")
-        .and_then(|c| c.call_method0("tolist"))
-        .and_then(|c| c.extract())
-        .map_err(|_| errors::input_err(py, "expected a pandas DataFrame".into()))?;
+    let labels = frame_labels(df)?;
+    let name = |l: &Bound<'py, PyAny>| l.cast::<PyString>().ok().map(|s| s.to_string());
+    let names: Vec<Option<String>> = labels.iter().map(name).collect();
     let pick = match given {
-        Some(g) => columns.iter().find(|c| *c == g),
-        None => columns.iter().find(|c| candidates.contains(&c.as_str())),
+        Some(g) => names.iter().position(|n| n.as_deref() == Some(g)),
+        None => candidates
+            .iter()
+            .find_map(|c| names.iter().position(|n| n.as_deref() == Some(*c))),
     };
-    match pick {
-        Some(c) => df.get_item(c),
-        None => Err(errors::input_err(
+    let Some(pick) = pick else {
+        let shown: Vec<String> = labels.iter().map(convert::short_repr).collect();
+        return Err(errors::input_err(
             py,
             format!(
-                "no {what} column: looked for {} among the columns {columns:?}; name it \
-                 explicitly",
-                given.map_or_else(|| format!("{candidates:?}"), |g| format!("'{g}'"))
+                "no {what} column: looked for {} among the columns [{}]; name it explicitly",
+                given.map_or_else(|| format!("{candidates:?}"), |g| format!("'{g}'")),
+                shown.join(", ")
             ),
-        )),
+        ));
+    };
+    let label = &labels[pick];
+    let col_name = names[pick].clone().unwrap_or_default();
+    let same = names
+        .iter()
+        .filter(|n| n.as_deref() == Some(&col_name))
+        .count();
+    if same > 1 {
+        return Err(errors::input_err(
+            py,
+            format!(
+                "the DataFrame has {same} columns named '{col_name}' (the {what} column); \
+                 rename or drop the duplicates, e.g. df.loc[:, ~df.columns.duplicated()]"
+            ),
+        ));
     }
+    df.get_item(label)
 }
 
 /// A run frame's query id, document id and score columns (found by name unless given).
@@ -340,6 +416,58 @@ pub(super) fn run_frame_columns<'py>(
         frame_column(df, doc, DOC_COLUMNS, "document id")?,
         frame_column(df, score, &["score"], "score")?,
     ))
+}
+
+/// A frame's conversion failed: if the reason is a missing value (None, NaN, `pd.NA`,
+/// a nullable dtype's null) in one of its columns (query id, document id, value), the
+/// error says so, naming the column and the first such row by position (`df.iloc`)
+/// in `source` ("qrels" or "run"); otherwise the conversion's own error stands (a
+/// missing value always makes a conversion fail: ids must be `str`, labels integers,
+/// scores not NaN). Looked for only on this error path: one vectorized `isna()` per
+/// column, never a Python object per row, and no cost when the frame converts.
+pub(super) fn explain_missing(
+    source: &str,
+    cols: [(&Bound<'_, PyAny>, &str); 3],
+    err: PyErr,
+) -> PyErr {
+    let py = cols[0].0.py();
+    if !err.is_instance_of::<pyo3::exceptions::PyValueError>(py) {
+        return err; // KeyboardInterrupt and the like pass through
+    }
+    let first_missing = |col: &Bound<'_, PyAny>| -> PyResult<Option<usize>> {
+        let mask = col.call_method0("isna")?.call_method0("to_numpy")?;
+        if !mask.call_method0("any")?.is_truthy()? {
+            return Ok(None);
+        }
+        Ok(Some(mask.call_method0("argmax")?.extract()?))
+    };
+    let mut found: Option<(usize, usize)> = None;
+    for (i, (col, _)) in cols.iter().enumerate() {
+        if let Ok(Some(row)) = first_missing(col) {
+            if found.map_or(true, |(r, _)| row < r) {
+                found = Some((row, i));
+            }
+        }
+    }
+    let Some((row, i)) = found else {
+        return err;
+    };
+    let (col, what) = cols[i];
+    let name = col
+        .getattr("name")
+        .map_or_else(|_| "?".into(), |n| convert::short_repr(&n));
+    let value = col
+        .getattr("iloc")
+        .and_then(|l| l.get_item(row))
+        .map_or_else(|_| "?".into(), |v| convert::short_repr(&v));
+    errors::format_err(
+        py,
+        format!(
+            "{source}, row {row}: the {what} column {name} holds a missing value ({value}); \
+             drop or fill the rows with missing values first (rows are counted from 0, as \
+             df.iloc)"
+        ),
+    )
 }
 
 fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {

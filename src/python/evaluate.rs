@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::convert::{self, bool_arg, id_to_py, int_arg, short_repr, wide_int};
-use super::data::{qrels_of, run_frame_columns, Input, PyRun};
+use super::data::{explain_missing, qrels_of, run_frame_columns, Input, PyRun};
 use super::errors;
 use super::{guarded, heavy};
 use crate::evaluate::{Evaluator, Options};
@@ -61,10 +61,16 @@ fn evaluate_any(
                 ev.evaluate_cancellable(&r, Some(cancel))
             })
         }
-        Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, None)),
+        Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new())),
         Input::Frame(f) => {
             let (q, d, s) = run_frame_columns(&f, None, None, None)?;
-            guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, None))
+            guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, Vec::new())).map_err(|e| {
+                explain_missing(
+                    "run",
+                    [(&q, "query id"), (&d, "document id"), (&s, "score")],
+                    e,
+                )
+            })
         }
     }
 }

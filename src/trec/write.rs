@@ -82,8 +82,34 @@ pub fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Write a run in TREC format, ranked in trec_eval order, ranks from 1.
+/// What the readers take for something other than text at the very start of a file: a
+/// UTF-8 byte-order mark (skipped) and the magic numbers of gzip (decompressed), zstd,
+/// bzip2 and xz (refused by name); see `open_input` and `text_start`.
+const FILE_MARKERS: &[&[u8]] = &[
+    b"\xef\xbb\xbf",
+    b"\x1f\x8b",
+    b"\x28\xb5\x2f\xfd",
+    b"BZh",
+    b"\xfd7zXZ\x00",
+];
+
+/// A file whose first id starts with a [`FILE_MARKERS`] entry would not read back (its
+/// first id changed, or the whole file taken for compressed data): such a file starts
+/// with a comment line instead, which both readers skip (as trec_eval does in qrels).
+fn guard_first_id(first: Option<&[u8]>, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    match first {
+        Some(id) if FILE_MARKERS.iter().any(|m| id.starts_with(m)) => {
+            w.write_all(b"# written by irmetrics\n")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Write a run in TREC format, ranked in trec_eval order, ranks from 1. Ids and the
+/// tag are written as they are (bytes); scores in the shortest text that reads back as
+/// the same double (`{:?}`: `-0.0`, `1e-320`, `inf`).
 pub fn write_run(run: &Run, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    guard_first_id(run.queries().first().map(|q| q.id()), w)?;
     let tag: &[u8] = if run.runid().is_empty() {
         b"irmetrics"
     } else {
@@ -106,6 +132,7 @@ pub fn write_run(run: &Run, w: &mut impl std::io::Write) -> std::io::Result<()> 
 
 /// Write qrels in TREC format.
 pub fn write_qrels(qrels: &Qrels, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    guard_first_id(qrels.queries().first().map(|q| q.id()), w)?;
     for q in qrels.queries() {
         for (doc, label) in q.iter() {
             w.write_all(&q.qid)?;
@@ -150,6 +177,39 @@ mod tests {
         // leaves no temporary file behind
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 2);
+    }
+
+    /// A first id that starts like a byte-order mark or a compressed file's magic
+    /// number reads back as it was (it used to lose its BOM, or make the whole file
+    /// "corrupt gzip data" or "bzip2-compressed").
+    #[test]
+    fn first_ids_that_look_like_file_markers_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        for m in FILE_MARKERS.iter().filter(|m| !m.contains(&0)) {
+            let qid = [*m, b"q"].concat();
+            let mut b = Qrels::builder();
+            b.add(&qid, b"d", 1).unwrap();
+            let q = b.build().unwrap();
+            let mut r = Run::builder();
+            r.add(&qid, b"d", 1.0).unwrap();
+            let r = r.build().unwrap();
+            let (qp, rp) = (dir.path().join("q"), dir.path().join("r"));
+            let mut buf = Vec::new();
+            write_qrels(&q, &mut buf).unwrap();
+            write_atomically(&qp, &buf).unwrap();
+            buf.clear();
+            write_run(&r, &mut buf).unwrap();
+            write_atomically(&rp, &buf).unwrap();
+            let q2 = Qrels::from_file(&qp).unwrap();
+            let r2 = Run::from_file(&rp).unwrap();
+            assert_eq!(q2.queries()[0].id(), &qid[..]);
+            assert_eq!(r2.queries()[0].id(), &qid[..]);
+        }
+        // other files start with their first line, as before
+        let r = parse_run(b"q Q0 d 1 1 t\n", "r").unwrap();
+        let mut buf = Vec::new();
+        write_run(&r, &mut buf).unwrap();
+        assert_eq!(buf, b"q Q0 d 1 1.0 t\n");
     }
 
     #[test]

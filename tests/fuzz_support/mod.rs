@@ -27,10 +27,20 @@ pub enum Target {
     Measure,
     /// qrels and run in one input (split at a line `%%`), evaluated with all_trec.
     Eval,
+    /// (query id, document id, value) rows through the public builders, then written
+    /// to a file with the crate's writers and read back: every accepted row set must
+    /// come back identical (see [`rows_target`]).
+    Rows,
 }
 
 impl Target {
-    pub const ALL: [Target; 4] = [Target::Qrels, Target::Run, Target::Measure, Target::Eval];
+    pub const ALL: [Target; 5] = [
+        Target::Qrels,
+        Target::Run,
+        Target::Measure,
+        Target::Eval,
+        Target::Rows,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -38,6 +48,7 @@ impl Target {
             Target::Run => "run",
             Target::Measure => "measure",
             Target::Eval => "eval",
+            Target::Rows => "rows",
         }
     }
 
@@ -605,6 +616,208 @@ fn eval_target(data: &[u8], rng_byte: u8) -> Result<String, String> {
     }
 }
 
+/// The rows of a `rows` input: an optional first line `tag=BYTES` (the run tag), then
+/// one row per line, `QUERY|DOC|VALUE` (ids may then hold any byte but `|` and `\n`,
+/// whitespace and NUL included, and may be empty) or, for a line without `|`, its
+/// first three whitespace-separated fields (lines with fewer are skipped, so that the
+/// field mutations keep producing rows).
+fn parse_rows(data: &[u8]) -> (Vec<u8>, Vec<[&[u8]; 3]>) {
+    let mut lines: Vec<&[u8]> = data.split(|&c| c == b'\n').collect();
+    let mut tag = Vec::new();
+    if let Some(t) = lines.first().and_then(|l| l.strip_prefix(b"tag=")) {
+        tag = t.to_vec();
+        lines.remove(0);
+    }
+    let mut rows = Vec::new();
+    for line in lines {
+        if line.contains(&b'|') {
+            let mut f = line.splitn(3, |&c| c == b'|');
+            let (q, d, v) = (f.next(), f.next(), f.next());
+            rows.push([q.unwrap_or(b""), d.unwrap_or(b""), v.unwrap_or(b"")]);
+        } else {
+            let f: Vec<&[u8]> = line
+                .split(|c| c.is_ascii_whitespace() || *c == 0x0b)
+                .filter(|f| !f.is_empty())
+                .collect();
+            if f.len() >= 3 {
+                rows.push([f[0], f[1], f[2]]);
+            }
+        }
+    }
+    (tag, rows)
+}
+
+/// A refusal by a builder: an error with a message; a format error names the
+/// builder's source (`qrels` / `run`) and a row.
+fn check_builder_error(e: &Error, source: &str) -> Result<(), String> {
+    let msg = e.to_string();
+    if msg.trim().is_empty() {
+        return Err(format!("error with an empty message: {e:?}"));
+    }
+    match e {
+        Error::Format { location, .. } | Error::DuplicateEntry { location, .. }
+            if location.source != source || location.unit != irmetrics::error::Unit::Row =>
+        {
+            Err(format!("builder error without its source and row: {msg}"))
+        }
+        Error::Format { .. } | Error::DuplicateEntry { .. } | Error::Input(_) => Ok(()),
+        _ => Err(format!("unexpected error kind from a builder: {msg}")),
+    }
+}
+
+/// A scratch folder for the written files: in memory (`/dev/shm`) where there is one,
+/// so that the writer's fsync costs nothing; removed when dropped.
+fn scratch() -> Result<tempfile::TempDir, String> {
+    let shm = Path::new("/dev/shm");
+    let base = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    tempfile::Builder::new()
+        .prefix("irmetrics-fuzz-rows-")
+        .tempdir_in(base)
+        .map_err(|e| format!("no scratch folder: {e}"))
+}
+
+/// The output side: rows through `QrelsBuilder` (values that parse as `i64`) and
+/// `RunBuilder` (values that parse as `f64`, NaN included: the builder must refuse
+/// it), with the run tag of the input. Every row set a builder accepts is written with
+/// `write_qrels` / `write_run` through `write_atomically` (what `Qrels.to_file` and
+/// `Run.to_file` do) and read back from the file with the readers: the same queries,
+/// documents, labels and scores (bit for bit: the writer prints the shortest text that
+/// parses back to the same double, so `-0.0`, subnormals such as `1e-320` and
+/// infinities survive) and the same tag (an empty tag is written as `irmetrics`). A
+/// refusal must be an `Error`, never a panic. Inputs are capped at 64 KiB by the
+/// mutator, so no written line reaches the readers' 1 MiB line limit.
+fn rows_target(data: &[u8]) -> Result<String, String> {
+    let (tag, rows) = parse_rows(data);
+    let mut sig = String::new();
+
+    let mut qb = irmetrics::Qrels::builder();
+    let mut qrels_rows = 0usize;
+    let mut refused = None;
+    for [q, d, v] in &rows {
+        let Some(label) = std::str::from_utf8(v)
+            .ok()
+            .and_then(|t| t.parse::<i64>().ok())
+        else {
+            continue;
+        };
+        if let Err(e) = qb.add(q, d, label) {
+            refused = Some(e);
+            break;
+        }
+        qrels_rows += 1;
+    }
+    let built = match refused {
+        Some(e) => Err(e),
+        None => qb.build(),
+    };
+    match built {
+        Err(e) => {
+            check_builder_error(&e, "qrels")?;
+            sig.push_str(&format!("q{}", err_signature(&e)));
+        }
+        Ok(q) if q.is_empty() => sig.push_str("q-empty"),
+        Ok(q) => {
+            if q.num_judgments() != qrels_rows {
+                return Err("the qrels builder lost or added rows".into());
+            }
+            let dir = scratch()?;
+            let path = dir.path().join("rows.qrels");
+            let mut buf = Vec::new();
+            irmetrics::trec::write_qrels(&q, &mut buf).map_err(|e| e.to_string())?;
+            irmetrics::trec::write_atomically(&path, &buf).map_err(|e| e.to_string())?;
+            let back = Qrels::from_file(&path).map_err(|e| format!("qrels re-read: {e}"))?;
+            if back.len() != q.len() {
+                return Err("qrels: another number of queries after write/read".into());
+            }
+            for (a, b) in q.queries().iter().zip(back.queries()) {
+                let mut x: Vec<(&[u8], i64)> = a.iter().collect();
+                let mut y: Vec<(&[u8], i64)> = b.iter().collect();
+                x.sort_unstable();
+                y.sort_unstable();
+                if a.id() != b.id() || x != y {
+                    return Err(format!(
+                        "qrels query {:?} changed in a write/read round trip",
+                        String::from_utf8_lossy(a.id())
+                    ));
+                }
+            }
+            sig.push_str(&format!("q-ok{}", q.len().min(3)));
+        }
+    }
+
+    let mut rb = Run::builder();
+    let mut run_rows = 0usize;
+    let mut refused = rb.runid(&tag).err();
+    if refused.is_none() {
+        for [q, d, v] in &rows {
+            let Some(score) = std::str::from_utf8(v)
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+            else {
+                continue;
+            };
+            if let Err(e) = rb.add(q, d, score) {
+                refused = Some(e);
+                break;
+            }
+            run_rows += 1;
+        }
+    }
+    let built = match refused {
+        Some(e) => Err(e),
+        None => rb.build(),
+    };
+    match built {
+        Err(e) => {
+            check_builder_error(&e, "run")?;
+            sig.push_str(&format!(" r{}", err_signature(&e)));
+        }
+        Ok(r) if r.is_empty() => sig.push_str(" r-empty"),
+        Ok(r) => {
+            if r.num_results() != run_rows {
+                return Err("the run builder lost or added rows".into());
+            }
+            if r.queries()
+                .iter()
+                .any(|q| q.iter().any(|(_, s)| s.is_nan()))
+            {
+                return Err("the run builder accepted a NaN score".into());
+            }
+            let dir = scratch()?;
+            let path = dir.path().join("rows.run");
+            let mut buf = Vec::new();
+            irmetrics::trec::write_run(&r, &mut buf).map_err(|e| e.to_string())?;
+            irmetrics::trec::write_atomically(&path, &buf).map_err(|e| e.to_string())?;
+            let back = Run::from_file(&path).map_err(|e| format!("run re-read: {e}"))?;
+            let want_tag: &[u8] = if tag.is_empty() { b"irmetrics" } else { &tag };
+            if back.runid() != want_tag {
+                return Err("the run tag changed in a write/read round trip".into());
+            }
+            if back.len() != r.len() {
+                return Err("run: another number of queries after write/read".into());
+            }
+            for (a, b) in r.queries().iter().zip(back.queries()) {
+                let mut x: Vec<(&[u8], u64)> = a.iter().map(|(d, s)| (d, s.to_bits())).collect();
+                let mut y: Vec<(&[u8], u64)> = b.iter().map(|(d, s)| (d, s.to_bits())).collect();
+                x.sort_unstable();
+                y.sort_unstable();
+                if a.id() != b.id() || x != y {
+                    return Err(format!(
+                        "run query {:?} changed in a write/read round trip",
+                        String::from_utf8_lossy(a.id())
+                    ));
+                }
+            }
+            sig.push_str(&format!(" r-ok{}", r.len().min(3)));
+        }
+    }
+    Ok(sig)
+}
+
 /// Run one input through a target, catching panics.
 pub fn execute(target: Target, data: &[u8]) -> Outcome {
     let r = catch_unwind(AssertUnwindSafe(|| match target {
@@ -612,6 +825,7 @@ pub fn execute(target: Target, data: &[u8]) -> Outcome {
         Target::Run => run_target(data),
         Target::Measure => measure_target(data),
         Target::Eval => eval_target(data, data.first().copied().unwrap_or(0)),
+        Target::Rows => rows_target(data),
     }));
     match r {
         Ok(Ok(sig)) => Outcome::Ok(sig),
