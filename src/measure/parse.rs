@@ -698,9 +698,26 @@ mod tests {
             "utility.-1e300,1,0,-2",
             "ndcg.0=-1,1=9007199254740992",
             "dcg(g1=-0.5)@10",
+            "P(rel=0)@5",
         ] {
             let m = parse_measure(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(m.iter().all(|m| m.check().is_ok()), "{name}");
+        }
+    }
+
+    /// Options that are no family's: named in the error, `g` without a label included.
+    #[test]
+    fn unknown_options_are_named() {
+        for (name, opt) in [
+            ("nDCG(foo=1)@10", "foo"),
+            ("nDCG(g=1)@10", "g"),
+            ("P(gx=1)@5", "gx"),
+        ] {
+            let e = parse_measure(name).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("option '{opt}' is not supported")),
+                "{name}: {e}"
+            );
         }
     }
 
