@@ -46,6 +46,16 @@ impl Ids {
         &self.bytes[start..self.ends[i] as usize]
     }
 
+    /// Whether some id may be unwritable to a TREC file: a byte up to `' '` (every
+    /// whitespace byte and NUL are) somewhere, or an empty id. One branch-free pass over
+    /// the buffer (it vectorizes): false in the usual case, so that the exact per-id check
+    /// (`intake::id_problem`) runs only when it can find something.
+    pub(crate) fn may_hold_unwritable(&self) -> bool {
+        let low = self.bytes.iter().fold(false, |acc, &b| acc | (b <= b' '));
+        let empty = self.ends.first() == Some(&0) || self.ends.windows(2).any(|w| w[0] == w[1]);
+        low || empty
+    }
+
     /// Append an id; fails only if one query's ids exceed 4 GiB together.
     #[inline]
     pub(crate) fn push(&mut self, id: &[u8]) -> Result<()> {

@@ -109,6 +109,10 @@ impl<V: Copy> Rows<V> {
 pub trait Value: Copy + Send + Sync {
     /// What is wrong with this value, if anything.
     fn problem(self) -> Option<&'static str>;
+    /// Whether [`Value::problem`] has something to say (a cheap test for whole pieces).
+    fn is_bad(self) -> bool {
+        self.problem().is_some()
+    }
     /// What the value is called in messages.
     const NAME: &'static str;
 }
@@ -120,6 +124,10 @@ impl Value for f64 {
     fn problem(self) -> Option<&'static str> {
         self.is_nan()
             .then_some("is NaN; a ranking needs comparable scores")
+    }
+    #[inline]
+    fn is_bad(self) -> bool {
+        self.is_nan()
     }
     const NAME: &'static str = "score";
 }
@@ -219,6 +227,9 @@ impl Place {
             message: what,
         };
         self.check_qid(&piece.qid, mark)?;
+        if !piece.docs.may_hold_unwritable() {
+            return Ok(());
+        }
         for (i, doc) in piece.docs.iter().enumerate() {
             if let Some(p) = id_problem(doc) {
                 return Err(bad(
@@ -253,6 +264,9 @@ impl Place {
 
     /// The error for a value of `piece` that breaks the policy (first one), if any.
     fn check_values<V: Value>(&self, piece: &Rows<V>, mark: u64) -> Result<()> {
+        if !piece.values.iter().fold(false, |acc, &v| acc | v.is_bad()) {
+            return Ok(()); // the usual case, in one branch-free pass
+        }
         let Some((i, msg)) = piece
             .values
             .iter()
@@ -385,6 +399,15 @@ impl<V: Value> Grouper<V> {
         };
         self.last = Some(i);
         i
+    }
+
+    /// Consecutive rows of one query at once (as many [`Grouper::add`]s, with the checks
+    /// made once per piece); marks go on counting rows.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn add_rows(&mut self, piece: Rows<V>) -> Result<()> {
+        let mark = self.rows;
+        self.rows += piece.len() as u64;
+        self.piece(piece, mark)
     }
 
     /// One row; its mark is the number of rows added before it.

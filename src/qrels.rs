@@ -217,6 +217,12 @@ impl QrelsBuilder {
         self.rows.add(qid, doc, label)
     }
 
+    /// The judgments of one query at once (what [`QrelsBuilder::add`] does row by row).
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn add_rows(&mut self, piece: crate::intake::Rows<i64>) -> Result<()> {
+        self.rows.add_rows(piece)
+    }
+
     /// Finish: index each query's documents (in parallel), count the label levels and
     /// order the queries by id. A document judged twice for one query is an
     /// [`crate::Error::DuplicateEntry`] naming both rows.

@@ -257,6 +257,26 @@ def test_invalid_utf8_ids_round_trip() -> None:
     assert irmetrics.evaluate(again, r, "P.1") == {"P.1": 1.0}
 
 
+def test_two_escaped_keys_with_the_same_bytes_are_caught() -> None:
+    # '\udcc3\udcbf' (the escaped bytes c3 bf) and 'ÿ' (U+00FF, UTF-8 c3 bf) are distinct
+    # str keys but one id: a document twice, or one query named by two keys
+    esc = "\udcc3\udcbf"  # never made by decoding (c3 bf is valid UTF-8), but a str
+    assert esc != "\xff" and esc.encode("utf-8", "surrogateescape") == "\xff".encode()
+    qrels = {"q": {"d": 1}, "\xff": {"d": 1}}
+    for run, msg in [
+        ({"q": {esc: 1.0, "\xff": 2.0}}, "document 'ÿ' appears twice for query 'q'"),
+        ({esc: {"d": 1.0}, "\xff": {"d": 2.0}}, "query id 'ÿ' is the same bytes as the key"),
+    ]:
+        with pytest.raises(FormatError, match=msg):
+            Run.from_dict(run)
+        with pytest.raises(FormatError, match=msg):
+            irmetrics.evaluate(qrels, run, "map")
+    # apart, the two keys are one query whose documents are checked as a whole
+    run = {"\xff": {"d": 1.0}, "x": {"a": 1.0}, esc: {"d": 2.0}}
+    with pytest.raises(FormatError, match="document 'd' appears twice for query 'ÿ'"):
+        Run.from_dict(run)
+
+
 def test_very_long_line() -> None:
     doc = "d" * (8 << 20)
     with pytest.raises(FormatError, match=r"<string>:1: line longer than 1048576 bytes"):

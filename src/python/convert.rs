@@ -12,7 +12,8 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 use super::errors::{format_err, to_py};
 use crate::error::Unit;
 use crate::evaluate::Evaluator;
-use crate::intake::{Grouper, PieceSink, Place};
+use crate::ids::RepeatFinder;
+use crate::intake::{find_duplicate, Grouper, PieceSink, Place};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::results::Results;
 use crate::run::{Run, RunQuery};
@@ -180,6 +181,16 @@ fn is_bool_like(v: &Bound<'_, PyAny>) -> bool {
 /// A relevance label: an integer (Python int or numpy integer); bools and floats refused.
 fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64> {
     let py = v.py();
+    let too_large = || {
+        format_err(
+            py,
+            format!("{} is too large for a label ({})", what(), short_repr(v)),
+        )
+    };
+    // the usual case first: an exact int (never a bool, whose type is a subclass)
+    if v.cast_exact::<PyInt>().is_ok() {
+        return v.extract::<i64>().map_err(|_| too_large());
+    }
     if is_bool_like(v) || v.is_instance_of::<PyFloat>() {
         return Err(format_err(
             py,
@@ -192,12 +203,7 @@ fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64>
         ));
     }
     if v.is_instance_of::<PyInt>() {
-        return v.extract::<i64>().map_err(|_| {
-            format_err(
-                py,
-                format!("{} is too large for a label ({})", what(), short_repr(v)),
-            )
-        });
+        return v.extract::<i64>().map_err(|_| too_large());
     }
     // numpy integers and other objects with __index__
     v.extract::<i64>().map_err(|_| {
@@ -230,6 +236,14 @@ fn score_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<f64>
     };
     let x = if let Ok(f) = v.cast_exact::<PyFloat>() {
         f.value()
+    } else if v.cast_exact::<PyInt>().is_ok() {
+        // an exact int (never a bool), perhaps beyond a double's range
+        return v.extract::<f64>().map_err(|_| {
+            format_err(
+                py,
+                format!("{} is too large for a score ({})", what(), short_repr(v)),
+            )
+        });
     } else {
         if is_bool_like(v) || v.is_instance_of::<PyString>() {
             return Err(bad());
@@ -273,16 +287,31 @@ fn doc_key<'a>(dk: &'a Bound<'_, PyAny>, qk: &Bound<'_, PyAny>) -> PyResult<Cow<
     })
 }
 
+/// The entries of a dict, taken at once: converting them may run Python code (a numpy
+/// scalar's `__index__`, a thread switch while the GIL is released), during which the
+/// dict could change; a walk over this snapshot is undisturbed (no internal "dictionary
+/// changed size" panic, no mixture of old and new entries). Cheaper than `dict.copy()`:
+/// references are taken, nothing is hashed again.
+fn snapshot<'py>(d: &Bound<'py, PyDict>) -> Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    // no Python code runs during this walk: `iter` only takes new references
+    d.iter().collect()
+}
+
 /// `{qid: {doc: label}}` to [`Qrels`].
 pub(crate) fn qrels_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Qrels> {
     let py = d.py();
     let mut b = QrelsBuilder::default();
-    for (qk, qv) in d.iter() {
+    let mut pairs = Vec::new();
+    let mut labels = Vec::new();
+    for (qk, qv) in snapshot(d) {
         let qid = id_bytes(&qk, &|| format!("query id {}", short_repr(&qk)))?;
         let inner = inner_dict(&qv, &qk, "qrels")?;
-        // a private copy: converting a value may run Python code (a numpy scalar's
-        // __index__), during which another thread could change the dict
-        for (dk, dv) in inner.copy()?.iter() {
+        if add_exact_labels(inner, &qid, &mut b, &mut pairs, &mut labels)
+            .map_err(|e| to_py(py, e))?
+        {
+            continue;
+        }
+        for (dk, dv) in snapshot(inner) {
             let doc = doc_key(&dk, &qk)?;
             let what = || format!("qrels[{}][{}]", short_repr(&qk), short_repr(&dk));
             let label = label_value(&dv, &what)?;
@@ -293,16 +322,41 @@ pub(crate) fn qrels_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Qrels> {
 }
 
 /// Each query of `{qid: {doc: score}}` into `sink`. The outer dict is walked on a
-/// private shallow copy, so that another thread changing it while the GIL is released
-/// (between batches) cannot disturb the walk.
-fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn PieceSink<f64>) -> PyResult<()> {
+/// [`snapshot`], so that another thread changing it while the GIL is released (between
+/// batches) cannot disturb the walk.
+///
+/// Distinct `str` keys are distinct ids, so the documents of a query need no duplicate
+/// check, except where keys were decoded with `surrogateescape` (`'\udcc3\udcbf'` and
+/// `'ÿ'` are the same bytes): such a query is checked here. Returns whether any query
+/// id was such a key (two of them can then name one query).
+fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn PieceSink<f64>) -> PyResult<bool> {
     let py = d.py();
-    let d = d.copy()?;
+    let mut escaped_qid = false;
+    let mut last_qid: Vec<u8> = Vec::new();
+    let mut last_escaped = false;
+    let mut finder = RepeatFinder::default();
     let mut id_bytes_per_doc = 16usize;
     let mut pairs = Vec::new();
     let mut taken = 0usize;
-    for (qk, qv) in d.iter() {
+    for (qk, qv) in snapshot(d) {
         let qid = id_bytes(&qk, &|| format!("query id {}", short_repr(&qk)))?;
+        let owned = matches!(qid, Cow::Owned(_));
+        // two keys, one query, one after the other (possible only with escaped keys): the
+        // evaluation route would join them unchecked, so they are refused here
+        if (owned || last_escaped) && *qid == *last_qid {
+            return Err(format_err(
+                py,
+                format!(
+                    "run: query id {} is the same bytes as the key before it; two keys \
+                     cannot name one query",
+                    short_repr(&qk)
+                ),
+            ));
+        }
+        escaped_qid |= owned;
+        last_escaped = owned;
+        last_qid.clear();
+        last_qid.extend_from_slice(&qid);
         let inner = inner_dict(&qv, &qk, "run")?;
         if inner.is_empty() {
             continue; // as in a run file: a query without results is absent
@@ -316,13 +370,20 @@ fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn PieceSink<f64>) -> PyResul
         if push_exact_entries(inner, &mut q, &mut pairs) {
             id_bytes_per_doc = q.docs.byte_len() / q.len().max(1) + 1;
         } else {
-            // a private copy: converting a value may run Python code (a numpy scalar's
-            // __index__), during which another thread could change the dict
-            for (dk, dv) in inner.copy()?.iter() {
+            // converting a value may run Python code: walk a snapshot
+            let mut escaped = false;
+            for (dk, dv) in snapshot(inner) {
                 let doc = doc_key(&dk, &qk)?;
+                escaped |= matches!(doc, Cow::Owned(_));
                 let what = || format!("run[{}][{}]", short_repr(&qk), short_repr(&dk));
                 let score = score_value(&dv, &what)?;
                 q.push(&doc, score).map_err(|e| to_py(py, e))?;
+            }
+            if escaped {
+                if let Some(dup) = find_duplicate(&q.docs, &mut finder) {
+                    let place = Place::new("run", Unit::None);
+                    return Err(to_py(py, place.duplicate(&q, None, dup)));
+                }
             }
         }
         sink.piece(q, 0).map_err(|e| to_py(py, e))?;
@@ -331,14 +392,18 @@ fn dict_queries(d: &Bound<'_, PyDict>, sink: &mut dyn PieceSink<f64>) -> PyResul
             py.check_signals()?;
         }
     }
-    Ok(())
+    Ok(escaped_qid)
 }
 
 /// `{qid: {doc: score}}` to [`Run`].
 pub(crate) fn run_from_dict(d: &Bound<'_, PyDict>, runid: Vec<u8>) -> PyResult<Run> {
     let mut rows = Grouper::new(Place::new("run", Unit::None));
-    dict_queries(d, &mut rows)?;
-    Run::from_grouper(rows, runid).map_err(|e| to_py(d.py(), e))
+    if dict_queries(d, &mut rows)? {
+        // two keys may have named one query: check its documents as a whole
+        Run::from_grouper(rows, runid).map_err(|e| to_py(d.py(), e))
+    } else {
+        Ok(Run::from_unique(rows.finish().0, runid))
+    }
 }
 
 /// Evaluate `{qid: {doc: score}}` as it is converted: batches of converted queries are
@@ -353,8 +418,8 @@ pub(crate) fn evaluate_dict(
     let res = ev.evaluate_pipelined(
         Place::new("run", Unit::None),
         runid,
-        true, // dict keys: no document twice
-        |b| dict_queries(d, b).map(|()| true),
+        true, // dict keys: no document twice (dict_queries checks escaped keys)
+        |b| dict_queries(d, b).map(|_| true),
         |f| py.detach(f),
     )?;
     res.unwrap_or(Err(crate::Error::Interrupted))
@@ -426,6 +491,58 @@ fn push_exact_entries(
         q.truncate(start);
     }
     ok
+}
+
+/// The common case of `{doc_id: label}`, fast: every key an exact `str` and every value
+/// an exact `int` within 64 bits, read through borrowed references and added to `b`.
+/// Returns Ok(false), having added nothing, when any entry needs the general path
+/// (which validates it and reports errors).
+fn add_exact_labels(
+    inner: &Bound<'_, PyDict>,
+    qid: &[u8],
+    b: &mut QrelsBuilder,
+    pairs: &mut Vec<(*mut pyo3::ffi::PyObject, *mut pyo3::ffi::PyObject)>,
+    labels: &mut Vec<i64>,
+) -> crate::Result<bool> {
+    use pyo3::ffi;
+    let dict = inner.as_ptr();
+    let mut pos: ffi::Py_ssize_t = 0;
+    let mut key: *mut ffi::PyObject = std::ptr::null_mut();
+    let mut value: *mut ffi::PyObject = std::ptr::null_mut();
+    pairs.clear();
+    labels.clear();
+    // SAFETY: as in `push_exact_entries`: the GIL is held and no Python code runs until
+    // the end (only exact str and int objects are read, by functions that call no user
+    // code), so the dict cannot change and its borrowed references stay valid.
+    unsafe {
+        while ffi::PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
+            pairs.push((key, value));
+        }
+        // every label first: nothing is added unless every entry takes this path
+        for &(key, value) in pairs.iter() {
+            if ffi::PyUnicode_CheckExact(key) == 0 || ffi::PyLong_CheckExact(value) == 0 {
+                return Ok(false);
+            }
+            let mut overflow: std::os::raw::c_int = 0;
+            let l = ffi::PyLong_AsLongLongAndOverflow(value, &mut overflow);
+            if overflow != 0 || (l == -1 && !ffi::PyErr_Occurred().is_null()) {
+                ffi::PyErr_Clear();
+                return Ok(false);
+            }
+            labels.push(l);
+        }
+        let mut piece = crate::intake::Rows::new(qid);
+        for (&(key, _), &label) in pairs.iter().zip(labels.iter()) {
+            let Some(doc) = exact_str_bytes(key) else {
+                return Ok(false); // a lone surrogate: the general path escapes it
+            };
+            piece.push(doc, label)?;
+        }
+        if !piece.is_empty() {
+            b.add_rows(piece)?;
+        }
+    }
+    Ok(true)
 }
 
 /// The UTF-8 bytes of an exact `str`, borrowed from the string itself; None for other
