@@ -690,26 +690,34 @@ fn scratch() -> Result<tempfile::TempDir, String> {
 /// infinities survive) and the same tag (an empty tag is written as `irmetrics`). A
 /// refusal must be an `Error`, never a panic. Inputs are capped at 64 KiB by the
 /// mutator, so no written line reaches the readers' 1 MiB line limit.
+/// Feed the rows whose value parses as a `V` to `add`, up to the first refusal: how
+/// many were added, and the refusal.
+fn add_rows<V: std::str::FromStr>(
+    rows: &[[&[u8]; 3]],
+    mut add: impl FnMut(&[u8], &[u8], V) -> irmetrics::Result<()>,
+) -> (usize, Option<irmetrics::Error>) {
+    let mut added = 0;
+    for [q, d, v] in rows {
+        let Some(value) = std::str::from_utf8(v)
+            .ok()
+            .and_then(|t| t.parse::<V>().ok())
+        else {
+            continue;
+        };
+        if let Err(e) = add(q, d, value) {
+            return (added, Some(e));
+        }
+        added += 1;
+    }
+    (added, None)
+}
+
 fn rows_target(data: &[u8]) -> Result<String, String> {
     let (tag, rows) = parse_rows(data);
     let mut sig = String::new();
 
     let mut qb = irmetrics::Qrels::builder();
-    let mut qrels_rows = 0usize;
-    let mut refused = None;
-    for [q, d, v] in &rows {
-        let Some(label) = std::str::from_utf8(v)
-            .ok()
-            .and_then(|t| t.parse::<i64>().ok())
-        else {
-            continue;
-        };
-        if let Err(e) = qb.add(q, d, label) {
-            refused = Some(e);
-            break;
-        }
-        qrels_rows += 1;
-    }
+    let (qrels_rows, refused) = add_rows(&rows, |q, d, label: i64| qb.add(q, d, label));
     let built = match refused {
         Some(e) => Err(e),
         None => qb.build(),
@@ -750,23 +758,10 @@ fn rows_target(data: &[u8]) -> Result<String, String> {
     }
 
     let mut rb = Run::builder();
-    let mut run_rows = 0usize;
-    let mut refused = rb.runid(&tag).err();
-    if refused.is_none() {
-        for [q, d, v] in &rows {
-            let Some(score) = std::str::from_utf8(v)
-                .ok()
-                .and_then(|t| t.parse::<f64>().ok())
-            else {
-                continue;
-            };
-            if let Err(e) = rb.add(q, d, score) {
-                refused = Some(e);
-                break;
-            }
-            run_rows += 1;
-        }
-    }
+    let (run_rows, refused) = match rb.runid(&tag) {
+        Err(e) => (0, Some(e)),
+        Ok(_) => add_rows(&rows, |q, d, score: f64| rb.add(q, d, score)),
+    };
     let built = match refused {
         Some(e) => Err(e),
         None => rb.build(),
