@@ -712,6 +712,21 @@ fn add_rows<V: std::str::FromStr>(
     (added, None)
 }
 
+/// Write with `write` through the atomic writer to a scratch file named after `what`,
+/// and read it back with `read`.
+fn write_and_read<T>(
+    what: &str,
+    write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+    read: impl FnOnce(&std::path::Path) -> irmetrics::Result<T>,
+) -> Result<T, String> {
+    let dir = scratch()?;
+    let path = dir.path().join(format!("rows.{what}"));
+    let mut buf = Vec::new();
+    write(&mut buf).map_err(|e| e.to_string())?;
+    irmetrics::trec::write_atomically(&path, &buf).map_err(|e| e.to_string())?;
+    read(&path).map_err(|e| format!("{what} re-read: {e}"))
+}
+
 fn rows_target(data: &[u8]) -> Result<String, String> {
     let (tag, rows) = parse_rows(data);
     let mut sig = String::new();
@@ -732,12 +747,11 @@ fn rows_target(data: &[u8]) -> Result<String, String> {
             if q.num_judgments() != qrels_rows {
                 return Err("the qrels builder lost or added rows".into());
             }
-            let dir = scratch()?;
-            let path = dir.path().join("rows.qrels");
-            let mut buf = Vec::new();
-            irmetrics::trec::write_qrels(&q, &mut buf).map_err(|e| e.to_string())?;
-            irmetrics::trec::write_atomically(&path, &buf).map_err(|e| e.to_string())?;
-            let back = Qrels::from_file(&path).map_err(|e| format!("qrels re-read: {e}"))?;
+            let back = write_and_read(
+                "qrels",
+                |b| irmetrics::trec::write_qrels(&q, b),
+                |p| Qrels::from_file(p),
+            )?;
             if back.len() != q.len() {
                 return Err("qrels: another number of queries after write/read".into());
             }
@@ -782,12 +796,11 @@ fn rows_target(data: &[u8]) -> Result<String, String> {
             {
                 return Err("the run builder accepted a NaN score".into());
             }
-            let dir = scratch()?;
-            let path = dir.path().join("rows.run");
-            let mut buf = Vec::new();
-            irmetrics::trec::write_run(&r, &mut buf).map_err(|e| e.to_string())?;
-            irmetrics::trec::write_atomically(&path, &buf).map_err(|e| e.to_string())?;
-            let back = Run::from_file(&path).map_err(|e| format!("run re-read: {e}"))?;
+            let back = write_and_read(
+                "run",
+                |b| irmetrics::trec::write_run(&r, b),
+                |p| Run::from_file(p),
+            )?;
             let want_tag: &[u8] = if tag.is_empty() { b"irmetrics" } else { &tag };
             if back.runid() != want_tag {
                 return Err("the run tag changed in a write/read round trip".into());
