@@ -6,7 +6,8 @@
 //! 4-decimal text hides small errors.
 //!
 //! Without `../shared` the test passes with a notice, unless `CI` is set.
-//! `IRMETRICS_CONFORMANCE_DIR` names another place for the conformance directory.
+//! `IRMETRICS_CONFORMANCE_DIR` names another place for the conformance directory
+//! (`IRMETRICS_SHARED`, another place for the shared folder, as in `.ci/run`).
 
 // The helpers below run only inside the test: a panic there is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -309,9 +310,13 @@ fn compare_full(argv: &[String], full: &FullJson, errors: &mut Vec<String>) -> u
 
 #[test]
 fn trec_eval_conformance() {
-    // IRMETRICS_CONFORMANCE_DIR: for runs from a copy of the tree (cargo mutants)
+    // IRMETRICS_CONFORMANCE_DIR: for runs from a copy of the tree (cargo mutants);
+    // IRMETRICS_SHARED: the shared folder, as .ci/run and tests/conftest.py read it
     let root = std::env::var_os("IRMETRICS_CONFORMANCE_DIR")
         .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("IRMETRICS_SHARED").map(|s| PathBuf::from(s).join("conformance"))
+        })
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
     if !root.is_dir() {
         assert!(
