@@ -136,15 +136,24 @@ pub(crate) fn map_chunks<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(&T) -> R + Sync + Send,
 ) -> Vec<R> {
+    map_chunks_owned(items.iter().collect(), f)
+}
+
+/// [`map_chunks`] over owned items (buffers handed to the workers and back, so that
+/// what a worker allocates is reused rather than freed on another thread).
+pub(crate) fn map_chunks_owned<T: Send, R: Send>(
+    items: Vec<T>,
+    f: impl Fn(T) -> R + Sync + Send,
+) -> Vec<R> {
     #[cfg(feature = "parallel")]
     {
         init_global();
         if items.len() > 1 && !FORKED.load(Ordering::Relaxed) {
             use rayon::prelude::*;
-            return items.par_iter().map(f).collect();
+            return items.into_par_iter().map(f).collect();
         }
     }
-    items.iter().map(f).collect()
+    items.into_iter().map(f).collect()
 }
 
 /// `items.map(f)` with per-thread scratch state created by `init`, in order.

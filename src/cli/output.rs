@@ -78,6 +78,9 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
         .collect();
     match args.format {
         Format::Trec => {
+            if args.per_query {
+                out.reserve(res.trec_per_query_len_hint());
+            }
             let _ = res.write_trec(out, args.per_query, args.summary);
         }
         Format::Json => {
