@@ -259,39 +259,30 @@ impl Results {
         printed * (32 * self.query_ids.len() + ids)
     }
 
-    /// The per-query lines of [`Results::write_trec`]: chunks of queries formatted in
-    /// parallel, a window of chunks at a time, written in query order. The chunks'
-    /// buffers go back to the workers for the next window: memory stays at one window,
-    /// and no worker's allocation is freed on another thread (mimalloc would keep it).
+    /// The per-query lines of [`Results::write_trec`], formatted in parallel chunks of
+    /// queries and written in query order.
     fn write_trec_queries(&self, w: &mut impl Write) -> std::io::Result<()> {
         // each printed column's name, padded as trec_eval's `%-22s\t`, made once
         let prefixes: Vec<(usize, Vec<u8>)> = (self.columns.iter().enumerate())
             .filter(|(_, col)| Self::is_per_query(col))
             .map(|(c, col)| (c, format!("{:<22}\t", col.name).into_bytes()))
             .collect();
-        let n = self.query_ids.len();
-        let per_chunk = (4096 / prefixes.len().max(1)).clamp(16, 1024); // about 4,096 lines
-        let window = per_chunk * 4 * crate::parallel::current_threads().max(1);
-        let mut buffers: Vec<Vec<u8>> = Vec::new();
-        for start in (0..n).step_by(window) {
-            let chunks: Vec<(usize, usize)> = (start..(start + window).min(n))
-                .step_by(per_chunk)
-                .map(|s| (s, (s + per_chunk).min(n)))
-                .collect();
-            buffers.resize_with(buffers.len().max(chunks.len()), Vec::new);
-            let work: Vec<_> = buffers.drain(..).zip(chunks).collect();
-            buffers = crate::parallel::map_chunks_owned(work, |(mut buf, (s, e))| {
-                buf.clear();
-                for q in s..e {
-                    self.trec_query_lines(q, &prefixes, &mut buf);
+        crate::parallel::write_in_chunks(
+            self.query_ids.len(),
+            Self::queries_per_chunk(prefixes.len()),
+            |queries, buf| {
+                for q in queries {
+                    self.trec_query_lines(q, &prefixes, buf);
                 }
-                buf
-            });
-            for buf in &buffers {
-                w.write_all(buf)?;
-            }
-        }
-        Ok(())
+                Ok(())
+            },
+            |buf| w.write_all(buf),
+        )
+    }
+
+    /// Queries per chunk of formatted output: about 4,096 values.
+    pub(crate) fn queries_per_chunk(columns: usize) -> usize {
+        (4096 / columns.max(1)).clamp(16, 1024)
     }
 
     /// The lines of query `q`: `name\tqid\tvalue`, one per printed column.

@@ -69,6 +69,32 @@ def test_json_csv_table_formats(v01: dict[str, Path]) -> None:
     assert f"{exp['map']['all']:.4f}" in table.splitlines()[-1]
 
 
+def test_json_and_csv_per_query_give_trec_eval_values_in_its_order(
+    v01: dict[str, Path],
+) -> None:
+    """Per-query JSON and CSV are written in parallel chunks of queries (about 46 at a
+    time for all_trec): every value is trec_eval's, the queries in trec_eval's order."""
+    exp = json.loads(v01["json"].read_text())
+    trec_order = list(
+        dict.fromkeys(
+            line.split("\t")[1]
+            for line in v01["expected"].read_text().splitlines()
+            if line.split("\t")[1] != "all"
+        )
+    )
+    assert len(trec_order) > 500
+    args = ["-q", "-m", "all_trec", "--threads", "3", str(v01["qrels"]), str(v01["run"])]
+    doc = json.loads(cli("--format", "json", *args).stdout)
+    assert list(doc["per_query"]) == trec_order
+    rows = list(csv.DictReader(io.StringIO(cli("--format", "csv", *args).stdout.decode())))
+    assert [r["query"] for r in rows] == [*trec_order, "all"]
+    for qid, row in zip(trec_order, rows):
+        for measure, values in exp.items():
+            if qid in values and measure != "runid":
+                assert doc["per_query"][qid][measure] == pytest.approx(values[qid], abs=1e-12)
+                assert float(row[measure]) == pytest.approx(values[qid], abs=1e-12)
+
+
 def test_output_file_is_written_whole(v01: dict[str, Path], tmp_path: Path) -> None:
     target = tmp_path / "out.txt"
     out = cli("-q", "-m", "all_trec", "--output", str(target), str(v01["qrels"]), str(v01["run"]))
