@@ -191,22 +191,7 @@ fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64>
     if v.cast_exact::<PyInt>().is_ok() {
         return v.extract::<i64>().map_err(|_| too_large());
     }
-    if is_bool_like(v) || v.is_instance_of::<PyFloat>() {
-        return Err(format_err(
-            py,
-            format!(
-                "{} must be an integer label, got {} ({})",
-                what(),
-                type_name(v),
-                short_repr(v)
-            ),
-        ));
-    }
-    if v.is_instance_of::<PyInt>() {
-        return v.extract::<i64>().map_err(|_| too_large());
-    }
-    // numpy integers and other objects with __index__
-    v.extract::<i64>().map_err(|_| {
+    let not_integer = || {
         format_err(
             py,
             format!(
@@ -216,7 +201,41 @@ fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64>
                 short_repr(v)
             ),
         )
-    })
+    };
+    if is_bool_like(v) {
+        return Err(not_integer());
+    }
+    if v.is_instance_of::<PyInt>() {
+        return v.extract::<i64>().map_err(|_| too_large());
+    }
+    // numpy integers and other objects with __index__
+    if let Ok(i) = v.extract::<i64>() {
+        return Ok(i);
+    }
+    // floats (Python, numpy) holding a whole number, as pandas gives for a label column
+    // with missing values: 1.0 is 1; 1.5, NaN and infinities are refused
+    if v.is_instance_of::<PyFloat>() || v.hasattr("is_integer").unwrap_or(false) {
+        if let Ok(f) = v.extract::<f64>() {
+            return whole_label(f).ok_or_else(|| {
+                format_err(
+                    py,
+                    format!(
+                        "{} must be a whole-number label, got {}",
+                        what(),
+                        short_repr(v)
+                    ),
+                )
+            });
+        }
+    }
+    Err(not_integer())
+}
+
+/// A float label that is a whole number within 64 bits, as that integer.
+fn whole_label(f: f64) -> Option<i64> {
+    // 2^63 is a double: values at or above it (or below -2^63) do not fit
+    (f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f))
+        .then_some(f as i64)
 }
 
 /// A score: int or float (numpy scalars included); bools refused. NaN is refused by the
@@ -643,6 +662,22 @@ pub(crate) fn qrels_from_columns(
         });
     let labels: Vec<i64> = if let Ok(v) = int_array {
         v
+    } else if let Some(floats) = numeric_array(labels) {
+        // a float column (pandas' for labels with missing values): whole numbers only
+        let a = floats.extract::<numpy::PyReadonlyArray1<'_, f64>>()?;
+        let mut out = Vec::with_capacity(a.len()?);
+        for (row, &f) in a.as_array().iter().enumerate() {
+            out.push(whole_label(f).ok_or_else(|| {
+                let shown = PyFloat::new(py, f)
+                    .repr()
+                    .map_or(f.to_string(), |r| r.to_string());
+                format_err(
+                    py,
+                    format!("label at row {row} must be a whole-number label, got {shown}"),
+                )
+            })?);
+        }
+        out
     } else {
         let mut out = Vec::new();
         for (row, v) in labels.try_iter()?.enumerate() {
