@@ -1,6 +1,8 @@
 """The built wheel, as a user installs it: one abi3 wheel (every CPython >= 3.10) with a
 manylinux tag that auditwheel confirms, installed into a fresh virtual environment
-(pulling numpy, its one dependency) where it evaluates a run to trec_eval's numbers.
+(pulling numpy, its one dependency) where it evaluates a run to trec_eval's numbers,
+names the extra to install for output="pandas", and, with that extra, runs every Python
+example of the README.
 
 `.ci/run` builds the wheel and names it in IRMETRICS_WHEEL; without it (a developer's
 run of pytest) the test is skipped, which CI does not allow (see conftest.py).
@@ -10,12 +12,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import venv
 from pathlib import Path
 
 import pytest
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -40,34 +45,56 @@ def test_the_wheel_is_abi3_and_manylinux(wheel: Path) -> None:
     assert 'is consistent with the following platform tag: "manylinux_2_17_' in text, text
 
 
-def test_the_wheel_installs_into_a_fresh_venv_and_evaluates(
+def _python_blocks(readme: Path) -> list[str]:
+    """The README's runnable Python examples: the blocks that start with an import."""
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
+    return [b for b in blocks if b.startswith("import ")]
+
+
+def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_readme(
     wheel: Path, conformance: Path, tmp_path: Path
 ) -> None:
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
-    install = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", str(wheel)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+
+    def run(*args: str, cwd: Path = tmp_path) -> subprocess.CompletedProcess[str]:
+        # cwd is never python/ of the checkout: the installed package is what runs
+        return subprocess.run(
+            [str(python), *args], capture_output=True, text=True, timeout=600, cwd=cwd
+        )
+
+    install = run("-m", "pip", "install", "-q", str(wheel))
     assert install.returncode == 0, install.stderr
+    # numpy came with it; a case evaluates to trec_eval's values
     case = conformance / "generated" / "v01_binary_basic"
     code = (
         "import json, sys, numpy, irmetrics\n"
         "res = irmetrics.evaluate(sys.argv[1], sys.argv[2], ['map', 'ndcg_cut.10'])\n"
         "print(json.dumps(res))\n"
     )
-    out = subprocess.run(
-        [str(python), "-c", code, str(case / "qrels.txt"), str(case / "run.txt")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,  # not the checkout: the installed package, not python/irmetrics
-    )
+    out = run("-c", code, str(case / "qrels.txt"), str(case / "run.txt"))
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     expected = json.loads((case / "expected" / "default.full.json").read_text())
     assert got["map"] == pytest.approx(expected["map"]["all"], abs=1e-12)
     assert got["ndcg_cut.10"] == pytest.approx(expected["ndcg_cut_10"]["all"], abs=1e-12)
+    # without pandas (an extra), output="pandas" names what to install
+    code = (
+        "import irmetrics\n"
+        "try:\n"
+        "    irmetrics.evaluate({'q': {'d': 1}}, {'q': {'d': 1.0}}, 'map', output='pandas')\n"
+        "except irmetrics.MissingDependencyError as e:\n"
+        "    print(e)\n"
+    )
+    out = run("-c", code)
+    assert out.returncode == 0, out.stderr
+    assert "pip install 'irmetrics[pandas]'" in out.stdout
+    # with the extra, every README example runs (from the checkout's root: its data)
+    install = run("-m", "pip", "install", "-q", f"{wheel}[pandas]")
+    assert install.returncode == 0, install.stderr
+    blocks = _python_blocks(REPO / "README.md")
+    assert blocks
+    for block in blocks:
+        out = run("-c", block, cwd=REPO)
+        assert out.returncode == 0, (block, out.stderr)
