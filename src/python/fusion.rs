@@ -1,0 +1,167 @@
+//! `normalize` and `fuse`: thin wrappers over `crate::fusion` (the runs are converted
+//! once, the work runs without the GIL).
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyString};
+
+use super::convert::runid_arg;
+use super::data::{run_of, PyRun};
+use super::{errors, heavy};
+use crate::fusion::{self, Method, Norm, Params};
+use crate::run::Run;
+
+/// One parameter value: a real number (not a bool).
+fn number(v: &Bound<'_, PyAny>, what: &str) -> PyResult<f64> {
+    let py = v.py();
+    let bad = || {
+        errors::input_err(
+            py,
+            format!(
+                "{what} must be a number, got {}",
+                v.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+            ),
+        )
+    };
+    if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyString>() {
+        return Err(bad());
+    }
+    v.extract::<f64>().map_err(|_| bad())
+}
+
+/// ranx's `params` dict: scalars by name, `weights` a sequence of numbers.
+fn params_of(params: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
+    let mut p = Params::new();
+    let Some(params) = params.filter(|p| !p.is_none()) else {
+        return Ok(p);
+    };
+    let py = params.py();
+    let d = params
+        .cast::<PyDict>()
+        .map_err(|_| errors::input_err(py, "params must be a dict {name: value}".to_string()))?;
+    for (k, v) in d.iter() {
+        let name: String = k
+            .extract()
+            .map_err(|_| errors::input_err(py, "params keys must be str".to_string()))?;
+        if name == "weights" {
+            if v.is_instance_of::<PyString>() {
+                return Err(errors::input_err(
+                    py,
+                    "weights must be a sequence of numbers, one per run".into(),
+                ));
+            }
+            let items: Vec<Bound<'_, PyAny>> = v
+                .try_iter()
+                .map_err(|_| {
+                    errors::input_err(
+                        py,
+                        "weights must be a sequence of numbers, one per run".into(),
+                    )
+                })?
+                .collect::<PyResult<_>>()?;
+            let w = items
+                .iter()
+                .map(|x| number(x, "each weight"))
+                .collect::<PyResult<Vec<f64>>>()?;
+            p = p.with_weights(w);
+        } else {
+            let x = number(&v, &format!("parameter '{name}'"))?;
+            p = p.set(&name, x);
+        }
+    }
+    Ok(p)
+}
+
+fn method_of(py: Python<'_>, s: &str) -> PyResult<Method> {
+    Method::parse(s).map_err(|e| errors::to_py(py, e))
+}
+
+fn norm_of(py: Python<'_>, s: Option<&str>) -> PyResult<Option<Norm>> {
+    s.map(Norm::parse)
+        .transpose()
+        .map_err(|e| errors::to_py(py, e))
+}
+
+fn runs_of(runs: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<Run>>> {
+    let py = runs.py();
+    if runs.is_instance_of::<PyString>() || runs.is_instance_of::<PyDict>() {
+        return Err(errors::input_err(
+            py,
+            "runs must be a list of runs (Run objects, dicts, DataFrames or file paths)".into(),
+        ));
+    }
+    let it = runs.try_iter().map_err(|_| {
+        errors::input_err(
+            py,
+            "runs must be a list of runs (Run objects, dicts, DataFrames or file paths)".into(),
+        )
+    })?;
+    it.map(|r| run_of(&r?)).collect()
+}
+
+fn with_name(mut run: Run, name: Vec<u8>) -> crate::error::Result<Run> {
+    if !name.is_empty() {
+        run.set_runid(&name)?;
+    }
+    Ok(run)
+}
+
+/// Normalize every query of a run (ranx's normalizations; see the README).
+#[pyfunction]
+#[pyo3(signature = (run, method = "min-max", *, name = None))]
+fn normalize(
+    run: &Bound<'_, PyAny>,
+    method: &str,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyRun> {
+    let py = run.py();
+    let name = runid_arg(name)?;
+    let norm = Norm::parse(method).map_err(|e| errors::to_py(py, e))?;
+    let run = run_of(run)?;
+    let out = heavy(py, move |_| with_name(fusion::normalize(&run, norm)?, name))?;
+    Ok(PyRun {
+        inner: Arc::new(out),
+    })
+}
+
+/// Fuse runs with one of ranx's methods (after a normalization, if given).
+#[pyfunction]
+#[pyo3(signature = (runs, method = "rrf", norm = None, params = None, *, name = None))]
+fn fuse(
+    runs: &Bound<'_, PyAny>,
+    method: &str,
+    norm: Option<&str>,
+    params: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyRun> {
+    let py = runs.py();
+    let method = method_of(py, method)?;
+    let norm = norm_of(py, norm)?;
+    let params = params_of(params)?;
+    let name = runid_arg(name)?;
+    let runs = runs_of(runs)?;
+    let out = heavy(py, move |_| {
+        let refs: Vec<&Run> = runs.iter().map(|r| r.as_ref()).collect();
+        with_name(fusion::fuse(&refs, method, norm, &params)?, name)
+    })?;
+    Ok(PyRun {
+        inner: Arc::new(out),
+    })
+}
+
+/// The fusion methods and normalizations: `(methods, norms)`, ranx's names.
+#[pyfunction]
+fn fusion_methods() -> (Vec<&'static str>, Vec<&'static str>) {
+    (
+        Method::all().map(|m| m.name()).collect(),
+        Norm::ALL.iter().map(|n| n.name()).collect(),
+    )
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(fuse, m)?)?;
+    m.add_function(wrap_pyfunction!(fusion_methods, m)?)?;
+    Ok(())
+}
