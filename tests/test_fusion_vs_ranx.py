@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -177,3 +180,58 @@ def test_normalize_matches_ranx(norm: str) -> None:
             theirs = ranx.normalize(ranx.Run(run), norm=norm)
         expect = {q: dict(v) for q, v in theirs.run.items()}
     check_same(irmetrics.normalize(irmetrics.Run.from_dict(run), norm), expect)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "irmetrics", *args], capture_output=True, timeout=120
+    )
+
+
+def write_trec(path: Path, run: dict[str, dict[str, float]], tag: str) -> None:
+    lines = [
+        f"{q} Q0 {d} {i + 1} {s!r} {tag}\n"
+        for q, docs in run.items()
+        for i, (d, s) in enumerate(sorted(docs.items(), key=lambda x: -x[1]))
+    ]
+    path.write_text("".join(lines))
+
+
+def read_trec(text: str) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for line in text.splitlines():
+        q, _, d, _, s, _ = line.split()
+        out.setdefault(q, {})[d] = float(s)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("args", "method", "norm"),
+    [
+        ([], "rrf", None),
+        (["--method", "wsum", "--norm", "min-max", "--weights", "0.2,0.5,0.3"], "wsum", "min-max"),
+        (["--method", "rbc", "--param", "phi=0.8"], "rbc", None),
+        (["--method", "mnz", "--norm", "sum"], "mnz", "sum"),
+    ],
+)
+def test_cli_fuse_writes_ranx_numbers(
+    args: list[str], method: str, norm: str | None, tmp_path: Path
+) -> None:
+    runs = make_runs(5, ties=False)
+    paths = []
+    for i, r in enumerate(runs):
+        paths.append(tmp_path / f"run{i}.txt")
+        write_trec(paths[-1], r, f"r{i}")
+    out = cli("fuse", *args, *map(str, paths))
+    assert out.returncode == 0, out.stderr
+    theirs = ranx_fuse(runs, method, norm)
+    check_same(irmetrics.Run.from_string(out.stdout), theirs)
+    # ranks run from 1 in the order written; the tag is the method's name
+    first = out.stdout.decode().splitlines()[0].split()
+    assert first[3] == "1" and first[5] == method
+    # --output: the same bytes, written to the file
+    dest = tmp_path / "fused.txt"
+    again = cli("fuse", *args, "--output", str(dest), *map(str, paths))
+    assert again.returncode == 0 and again.stdout == b""
+    assert dest.read_bytes() == out.stdout
+    assert read_trec(dest.read_text()).keys() == theirs.keys()
