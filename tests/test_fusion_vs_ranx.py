@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import subprocess
 import sys
 import warnings
@@ -235,3 +236,61 @@ def test_cli_fuse_writes_ranx_numbers(
     assert again.returncode == 0 and again.stdout == b""
     assert dest.read_bytes() == out.stdout
     assert read_trec(dest.read_text()).keys() == theirs.keys()
+
+
+def overlapping_runs(seed: int, n_runs: int) -> tuple[dict, list[dict[str, dict[str, float]]]]:
+    """Qrels and runs that all retrieve the same documents for every query (ranx's
+    optimize_fusion needs equal query sets; full overlap keeps fused scores untied, so
+    that the evaluation does not depend on how ties are ordered)."""
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    runs: list[dict[str, dict[str, float]]] = [{} for _ in range(n_runs)]
+    for q in range(30):
+        qid = f"q{q:02d}"
+        docs = [f"d{q}_{i}" for i in range(rng.randint(5, 30))]
+        qrels[qid] = {d: rng.choice([0, 0, 1, 2]) for d in rng.sample(docs, len(docs) // 2)}
+        qrels[qid][docs[0]] = 1
+        for r in range(n_runs):
+            runs[r][qid] = {d: rng.uniform(0.0, 10.0) for d in docs}
+    return qrels, runs
+
+
+@pytest.mark.parametrize(
+    ("method", "norm", "n_runs"),
+    [("wsum", "min-max", 3), ("wmnz", "zmuv", 2), ("gmnz", "min-max", 2), ("mixed", "sum", 2)],
+)
+def test_optimize_fusion_matches_ranx(method: str, norm: str, n_runs: int) -> None:
+    qrels, runs = overlapping_runs(6, n_runs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        best, report = ranx.optimize_fusion(
+            ranx.Qrels(qrels),
+            [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)],
+            norm=norm,
+            method=method,
+            metric="ndcg@10",
+            return_optimization_report=True,
+            show_progress=False,
+        )
+    mine, table = irmetrics.optimize_fusion(
+        irmetrics.Qrels.from_dict(qrels),
+        [irmetrics.Run.from_dict(r) for r in runs],
+        method,
+        norm,
+        "ndcg@10",
+        return_optimization_report=True,
+    )
+    assert len(table) == len(report.results)
+    for (params, score), config, theirs in zip(table, report.configs, report.results):
+        (value,) = params.values()
+        expect = [
+            float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", config.replace("np.float64", ""))
+        ]
+        assert (value if isinstance(value, list) else [value]) == expect
+        assert math.isclose(score, theirs, rel_tol=1e-12, abs_tol=1e-12), config
+    assert list(mine) == list(best)
+    (key,) = best
+    if key == "weights":
+        assert mine[key] == [float(x) for x in best[key]]
+    else:
+        assert mine[key] == best[key]

@@ -37,6 +37,7 @@ __all__ = [
     "normalize",
     "fuse",
     "fusion_methods",
+    "optimize_fusion",
 ]
 
 __version__: str
@@ -187,3 +188,13 @@ def fuse(
     name: str | None = None,
 ) -> Run: ...
 def fusion_methods() -> tuple[list[str], list[str]]: ...
+def optimize_fusion(
+    qrels: Any,
+    runs: Iterable[Any],
+    method: str = "wsum",
+    norm: str | None = "min-max",
+    metric: str = "ndcg",
+    *,
+    step: float | None = None,
+    return_optimization_report: bool = False,
+) -> Any: ...

@@ -6,6 +6,7 @@
 //! | `names.rs` | [`Method`], [`Norm`], [`Params`]: names both ways, parameters, suggestions |
 //! | `norm.rs` | the per-query normalizations |
 //! | `kernels.rs` | the fusion kernels over one query's candidates |
+//! | `optimize.rs` | ranx's grid search of a method's parameters ([`optimize_fusion`]) |
 //!
 //! Per query, every run's list is taken in trec_eval order (score descending, ties by
 //! document id descending), normalized if asked, and the candidates (every document any
@@ -32,8 +33,10 @@
 mod kernels;
 mod names;
 mod norm;
+mod optimize;
 
 pub use names::{Method, Norm, ParamSpec, Params};
+pub use optimize::{grid, optimize_fusion, Optimization, Trial};
 
 use crate::error::{show, Error, Result};
 use crate::ids::{IdIndex, Ids};

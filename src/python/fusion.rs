@@ -150,6 +150,64 @@ fn fuse(
     })
 }
 
+/// A `Params` as ranx's dict (`k` as an int, as ranx's grid gives it).
+fn params_dict<'py>(py: Python<'py>, p: &Params) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, v) in p.values() {
+        if name == "k" && v.fract() == 0.0 && v.abs() < 1e15 {
+            d.set_item(name, *v as i64)?;
+        } else {
+            d.set_item(name, *v)?;
+        }
+    }
+    if let Some(w) = &p.weights {
+        d.set_item("weights", w.clone())?;
+    }
+    Ok(d)
+}
+
+/// ranx's `optimize_fusion`: the grid search of a method's parameters; the best
+/// parameters, and with `return_optimization_report` also every setting tried with its
+/// score.
+#[pyfunction]
+#[pyo3(signature = (qrels, runs, method = "wsum", norm = Some("min-max"), metric = "ndcg", *, step = None, return_optimization_report = false))]
+#[allow(clippy::too_many_arguments)]
+fn optimize_fusion<'py>(
+    py: Python<'py>,
+    qrels: &Bound<'py, PyAny>,
+    runs: &Bound<'py, PyAny>,
+    method: &str,
+    norm: Option<&str>,
+    metric: &str,
+    step: Option<f64>,
+    return_optimization_report: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let method = method_of(py, method)?;
+    let norm = norm_of(py, norm)?;
+    let metric = metric.to_string();
+    let qrels = super::data::qrels_of(qrels)?;
+    let runs = runs_of(runs)?;
+    let opt = heavy(py, move |_| {
+        let refs: Vec<&Run> = runs.iter().map(|r| r.as_ref()).collect();
+        if refs.len() < 2 {
+            return Err(crate::error::Error::Input(format!(
+                "fusion needs at least two runs, got {}",
+                refs.len()
+            )));
+        }
+        fusion::optimize_fusion(&qrels, &refs, method, norm, &metric, step)
+    })?;
+    let best = params_dict(py, &opt.best)?;
+    if !return_optimization_report {
+        return Ok(best.into_any());
+    }
+    let table = pyo3::types::PyList::empty(py);
+    for t in &opt.trials {
+        table.append((params_dict(py, &t.params)?, t.score))?;
+    }
+    Ok((best, table).into_pyobject(py)?.into_any())
+}
+
 /// The fusion methods and normalizations: `(methods, norms)`, ranx's names.
 #[pyfunction]
 fn fusion_methods() -> (Vec<&'static str>, Vec<&'static str>) {
@@ -163,5 +221,6 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(fuse, m)?)?;
     m.add_function(wrap_pyfunction!(fusion_methods, m)?)?;
+    m.add_function(wrap_pyfunction!(optimize_fusion, m)?)?;
     Ok(())
 }
