@@ -257,9 +257,14 @@ def overlapping_runs(seed: int, n_runs: int) -> tuple[dict, list[dict[str, dict[
 
 @pytest.mark.parametrize(
     ("method", "norm", "n_runs"),
-    [("wsum", "min-max", 3), ("wmnz", "zmuv", 2), ("gmnz", "min-max", 2), ("mixed", "sum", 2)],
+    [
+        ("wsum", "min-max", 3),
+        ("wmnz", "zmuv", 2),
+        ("gmnz", "min-max", 2),
+        ("mixed", "sum", 2),
+    ],
 )
-def test_optimize_fusion_matches_ranx(method: str, norm: str, n_runs: int) -> None:
+def test_optimize_fusion_matches_ranx(method: str, norm: str | None, n_runs: int) -> None:
     qrels, runs = overlapping_runs(6, n_runs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -294,3 +299,102 @@ def test_optimize_fusion_matches_ranx(method: str, norm: str, n_runs: int) -> No
         assert mine[key] == [float(x) for x in best[key]]
     else:
         assert mine[key] == best[key]
+
+
+def judged(runs: list[dict[str, dict[str, float]]], seed: int) -> dict[str, dict[str, int]]:
+    """Qrels for every query of the runs: some retrieved documents judged, one relevant."""
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    for qid in sorted({q for r in runs for q in r}):
+        docs = sorted({d for r in runs for d in r.get(qid, {})})
+        qrels[qid] = {d: rng.choice([0, 1, 2]) for d in rng.sample(docs, (len(docs) + 1) // 2)}
+        qrels[qid][rng.choice(docs)] = 1
+    return qrels
+
+
+TRAINED = [
+    ("probfuse", {"n_segments": 3}),
+    ("segfuse", {}),
+    ("posfuse", {}),
+    ("slidefuse", {"w": 2}),
+    ("bayesfuse", {}),
+    ("mapfuse", {}),
+]
+
+
+@pytest.mark.parametrize("norm", [None, "min-max"])
+@pytest.mark.parametrize(("method", "params"), TRAINED)
+def test_trained_methods_match_ranx(method: str, params: dict[str, Any], norm: str | None) -> None:
+    # ranx pairs the qrels' and the runs' queries by position: every run holds them all
+    runs = make_runs(7, ties=False, missing=False)
+    qrels = judged(runs, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rq = ranx.Qrels(qrels)
+        rruns = [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
+        f = ranx.fusion
+        learnt: dict[str, Any] = {
+            "probfuse": lambda: {"probs": f.probfuse_train(rq, rruns, params.get("n_segments"))},
+            "segfuse": lambda: {"probs": f.segfuse_train(rq, rruns)},
+            "posfuse": lambda: {"probs": f.posfuse_train(rq, rruns)},
+            "slidefuse": lambda: {"probs": f.slidefuse_train(rq, rruns), "w": params.get("w")},
+            "bayesfuse": lambda: {"log_odds": f.bayesfuse_train(rq, rruns)},
+            "mapfuse": lambda: {"map_scores": f.mapfuse_train(rq, rruns)},
+        }[method]()
+        fused = ranx.fuse(rruns, norm=norm, method=method, params=learnt)
+        theirs = {q: dict(v) for q, v in fused.run.items() if len(v) > 0}
+    mine = irmetrics.fuse(
+        [irmetrics.Run.from_dict(r) for r in runs],
+        method,
+        norm,
+        params or None,
+        qrels=irmetrics.Qrels.from_dict(qrels),
+    )
+    check_same(mine, theirs)
+
+
+@pytest.mark.parametrize("method", ["probfuse", "slidefuse"])
+def test_optimize_trained_methods_matches_ranx_grid(method: str) -> None:
+    """probfuse and slidefuse tie many fused scores, so ranx's own evaluation (ties in
+    its argsort order) is not comparable: ranx trains and fuses each setting of its grid
+    (its report names them) and irmetrics evaluates ranx's fused runs."""
+    qrels, runs = overlapping_runs(9, 2)
+    iq = irmetrics.Qrels.from_dict(qrels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rq = ranx.Qrels(qrels)
+        rruns = [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
+        _, report = ranx.optimize_fusion(
+            rq,
+            rruns,
+            norm=None,
+            method=method,
+            metric="ndcg@10",
+            return_optimization_report=True,
+            show_progress=False,
+        )
+        expect = []
+        slide_probs = ranx.fusion.slidefuse_train(rq, rruns)
+        for config in report.configs:
+            if method == "probfuse":
+                learnt = {"probs": ranx.fusion.probfuse_train(rq, rruns, int(config))}
+            else:
+                learnt = {"probs": slide_probs, "w": int(config)}
+            fused = ranx.fuse(rruns, norm=None, method=method, params=learnt)
+            run = irmetrics.Run.from_dict({q: dict(v) for q, v in fused.run.items()})
+            expect.append(irmetrics.evaluate(iq, run, ["ndcg@10"])["ndcg@10"])
+    mine, table = irmetrics.optimize_fusion(
+        iq,
+        [irmetrics.Run.from_dict(r) for r in runs],
+        method,
+        None,
+        "ndcg@10",
+        return_optimization_report=True,
+    )
+    name = "n_segments" if method == "probfuse" else "w"
+    assert [p for p, _ in table] == [{name: int(c)} for c in report.configs]
+    assert len(table) == 100
+    for (_, score), want in zip(table, expect):
+        assert math.isclose(score, want, rel_tol=1e-12, abs_tol=1e-12)
+    best_at = max(i for i, x in enumerate(expect) if x == max(expect))
+    assert mine == table[best_at][0]

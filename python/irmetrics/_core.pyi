@@ -185,6 +185,7 @@ def fuse(
     norm: str | None = None,
     params: Mapping[str, float | Sequence[float]] | None = None,
     *,
+    qrels: Any = None,
     name: str | None = None,
 ) -> Run: ...
 def fusion_methods() -> tuple[list[str], list[str]]: ...

@@ -35,6 +35,8 @@ pub(crate) struct Setting<'a> {
     pub phi: f64,
     pub gamma: f64,
     pub sigma: f64,
+    /// What a trained method learnt.
+    pub model: Option<&'a super::trained::Model>,
 }
 
 /// Fused scores of the `n_cand` candidates of one query into `out`. `cells` is
@@ -119,9 +121,18 @@ pub(crate) fn combine(
                 .iter()
                 .enumerate()
                 .fold(0.0, |a, (r, c)| a + w(r) * borda(*c, n_cand, list_lens[r])),
-            // trained methods and condorcet are handled elsewhere
-            Condorcet | WCondorcet | BayesFuse | MapFuse | PosFuse | ProbFuse | SegFuse
-            | SlideFuse => f64::NAN,
+            // trained: the model's score per run, summed (absent: the model's own)
+            BayesFuse | MapFuse | PosFuse | ProbFuse | SegFuse | SlideFuse => match s.model {
+                Some(m) => row.iter().enumerate().fold(0.0, |a, (r, c)| {
+                    a + if c.present() {
+                        m.score(r, c.rank as usize, list_lens[r], c.score)
+                    } else {
+                        m.absent()
+                    }
+                }),
+                None => f64::NAN,
+            },
+            Condorcet | WCondorcet => f64::NAN, // handled above
         };
         out.push(v);
     }
@@ -261,6 +272,7 @@ mod tests {
             phi: 0.5,
             gamma: 2.0,
             sigma: 0.01,
+            model: None,
         };
         let mut out = Vec::new();
         combine(&s, cells, lens, &mut out, &mut Vec::new());

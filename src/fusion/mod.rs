@@ -6,6 +6,7 @@
 //! | `names.rs` | [`Method`], [`Norm`], [`Params`]: names both ways, parameters, suggestions |
 //! | `norm.rs` | the per-query normalizations |
 //! | `kernels.rs` | the fusion kernels over one query's candidates |
+//! | `trained.rs` | the methods trained on qrels (probfuse, segfuse, posfuse, slidefuse, bayesfuse, mapfuse) |
 //! | `optimize.rs` | ranx's grid search of a method's parameters ([`optimize_fusion`]) |
 //!
 //! Per query, every run's list is taken in trec_eval order (score descending, ties by
@@ -34,12 +35,14 @@ mod kernels;
 mod names;
 mod norm;
 mod optimize;
+mod trained;
 
 pub use names::{Method, Norm, ParamSpec, Params};
 pub use optimize::{grid, optimize_fusion, Optimization, Trial};
 
 use crate::error::{show, Error, Result};
 use crate::ids::{IdIndex, Ids};
+use crate::qrels::Qrels;
 use crate::run::{Run, RunQuery};
 use kernels::{Cell, Setting};
 use norm::List;
@@ -65,6 +68,41 @@ pub fn fuse(runs: &[&Run], method: Method, norm: Option<Norm>, params: &Params) 
             "fusion method '{method}' is trained on qrels; pass qrels"
         )));
     }
+    fuse_with(runs, method, norm, params, None)
+}
+
+/// Fuse with a method trained on qrels (ranx's `*_train`, then the method): trained on
+/// the judgments of the qrels' queries, applied to every query of the runs.
+pub fn fuse_trained(
+    qrels: &Qrels,
+    runs: &[&Run],
+    method: Method,
+    norm: Option<Norm>,
+    params: &Params,
+) -> Result<Run> {
+    if !method.needs_qrels() {
+        return Err(Error::Option(format!(
+            "fusion method '{method}' is not trained on qrels; fuse without qrels"
+        )));
+    }
+    check_runs(runs)?;
+    params.check(method, runs.len())?;
+    if qrels.is_empty() {
+        return Err(Error::Input(
+            "the qrels are empty: nothing to train on".into(),
+        ));
+    }
+    let model = trained::train(qrels, runs, method, norm, params)?;
+    fuse_with(runs, method, norm, params, Some(&model))
+}
+
+fn fuse_with(
+    runs: &[&Run],
+    method: Method,
+    norm: Option<Norm>,
+    params: &Params,
+    model: Option<&trained::Model>,
+) -> Result<Run> {
     check_runs(runs)?;
     params.check(method, runs.len())?;
     let setting = Setting {
@@ -74,6 +112,7 @@ pub fn fuse(runs: &[&Run], method: Method, norm: Option<Norm>, params: &Params) 
         phi: param_or(params, method, "phi"),
         gamma: param_or(params, method, "gamma"),
         sigma: param_or(params, method, "sigma"),
+        model,
     };
     let qids = union_of_queries(runs);
     let queries = crate::parallel::map_with(&qids, Work::default, |w, qid| {
@@ -82,19 +121,6 @@ pub fn fuse(runs: &[&Run], method: Method, norm: Option<Norm>, params: &Params) 
         w.fuse(&setting, qid)
     });
     finish(queries, method.name().as_bytes().to_vec())
-}
-
-/// Trained methods are not available yet; kept as the one place that says so.
-pub fn fuse_trained(
-    _qrels: &crate::qrels::Qrels,
-    _runs: &[&Run],
-    method: Method,
-    _norm: Option<Norm>,
-    _params: &Params,
-) -> Result<Run> {
-    Err(Error::Option(format!(
-        "fusion method '{method}' (trained on qrels) is not implemented yet"
-    )))
 }
 
 fn param_or(params: &Params, method: Method, name: &str) -> f64 {

@@ -198,8 +198,20 @@ impl Method {
             default: Some(0.01),
             range: (0.0, 1.0),
         };
+        const N_SEGMENTS: ParamSpec = ParamSpec {
+            name: "n_segments",
+            default: None,
+            range: (1.0, f64::INFINITY),
+        };
+        const W: ParamSpec = ParamSpec {
+            name: "w",
+            default: None,
+            range: (0.0, f64::INFINITY),
+        };
         match self {
             Rrf => &[K],
+            ProbFuse => &[N_SEGMENTS],
+            SlideFuse => &[W],
             Rbc => &[PHI],
             Gmnz => &[GAMMA],
             LognIsr => &[SIGMA],

@@ -6,7 +6,8 @@
 //! (GMNZ) and `sigma` (logN-ISR) `numpy.arange(0.01, 1.0 + step, step)` rounded to the
 //! step's decimals (step 0.01); weights (wsum, wmnz, mixed, w_bordafuse, w_condorcet)
 //! every tuple of `numpy.arange(0, 1 + step, step)` values (step 0.1), one per run,
-//! whose sum, added left to right in floating point, is exactly 1.0.
+//! whose sum, added left to right in floating point, is exactly 1.0; `n_segments`
+//! (probfuse) and `w` (slidefuse) 1 to 100, trained on the same qrels.
 
 use super::names::{Method, Norm, Params};
 use crate::error::{Error, Result};
@@ -68,6 +69,8 @@ pub fn grid(method: Method, n_runs: usize, step: Option<f64>) -> Result<Vec<Para
             }
             scalar("k", ks)
         }
+        ProbFuse => scalar("n_segments", (1..=100).map(f64::from).collect()),
+        SlideFuse => scalar("w", (1..=100).map(f64::from).collect()),
         Rbc => scalar("phi", arange_rounded(0.01, 1.0, step.unwrap_or(0.01))),
         Gmnz => scalar("gamma", arange_rounded(0.01, 1.0, step.unwrap_or(0.01))),
         LognIsr => scalar("sigma", arange_rounded(0.01, 1.0, step.unwrap_or(0.01))),
@@ -81,7 +84,8 @@ pub fn grid(method: Method, n_runs: usize, step: Option<f64>) -> Result<Vec<Para
         _ => {
             return Err(Error::Option(format!(
                 "fusion method '{method}' has no parameter to optimize (ranx optimizes \
-                 gmnz, logn_isr, mixed, rbc, rrf, w_bordafuse, w_condorcet, wmnz, wsum)"
+                 gmnz, logn_isr, mixed, probfuse, rbc, rrf, slidefuse, w_bordafuse, \
+                 w_condorcet, wmnz, wsum)"
             )))
         }
     })
@@ -160,7 +164,11 @@ pub fn optimize_fusion(
     let mut best_score = 0.0;
     let mut trials = Vec::with_capacity(settings.len());
     for params in settings {
-        let fused = super::fuse(runs, method, norm, &params)?;
+        let fused = if method.needs_qrels() {
+            super::fuse_trained(qrels, runs, method, norm, &params)?
+        } else {
+            super::fuse(runs, method, norm, &params)?
+        };
         let res = ev.evaluate(&fused)?;
         if res.columns().len() != 1 {
             return Err(Error::Measure(format!(

@@ -127,12 +127,13 @@ fn normalize(
 
 /// Fuse runs with one of ranx's methods (after a normalization, if given).
 #[pyfunction]
-#[pyo3(signature = (runs, method = "rrf", norm = None, params = None, *, name = None))]
+#[pyo3(signature = (runs, method = "rrf", norm = None, params = None, *, qrels = None, name = None))]
 fn fuse(
     runs: &Bound<'_, PyAny>,
     method: &str,
     norm: Option<&str>,
     params: Option<&Bound<'_, PyAny>>,
+    qrels: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyRun> {
     let py = runs.py();
@@ -140,21 +141,29 @@ fn fuse(
     let norm = norm_of(py, norm)?;
     let params = params_of(params)?;
     let name = runid_arg(name)?;
+    let qrels = match qrels.filter(|q| !q.is_none()) {
+        Some(q) => Some(super::data::qrels_of(q)?),
+        None => None,
+    };
     let runs = runs_of(runs)?;
     let out = heavy(py, move |_| {
         let refs: Vec<&Run> = runs.iter().map(|r| r.as_ref()).collect();
-        with_name(fusion::fuse(&refs, method, norm, &params)?, name)
+        let fused = match &qrels {
+            Some(q) => fusion::fuse_trained(q, &refs, method, norm, &params)?,
+            None => fusion::fuse(&refs, method, norm, &params)?,
+        };
+        with_name(fused, name)
     })?;
     Ok(PyRun {
         inner: Arc::new(out),
     })
 }
 
-/// A `Params` as ranx's dict (`k` as an int, as ranx's grid gives it).
+/// A `Params` as ranx's dict (`k`, `n_segments` and `w` as ints, as ranx's grids give them).
 fn params_dict<'py>(py: Python<'py>, p: &Params) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (name, v) in p.values() {
-        if name == "k" && v.fract() == 0.0 && v.abs() < 1e15 {
+        if matches!(name.as_str(), "k" | "n_segments" | "w") && v.fract() == 0.0 && v.abs() < 1e15 {
             d.set_item(name, *v as i64)?;
         } else {
             d.set_item(name, *v)?;
