@@ -38,6 +38,12 @@ def runs() -> list[irmetrics.Run]:
         ({"method": "rrf", "params": {"k": True}}, "parameter 'k' must be a number"),
         ({"method": "sum", "params": {"weights": [1, 1]}}, "takes no parameter"),
         ({"method": "probfuse"}, "trained on qrels"),
+        ({"method": "rrf", "qrels": {"q1": {"a": 1}}}, "not trained on qrels"),
+        ({"method": "probfuse", "qrels": {"q1": {"a": 1}}}, "needs the parameter 'n_segments'"),
+        (
+            {"method": "slidefuse", "qrels": {"q1": {"a": 1}}, "params": {"w": 1.5}},
+            "must be a whole number",
+        ),
         ({"method": "rff"}, "unknown fusion method 'rff'; did you mean 'rrf'"),
         ({"norm": "minmax"}, "unknown normalization 'minmax'; did you mean 'min-max'"),
         ({"runs": [A, {}]}, "run 2 is empty"),
@@ -82,6 +88,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
         (["--norm", "zmu"], 2, b"did you mean 'zmuv'"),
         (["--param", "k"], 2, b"needs NAME=VALUE"),
         (["--method", "rbc"], 2, b"needs the parameter 'phi'"),
+        (["--method", "probfuse", "--param", "n_segments=2"], 2, b"trained on qrels"),
     ],
 )
 def test_cli_fuse_refuses_and_writes_nothing(
@@ -102,3 +109,26 @@ def test_cli_fuse_refuses_and_writes_nothing(
     assert out.returncode == 1 and not dest.exists(), out.stderr
     out = cli("--output", str(dest), str(a), str(tmp_path / "missing.txt"))
     assert out.returncode == 1 and not dest.exists(), out.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--method", "sum"], b"has no parameter to optimize"),
+        (["--metric", "nope@3"], b"unknown measure 'nope@3'"),
+        (["--metric", "P@5,10"], b"needs one measure with one value"),
+        (["--method", "rrf", "--step", "2.5"], b"must be a whole number"),
+    ],
+)
+def test_cli_optimize_refuses_and_writes_nothing(
+    args: list[str], message: bytes, tmp_path: Path
+) -> None:
+    q, a, b = tmp_path / "q.txt", tmp_path / "a.txt", tmp_path / "b.txt"
+    q.write_text("q1 0 x 1\n")
+    a.write_text("q1 Q0 x 1 2.0 a\nq1 Q0 y 2 1.0 a\n")
+    b.write_text("q1 Q0 y 1 5.0 b\n")
+    dest = tmp_path / "out.txt"
+    out = cli("--optimize", *args, "--output", str(dest), str(q), str(a), str(b))
+    assert out.returncode == 2, out.stderr
+    assert message in out.stderr
+    assert not dest.exists() and out.stdout == b""

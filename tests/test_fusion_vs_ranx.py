@@ -398,3 +398,66 @@ def test_optimize_trained_methods_matches_ranx_grid(method: str) -> None:
         assert math.isclose(score, want, rel_tol=1e-12, abs_tol=1e-12)
     best_at = max(i for i, x in enumerate(expect) if x == max(expect))
     assert mine == table[best_at][0]
+
+
+def write_qrels(path: Path, qrels: dict[str, dict[str, int]]) -> None:
+    path.write_text(
+        "".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items())
+    )
+
+
+def test_cli_optimize_and_trained_fusion(tmp_path: Path) -> None:
+    qrels, runs = overlapping_runs(6, 2)
+    paths = [tmp_path / "r0.txt", tmp_path / "r1.txt"]
+    for i, (p, r) in enumerate(zip(paths, runs)):
+        write_trec(p, r, f"r{i}")
+    qpath = tmp_path / "qrels.txt"
+    write_qrels(qpath, qrels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rq = ranx.Qrels(qrels)
+        rruns = [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
+        best, report = ranx.optimize_fusion(
+            rq,
+            rruns,
+            norm="min-max",
+            method="wsum",
+            metric="ndcg@10",
+            return_optimization_report=True,
+            show_progress=False,
+        )
+        probs = ranx.fusion.probfuse_train(rq, rruns, 4)
+        fused = ranx.fuse(rruns, norm=None, method="probfuse", params={"probs": probs})
+        theirs = {q: dict(v) for q, v in fused.run.items()}
+    out = cli(
+        "fuse",
+        "--optimize",
+        "--metric",
+        "ndcg@10",
+        "--method",
+        "wsum",
+        "--norm",
+        "min-max",
+        "--report",
+        str(qpath),
+        *map(str, paths),
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.decode().splitlines()
+    assert len(lines) == len(report.results) + 1
+    for line, theirs_score in zip(lines, report.results):
+        assert math.isclose(float(line.split("\t")[1]), theirs_score, rel_tol=1e-12)
+    w = ",".join(str(float(x)) for x in best["weights"])
+    assert lines[-1].startswith(f"best\tweights={w}\t")
+    out = cli(
+        "fuse",
+        "--method",
+        "probfuse",
+        "--param",
+        "n_segments=4",
+        "--qrels",
+        str(qpath),
+        *map(str, paths),
+    )
+    assert out.returncode == 0, out.stderr
+    check_same(irmetrics.Run.from_string(out.stdout), theirs)

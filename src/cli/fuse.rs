@@ -13,6 +13,7 @@ use crate::run::Run;
 /// Usage text of `irmetrics fuse`.
 pub const FUSE_USAGE: &str = "\
 usage: irmetrics fuse [options] RUN RUN [RUN ...]
+       irmetrics fuse --optimize --metric MEASURE [options] QRELS RUN RUN [RUN ...]
 
 Fuse TREC runs with one of ranx's methods (same definitions, same numbers) and write
 the fused run as TREC text. RUN files may be gzip-compressed; '-' reads one from
@@ -21,12 +22,21 @@ standard input.
 options:
   --method NAME      fusion method [default: rrf]: anz, bordafuse, condorcet, gmnz,
                      isr, log_isr, logn_isr, max, med, min, mixed, mnz, rbc, rrf,
-                     sum, w_bordafuse, w_condorcet, wmnz, wsum
+                     sum, w_bordafuse, w_condorcet, wmnz, wsum; trained on --qrels:
+                     bayesfuse, mapfuse, posfuse, probfuse, segfuse, slidefuse
   --norm NAME        normalize each run first: min-max, min-max-inverted, max, sum,
                      zmuv, rank, borda [default: none]
   --weights W,W,...  one weight per run (wsum, wmnz, mixed, w_bordafuse, w_condorcet)
   --param NAME=X     a parameter of the method, repeatable: k (rrf, default 60), phi
-                     (rbc), gamma (gmnz), sigma (logn_isr, default 0.01)
+                     (rbc), gamma (gmnz), sigma (logn_isr, default 0.01),
+                     n_segments (probfuse), w (slidefuse)
+  --qrels FILE       the judgments the trained methods learn from
+  --optimize         search ranx's grid of the method's parameters instead (QRELS
+                     first): prints 'best SETTING SCORE'; --report adds every setting
+  --metric MEASURE   the measure --optimize maximizes (its mean over the qrels'
+                     queries) [default: ndcg]
+  --step X           the grid's step [ranx's: 10 for k, 0.01, 0.1 for weights]
+  --report           with --optimize: a line 'SETTING SCORE' per setting tried
   --name TAG         the run tag written [default: the method's name]
   --output FILE      write to FILE (atomically: a temporary file, then renamed);
                      '-' or none: standard output
@@ -51,6 +61,16 @@ pub struct FuseArgs {
     pub threads: usize,
     /// The run files.
     pub runs: Vec<PathBuf>,
+    /// `--qrels`, or with `--optimize` the first file.
+    pub qrels: Option<PathBuf>,
+    /// `--optimize`.
+    pub optimize: bool,
+    /// `--metric`.
+    pub metric: String,
+    /// `--step`.
+    pub step: Option<f64>,
+    /// `--report`.
+    pub report: bool,
     /// `-h`.
     pub help: bool,
 }
@@ -85,6 +105,11 @@ pub fn parse_fuse_args(argv: Vec<OsString>) -> Result<FuseArgs> {
         output: None,
         threads: 0,
         runs: Vec::new(),
+        qrels: None,
+        optimize: false,
+        metric: "ndcg".into(),
+        step: None,
+        report: false,
         help: false,
     };
     let mut p = lexopt::Parser::from_args(argv);
@@ -130,10 +155,31 @@ pub fn parse_fuse_args(argv: Vec<OsString>) -> Result<FuseArgs> {
                 let v = text("--threads", p.value().map_err(lex)?)?;
                 a.threads = crate::parallel::parse_threads(&v, "--threads")?;
             }
+            Long("qrels") => a.qrels = Some(p.value().map_err(lex)?.into()),
+            Long("optimize") => a.optimize = true,
+            Long("report") => a.report = true,
+            Long("metric") => a.metric = text("--metric", p.value().map_err(lex)?)?,
+            Long("step") => {
+                let v = text("--step", p.value().map_err(lex)?)?;
+                a.step = Some(number("--step", &v)?);
+            }
             Value(v) => a.runs.push(v.into()),
             Short(c) => return Err(usage_err(format!("unknown option -{c}"))),
             Long(o) => return Err(usage_err(format!("unknown option --{o}"))),
         }
+    }
+    if a.optimize && !a.help {
+        if a.qrels.is_some() {
+            return Err(usage_err(
+                "with --optimize the qrels file comes first, not --qrels",
+            ));
+        }
+        if a.runs.is_empty() {
+            return Err(usage_err(
+                "--optimize needs a qrels file and at least two runs",
+            ));
+        }
+        a.qrels = Some(a.runs.remove(0));
     }
     if !a.help && a.runs.len() < 2 {
         return Err(usage_err(format!(
@@ -163,19 +209,55 @@ pub fn run_fuse(
         runs.push(crate::trec::read_run_cancellable(path, cancel)?);
     }
     let refs: Vec<&Run> = runs.iter().collect();
-    let mut fused = crate::parallel::with_threads(a.threads, || {
-        fusion::fuse(&refs, a.method, a.norm, &a.params)
+    let qrels = match &a.qrels {
+        Some(p) => Some(crate::trec::read_qrels_cancellable(p, cancel)?),
+        None => None,
+    };
+    if a.optimize {
+        let Some(qrels) = &qrels else {
+            return Err(usage_err("--optimize needs a qrels file"));
+        };
+        let opt = crate::parallel::with_threads(a.threads, || {
+            fusion::optimize_fusion(qrels, &refs, a.method, a.norm, &a.metric, a.step)
+        })?;
+        let mut text = String::new();
+        if a.report {
+            for t in &opt.trials {
+                text.push_str(&format!("{}\t{}\n", setting(&t.params), t.score));
+            }
+        }
+        text.push_str(&format!("best\t{}\t{}\n", setting(&opt.best), opt.score));
+        return emit(&a, out, text.as_bytes(), cancel);
+    }
+    let mut fused = crate::parallel::with_threads(a.threads, || match &qrels {
+        Some(q) => fusion::fuse_trained(q, &refs, a.method, a.norm, &a.params),
+        None => fusion::fuse(&refs, a.method, a.norm, &a.params),
     })?;
     if let Some(name) = &a.name {
         fused.set_runid(name.as_bytes())?;
     }
     let mut text = Vec::new();
     crate::trec::write_run(&fused, &mut text).map_err(super::write_err)?;
+    emit(&a, out, &text, cancel)
+}
+
+/// Write the output: to `--output` atomically, or to `out`; nothing once interrupted.
+fn emit(a: &FuseArgs, out: &mut dyn Write, text: &[u8], cancel: Option<&AtomicBool>) -> Result<()> {
     if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
         return Err(Error::Interrupted);
     }
     match &a.output {
-        Some(p) => crate::trec::write_atomically(p, &text),
-        None => out.write_all(&text).map_err(super::write_err),
+        Some(p) => crate::trec::write_atomically(p, text),
+        None => out.write_all(text).map_err(super::write_err),
     }
+}
+
+/// A setting as the options that give it: `k=60`, `weights=0.3,0.7`.
+fn setting(p: &Params) -> String {
+    let mut parts: Vec<String> = p.values().iter().map(|(n, v)| format!("{n}={v}")).collect();
+    if let Some(w) = &p.weights {
+        let w: Vec<String> = w.iter().map(|x| x.to_string()).collect();
+        parts.push(format!("weights={}", w.join(",")));
+    }
+    parts.join(" ")
 }
