@@ -180,6 +180,9 @@ fn params_dict<'py>(py: Python<'py>, p: &Params) -> PyResult<Bound<'py, PyDict>>
 /// score.
 #[pyfunction]
 #[pyo3(signature = (qrels, runs, method = "wsum", norm = Some("min-max"), metric = "ndcg", *, step = None, return_optimization_report = false))]
+#[pyo3(
+    text_signature = "(qrels, runs, method='wsum', norm='min-max', metric='ndcg', *, step=None, return_optimization_report=False)"
+)]
 #[allow(clippy::too_many_arguments)]
 fn optimize_fusion<'py>(
     py: Python<'py>,
