@@ -193,12 +193,14 @@ struct Work {
 impl Work {
     /// Take each run's list for `qid` in trec_eval order and number the candidates.
     fn gather(&mut self, runs: &[&Run], qid: &[u8]) {
-        self.cands = Ids::default();
-        let mut index = IdIndex::with_capacity(64);
+        self.cands.truncate(0);
+        let found: Vec<Option<&RunQuery>> = runs.iter().map(|r| r.query(qid)).collect();
+        let total: usize = found.iter().flatten().map(|q| q.len()).sum();
+        let mut index = IdIndex::with_capacity(total);
         self.lists.resize_with(runs.len(), Vec::new);
-        for (run, list) in runs.iter().zip(self.lists.iter_mut()) {
+        for (q, list) in found.into_iter().zip(self.lists.iter_mut()) {
             list.clear();
-            let Some(q) = run.query(qid) else { continue };
+            let Some(q) = q else { continue };
             q.ranking(&mut self.order);
             for &i in &self.order {
                 let doc = q.docs.get(i as usize);
