@@ -132,3 +132,20 @@ def test_cli_optimize_refuses_and_writes_nothing(
     assert out.returncode == 2, out.stderr
     assert message in out.stderr
     assert not dest.exists() and out.stdout == b""
+
+
+def test_runs_from_files_dicts_and_frames_fuse_alike(tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    a_path = tmp_path / "a.txt"
+    irmetrics.Run.from_dict(A, name="a").to_file(a_path)
+    frame = pd.DataFrame(
+        [(q, d, s) for q, docs in B.items() for d, s in docs.items()],
+        columns=["q_id", "doc_id", "score"],
+    )
+    expect = irmetrics.fuse(runs(), "mnz", "min-max").to_dict()
+    assert irmetrics.fuse([str(a_path), frame], "mnz", "min-max").to_dict() == expect
+    assert irmetrics.fuse((r for r in [A, B]), "mnz", "min-max").to_dict() == expect
+    assert irmetrics.normalize(str(a_path), "rank").to_dict() == {
+        "q1": {"a": 1.0, "b": 0.5},
+        "q2": {"c": 1.0},
+    }
