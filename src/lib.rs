@@ -45,6 +45,7 @@
 //! | where is the per-query loop and the `all` row? | `evaluate/mod.rs` (`Evaluator`), `evaluate/stream.rs` (`QueryStream`), `results.rs` |
 //! | statistics and correlations | `stats.rs` (the one `Statistic`), `correlation.rs` |
 //! | the command line | `cli/args.rs` (trec_eval's flags), `cli/output.rs` (trec, JSON, CSV, table), `cli/mod.rs` (the flow) |
+//! | fusion and normalization (ranx's methods) | `fusion/`: `names.rs` (methods, norms, parameters), `norm.rs`, `kernels.rs`, `trained.rs` (methods learnt from qrels), `optimize.rs` (grid search), `mod.rs` (per-query flow); `cli/fuse.rs`, `python/fusion.rs` |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
 //!
 //! New capabilities (comparing systems, fusion, online metrics) each get a folder of
@@ -57,6 +58,7 @@ pub mod cli;
 pub mod correlation;
 pub mod error;
 pub mod evaluate;
+pub mod fusion;
 mod ids;
 pub mod intake;
 pub mod measure;

@@ -46,7 +46,7 @@ impl RunQuery {
 /// A key whose ascending order is the descending order of scores (-0.0 equals 0.0,
 /// as in C comparisons; NaN never occurs in a run).
 #[inline]
-fn descending_key(x: f64) -> u64 {
+pub(crate) fn descending_key(x: f64) -> u64 {
     let x = if x == 0.0 { 0.0 } else { x };
     let b = x.to_bits();
     // total order of finite/infinite doubles as unsigned integers, then reversed

@@ -34,6 +34,10 @@ __all__ = [
     "kendall_topk_distance",
     "rbo",
     "compare_runs",
+    "normalize",
+    "fuse",
+    "fusion_methods",
+    "optimize_fusion",
 ]
 
 __version__: str
@@ -174,3 +178,24 @@ def compare_runs(
     p: float = 0.9,
     penalty: float = 0.5,
 ) -> dict[str, float]: ...
+def normalize(run: Any, method: str = "min-max", *, name: str | None = None) -> Run: ...
+def fuse(
+    runs: Iterable[Any],
+    method: str = "rrf",
+    norm: str | None = None,
+    params: Mapping[str, float | Sequence[float]] | None = None,
+    *,
+    qrels: Any = None,
+    name: str | None = None,
+) -> Run: ...
+def fusion_methods() -> tuple[list[str], list[str]]: ...
+def optimize_fusion(
+    qrels: Any,
+    runs: Iterable[Any],
+    method: str = "wsum",
+    norm: str | None = "min-max",
+    metric: str = "ndcg",
+    *,
+    step: float | None = None,
+    return_optimization_report: bool = False,
+) -> Any: ...

@@ -1,4 +1,5 @@
-"""The ``irmetrics`` command: trec_eval's flags and byte-identical output."""
+"""The ``irmetrics`` command: trec_eval's flags and byte-identical output, and
+``irmetrics fuse`` (rank fusion; the Rust side dispatches on the first argument)."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ use crate::evaluate::Options;
 /// Usage text.
 pub const USAGE: &str = "\
 usage: irmetrics [options] QRELS RUN [RUN ...]
+       irmetrics fuse [options] RUN RUN [RUN ...]   (see irmetrics fuse --help)
 
 Evaluate TREC runs against relevance judgments; output identical to trec_eval 10.
 QRELS and RUN may be gzip-compressed; '-' reads a run from standard input.

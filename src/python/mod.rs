@@ -12,6 +12,7 @@
 //! | `errors.rs` | the exception hierarchy and the one mapping from crate errors |
 //! | `cli.rs` | the command line, trec_eval's flags, the measure catalogue |
 //! | `extras.rs` | statistics and rank correlation functions |
+//! | `fusion.rs` | `normalize`, `fuse` (ranx's normalizations and fusion methods) |
 
 mod cli;
 mod convert;
@@ -19,6 +20,7 @@ mod data;
 mod errors;
 mod evaluate;
 mod extras;
+mod fusion;
 mod pipeline;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -172,5 +174,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     extras::register(m)?;
+    fusion::register(m)?;
     Ok(())
 }

@@ -1,0 +1,370 @@
+//! The fusion kernels: for one query, a table of cells (candidate x run: the run's
+//! normalized score and 0-based rank of the candidate, or absent) in, one fused score
+//! per candidate out. Each follows the ranx function named beside it; sums run over the
+//! runs in the order given, as ranx's do.
+
+use super::names::Method;
+
+/// One run's view of one candidate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Cell {
+    /// The (normalized) score; meaningless when absent.
+    pub score: f64,
+    /// The 0-based rank in the run's list; `u32::MAX` when absent.
+    pub rank: u32,
+}
+
+impl Cell {
+    pub(crate) const ABSENT: Cell = Cell {
+        score: 0.0,
+        rank: u32::MAX,
+    };
+
+    #[inline]
+    fn present(self) -> bool {
+        self.rank != u32::MAX
+    }
+}
+
+/// The method's parameters, resolved (defaults filled in, checked).
+#[derive(Clone, Debug)]
+pub(crate) struct Setting<'a> {
+    pub method: Method,
+    pub weights: &'a [f64],
+    pub k: f64,
+    pub phi: f64,
+    pub gamma: f64,
+    pub sigma: f64,
+    /// What a trained method learnt.
+    pub model: Option<&'a super::trained::Model>,
+}
+
+/// Fused scores of the `n_cand` candidates of one query into `out`. `cells` is
+/// row-major (candidate, run); `list_lens` the length of each run's list.
+pub(crate) fn combine(
+    s: &Setting<'_>,
+    cells: &[Cell],
+    list_lens: &[usize],
+    out: &mut Vec<f64>,
+    tmp: &mut Vec<f64>,
+) {
+    use Method::*;
+    let n_runs = list_lens.len();
+    out.clear();
+    if n_runs == 0 {
+        return;
+    }
+    let n_cand = cells.len() / n_runs;
+    if matches!(s.method, Condorcet | WCondorcet) {
+        condorcet(s, cells, n_runs, n_cand, out);
+        return;
+    }
+    let w = |r: usize| s.weights.get(r).copied().unwrap_or(1.0);
+    for row in cells.chunks_exact(n_runs) {
+        let present = row.iter().filter(|c| c.present());
+        let count = present.clone().count() as f64;
+        let sum_present = |f: &dyn Fn(usize, Cell) -> f64| {
+            row.iter()
+                .enumerate()
+                .filter(|(_, c)| c.present())
+                .fold(0.0, |a, (r, &c)| a + f(r, c))
+        };
+        let v = match s.method {
+            // comb_sum, wsum: absent counts 0.0
+            Sum => row.iter().fold(0.0, |a, c| a + score_or(*c, 0.0)),
+            Wsum => row
+                .iter()
+                .enumerate()
+                .fold(0.0, |a, (r, c)| a + w(r) * score_or(*c, 0.0)),
+            Mnz => sum_present(&|_, c| c.score) * count,
+            Anz => sum_present(&|_, c| c.score) / count,
+            Gmnz => sum_present(&|_, c| c.score) * count.powf(s.gamma),
+            Wmnz => sum_present(&|_, c| c.score) * sum_present(&|r, _| w(r)),
+            Mixed => sum_present(&|r, c| c.score * w(r)) * count.sqrt(),
+            // comb_max / comb_min: absent is -1e9 / 1e9
+            Max => row
+                .iter()
+                .map(|c| score_or(*c, -1e9))
+                .fold(f64::NEG_INFINITY, |a, x| if x > a { x } else { a }),
+            Min => row
+                .iter()
+                .map(|c| score_or(*c, 1e9))
+                .fold(f64::INFINITY, |a, x| if x < a { x } else { a }),
+            Med => {
+                tmp.clear();
+                tmp.extend(present.map(|c| c.score));
+                median(tmp)
+            }
+            // rank-based: a score per run from the rank, then comb_sum / comb_mnz
+            Rrf => row.iter().fold(0.0, |a, c| {
+                a + if c.present() {
+                    1.0 / (s.k + c.rank as f64 + 1.0)
+                } else {
+                    0.0
+                }
+            }),
+            Isr => sum_present(&|_, c| isr(c)) * count,
+            LogIsr => sum_present(&|_, c| isr(c)) * count.ln(),
+            LognIsr => sum_present(&|_, c| isr(c)) * (count + s.sigma).ln(),
+            Rbc => row.iter().fold(0.0, |a, c| {
+                a + if c.present() {
+                    (1.0 - s.phi) * powi(s.phi, c.rank)
+                } else {
+                    0.0
+                }
+            }),
+            BordaFuse => row
+                .iter()
+                .enumerate()
+                .fold(0.0, |a, (r, c)| a + borda(*c, n_cand, list_lens[r])),
+            WBordaFuse => row
+                .iter()
+                .enumerate()
+                .fold(0.0, |a, (r, c)| a + w(r) * borda(*c, n_cand, list_lens[r])),
+            // trained: the model's score per run, summed (absent: the model's own)
+            BayesFuse | MapFuse | PosFuse | ProbFuse | SegFuse | SlideFuse => match s.model {
+                Some(m) => row.iter().enumerate().fold(0.0, |a, (r, c)| {
+                    a + if c.present() {
+                        m.score(r, c.rank as usize, list_lens[r], c.score)
+                    } else {
+                        m.absent()
+                    }
+                }),
+                None => f64::NAN,
+            },
+            Condorcet | WCondorcet => f64::NAN, // handled above
+        };
+        out.push(v);
+    }
+}
+
+#[inline]
+fn score_or(c: Cell, absent: f64) -> f64 {
+    if c.present() {
+        c.score
+    } else {
+        absent
+    }
+}
+
+/// ranx's `1 / ((i + 1) ** 2)` in integers, then divided.
+#[inline]
+fn isr(c: Cell) -> f64 {
+    let r = c.rank as f64 + 1.0;
+    1.0 / (r * r)
+}
+
+/// BordaFuse points: `c - i` for rank `i` of `c` candidates; `(c - n + 1) / 2` for a
+/// candidate missing from a list of `n`.
+#[inline]
+fn borda(c: Cell, n_cand: usize, n: usize) -> f64 {
+    if c.present() {
+        (n_cand - c.rank as usize) as f64
+    } else {
+        (n_cand as f64 - n as f64 + 1.0) / 2.0
+    }
+}
+
+/// `x ** n` by repeated squaring, as numba (and compiler-rt's `__powidf2`) computes a
+/// float to an integer power.
+fn powi(x: f64, n: u32) -> f64 {
+    let (mut r, mut a, mut e) = (1.0, x, n);
+    loop {
+        if e & 1 == 1 {
+            r *= a;
+        }
+        e >>= 1;
+        if e == 0 {
+            return r;
+        }
+        a *= a;
+    }
+}
+
+/// numpy's median: the middle value, or the mean of the two middle ones.
+fn median(v: &mut [f64]) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    v.sort_unstable_by(f64::total_cmp);
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// ranx's (weighted) Condorcet: candidates sorted with its pairwise comparison (`x`
+/// before `y` when the weight of the runs ranking `x` strictly above `y` is at least
+/// that of the others; a candidate missing from a run ranks below every present one
+/// there), then scored `c - position`. The comparison is a total order when pairwise
+/// majorities are; otherwise ranx's result depends on Python's set order (the string
+/// hash seed), and this one is a stable merge sort from the order of first appearance.
+fn condorcet(s: &Setting<'_>, cells: &[Cell], n_runs: usize, n_cand: usize, out: &mut Vec<f64>) {
+    let weight = |r: usize| {
+        if s.method == Method::WCondorcet {
+            s.weights.get(r).copied().unwrap_or(1.0)
+        } else {
+            1.0
+        }
+    };
+    let row = |c: u32| &cells[c as usize * n_runs..(c as usize + 1) * n_runs];
+    let before = |x: u32, y: u32| {
+        let (rx, ry) = (row(x), row(y));
+        let (mut xv, mut yv) = (0.0, 0.0);
+        for r in 0..n_runs {
+            if rx[r].rank < ry[r].rank {
+                xv += weight(r);
+            } else {
+                yv += weight(r);
+            }
+        }
+        xv >= yv
+    };
+    let mut order: Vec<u32> = (0..n_cand as u32).collect();
+    merge_sort(&mut order, &before);
+    out.clear();
+    out.resize(n_cand, 0.0);
+    for (pos, &c) in order.iter().enumerate() {
+        out[c as usize] = (n_cand - pos) as f64;
+    }
+}
+
+/// A stable top-down merge sort that takes from the right half only when its head
+/// comes strictly `before` the left's (as Python's sort does with `a < b`); never
+/// panics, whatever the comparison.
+fn merge_sort(v: &mut [u32], before: &dyn Fn(u32, u32) -> bool) {
+    if v.len() < 2 {
+        return;
+    }
+    let mid = v.len() / 2;
+    merge_sort(&mut v[..mid], before);
+    merge_sort(&mut v[mid..], before);
+    let left = v[..mid].to_vec();
+    let right = v[mid..].to_vec();
+    let (mut i, mut j) = (0, 0);
+    for slot in v.iter_mut() {
+        let take_right = j < right.len() && (i >= left.len() || before(right[j], left[i]));
+        if take_right {
+            *slot = right[j];
+            j += 1;
+        } else {
+            *slot = left[i];
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(score: f64, rank: u32) -> Cell {
+        Cell { score, rank }
+    }
+
+    fn run(method: Method, weights: &[f64], cells: &[Cell], lens: &[usize]) -> Vec<f64> {
+        let s = Setting {
+            method,
+            weights,
+            k: 60.0,
+            phi: 0.5,
+            gamma: 2.0,
+            sigma: 0.01,
+            model: None,
+        };
+        let mut out = Vec::new();
+        combine(&s, cells, lens, &mut out, &mut Vec::new());
+        out
+    }
+
+    /// Two runs: a = [x 0.9, y 0.5], b = [y 0.8]. Candidates x, y.
+    #[test]
+    fn kernels_by_hand() {
+        let a = Cell::ABSENT;
+        let cells = [cell(0.9, 0), a, cell(0.5, 1), cell(0.8, 0)];
+        let lens = [2, 1];
+        let w = [0.25, 0.75];
+        assert_eq!(run(Method::Sum, &[], &cells, &lens), [0.9, 0.5 + 0.8]);
+        assert_eq!(
+            run(Method::Wsum, &w, &cells, &lens),
+            [0.25 * 0.9, 0.25 * 0.5 + 0.75 * 0.8]
+        );
+        assert_eq!(
+            run(Method::Mnz, &[], &cells, &lens),
+            [0.9, (0.5 + 0.8) * 2.0]
+        );
+        assert_eq!(
+            run(Method::Anz, &[], &cells, &lens),
+            [0.9, (0.5 + 0.8) / 2.0]
+        );
+        assert_eq!(
+            run(Method::Gmnz, &[], &cells, &lens),
+            [0.9, (0.5 + 0.8) * 4.0]
+        );
+        assert_eq!(
+            run(Method::Wmnz, &w, &cells, &lens),
+            [0.9 * 0.25, (0.5 + 0.8) * 1.0]
+        );
+        assert_eq!(run(Method::Max, &[], &cells, &lens), [0.9, 0.8]);
+        assert_eq!(run(Method::Min, &[], &cells, &lens), [0.9, 0.5]);
+        assert_eq!(
+            run(Method::Med, &[], &cells, &lens),
+            [0.9, (0.5 + 0.8) / 2.0]
+        );
+        assert_eq!(
+            run(Method::Mixed, &w, &cells, &lens),
+            [0.9 * 0.25, (0.5 * 0.25 + 0.8 * 0.75) * 2f64.sqrt()]
+        );
+        assert_eq!(
+            run(Method::Rrf, &[], &cells, &lens),
+            [1.0 / 61.0, 1.0 / 62.0 + 1.0 / 61.0]
+        );
+        assert_eq!(
+            run(Method::Isr, &[], &cells, &lens),
+            [1.0, (0.25 + 1.0) * 2.0]
+        );
+        assert_eq!(
+            run(Method::LogIsr, &[], &cells, &lens),
+            [0.0, 1.25 * 2f64.ln()]
+        );
+        assert_eq!(run(Method::Rbc, &[], &cells, &lens), [0.5, 0.5 * 0.5 + 0.5]);
+        // Borda: 2 candidates; x missing from b (n = 1): (2 - 1 + 1) / 2 = 1
+        assert_eq!(
+            run(Method::BordaFuse, &[], &cells, &lens),
+            [2.0 + 1.0, 1.0 + 2.0]
+        );
+        assert_eq!(
+            run(Method::WBordaFuse, &w, &cells, &lens),
+            [0.25 * 2.0 + 0.75 * 1.0, 0.25 * 1.0 + 0.75 * 2.0]
+        );
+    }
+
+    #[test]
+    fn condorcet_by_majority() {
+        // three runs over x, y, z: x > y > z in two, z > y > x in one
+        let r = |x, y, z| [cell(0.0, x), cell(0.0, y), cell(0.0, z)];
+        let (a, b, c) = (r(0, 1, 2), r(0, 1, 2), r(2, 1, 0));
+        let mut cells = Vec::new();
+        for cand in 0..3 {
+            cells.extend([a[cand], b[cand], c[cand]]);
+        }
+        assert_eq!(
+            run(Method::Condorcet, &[], &cells, &[3, 3, 3]),
+            [3.0, 2.0, 1.0]
+        );
+        // the third run outweighs the others
+        assert_eq!(
+            run(Method::WCondorcet, &[0.2, 0.2, 0.7], &cells, &[3, 3, 3]),
+            [1.0, 2.0, 3.0]
+        );
+    }
+
+    #[test]
+    fn powi_is_repeated_squaring() {
+        assert_eq!(powi(0.5, 0), 1.0);
+        assert_eq!(powi(0.5, 3), 0.125);
+        assert_eq!(powi(3.0, 5), 243.0);
+    }
+}

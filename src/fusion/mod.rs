@@ -1,0 +1,360 @@
+//! Rank fusion and score normalization, exactly as ranx defines them (its source is the
+//! definition; see the README's "Fusion" section).
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `names.rs` | [`Method`], [`Norm`], [`Params`]: names both ways, parameters, suggestions |
+//! | `norm.rs` | the per-query normalizations |
+//! | `kernels.rs` | the fusion kernels over one query's candidates |
+//! | `trained.rs` | the methods trained on qrels (probfuse, segfuse, posfuse, slidefuse, bayesfuse, mapfuse) |
+//! | `optimize.rs` | ranx's grid search of a method's parameters ([`optimize_fusion`]) |
+//!
+//! Per query, every run's list is taken in trec_eval order (score descending, ties by
+//! document id descending), normalized if asked, and the candidates (every document any
+//! run retrieved for the query) are scored by the method. Queries are the union of the
+//! runs' queries: a query missing from a run is an empty list there (ranx requires
+//! equal query sets; with empty lists added it gives the same numbers). A document
+//! missing from a run is absent there, not 0, unless the method says so (ranx's
+//! `comb_sum` and `wsum` count 0, `comb_max` -1e9, `comb_min` 1e9, `bordafuse`
+//! `(c - n + 1) / 2`). Queries run in parallel (rayon, when built with it).
+//!
+//! ```
+//! use irmetrics::fusion::{fuse, Method, Params};
+//! use irmetrics::Run;
+//!
+//! let bm25 = Run::from_bytes(b"q1 Q0 a 1 9.5 bm25\nq1 Q0 b 2 7.0 bm25\n", "bm25")?;
+//! let dense = Run::from_bytes(b"q1 Q0 b 1 0.9 dense\nq1 Q0 c 2 0.8 dense\n", "dense")?;
+//! let fused = fuse(&[&bm25, &dense], Method::Rrf, None, &Params::new())?;
+//! let q = &fused.queries()[0];
+//! let b = q.iter().find(|(d, _)| *d == b"b").map(|(_, s)| s);
+//! assert_eq!(b, Some(1.0 / 62.0 + 1.0 / 61.0));
+//! # Ok::<(), irmetrics::Error>(())
+//! ```
+
+mod kernels;
+mod names;
+mod norm;
+mod optimize;
+mod trained;
+
+pub use names::{Method, Norm, ParamSpec, Params};
+pub use optimize::{grid, optimize_fusion, Optimization, Trial};
+
+use crate::error::{show, Error, Result};
+use crate::ids::{IdIndex, Ids};
+use crate::qrels::Qrels;
+use crate::run::{Run, RunQuery};
+use kernels::{Cell, Setting};
+use norm::List;
+
+/// Normalize every query of `run` (ranx's `normalize`). Borda over one run is rank
+/// normalization (its candidates are its own documents).
+pub fn normalize(run: &Run, norm: Norm) -> Result<Run> {
+    check_not_empty(run, 1)?;
+    let queries = crate::parallel::map_with(run.queries(), Work::default, |w, q| {
+        w.gather(&[run], q.id());
+        w.normalize(Some(norm));
+        w.output(q.id(), |list, out| out.extend(list.iter().map(|x| x.1)), 0)
+    });
+    finish(queries, run.runid().to_vec())
+}
+
+/// Fuse `runs` with `method`, normalizing each first with `norm` if given; `params` as
+/// ranx's keyword arguments (`k` of RRF, `phi` of RBC, `weights`, ...). The fused run's
+/// tag is the method's name. Methods trained on qrels need [`fuse_trained`].
+pub fn fuse(runs: &[&Run], method: Method, norm: Option<Norm>, params: &Params) -> Result<Run> {
+    if method.needs_qrels() {
+        return Err(Error::Option(format!(
+            "fusion method '{method}' is trained on qrels; pass qrels"
+        )));
+    }
+    fuse_with(runs, method, norm, params, None)
+}
+
+/// Fuse with a method trained on qrels (ranx's `*_train`, then the method): trained on
+/// the judgments of the qrels' queries, applied to every query of the runs.
+pub fn fuse_trained(
+    qrels: &Qrels,
+    runs: &[&Run],
+    method: Method,
+    norm: Option<Norm>,
+    params: &Params,
+) -> Result<Run> {
+    if !method.needs_qrels() {
+        return Err(Error::Option(format!(
+            "fusion method '{method}' is not trained on qrels; fuse without qrels"
+        )));
+    }
+    check_runs(runs)?;
+    params.check(method, runs.len())?;
+    if qrels.is_empty() {
+        return Err(Error::Input(
+            "the qrels are empty: nothing to train on".into(),
+        ));
+    }
+    let model = trained::train(qrels, runs, method, norm, params)?;
+    fuse_with(runs, method, norm, params, Some(&model))
+}
+
+fn fuse_with(
+    runs: &[&Run],
+    method: Method,
+    norm: Option<Norm>,
+    params: &Params,
+    model: Option<&trained::Model>,
+) -> Result<Run> {
+    check_runs(runs)?;
+    params.check(method, runs.len())?;
+    let setting = Setting {
+        method,
+        weights: params.weights.as_deref().unwrap_or(&[]),
+        k: param_or(params, method, "k"),
+        phi: param_or(params, method, "phi"),
+        gamma: param_or(params, method, "gamma"),
+        sigma: param_or(params, method, "sigma"),
+        model,
+    };
+    let qids = union_of_queries(runs);
+    let queries = crate::parallel::map_with(&qids, Work::default, |w, qid| {
+        w.gather(runs, qid);
+        w.normalize(norm);
+        w.fuse(&setting, qid)
+    });
+    finish(queries, method.name().as_bytes().to_vec())
+}
+
+fn param_or(params: &Params, method: Method, name: &str) -> f64 {
+    if method.params().iter().any(|p| p.name == name) {
+        params.get(method, name).unwrap_or(f64::NAN)
+    } else {
+        f64::NAN
+    }
+}
+
+fn check_runs(runs: &[&Run]) -> Result<()> {
+    if runs.len() < 2 {
+        return Err(Error::Input(format!(
+            "fusion needs at least two runs, got {}",
+            runs.len()
+        )));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        check_not_empty(r, i + 1)?;
+    }
+    Ok(())
+}
+
+fn check_not_empty(run: &Run, which: usize) -> Result<()> {
+    if run.num_results() == 0 {
+        return Err(Error::Input(format!("run {which} is empty (no results)")));
+    }
+    Ok(())
+}
+
+/// The ids of every query of any run, in byte order.
+fn union_of_queries<'a>(runs: &[&'a Run]) -> Vec<&'a [u8]> {
+    let mut qids: Vec<&[u8]> = runs
+        .iter()
+        .flat_map(|r| r.queries().iter().map(|q| q.id()))
+        .collect();
+    qids.sort_unstable();
+    qids.dedup();
+    qids
+}
+
+/// A run from the fused (or normalized) queries; a query no run retrieved anything
+/// for is left out (a run file cannot hold it).
+fn finish(queries: Vec<Result<Option<RunQuery>>>, runid: Vec<u8>) -> Result<Run> {
+    let mut out = Vec::with_capacity(queries.len());
+    for q in queries {
+        if let Some(q) = q? {
+            out.push(q);
+        }
+    }
+    Ok(Run::from_unique(out, runid))
+}
+
+/// One query's work area, reused by a thread from query to query.
+#[derive(Default)]
+struct Work {
+    /// The candidates: every document any run retrieved, in order of first appearance
+    /// (runs in order, each best first).
+    cands: Ids,
+    /// Per run: (candidate, score), best first.
+    lists: Vec<List>,
+    order: Vec<u32>,
+    seen: Vec<bool>,
+    cells: Vec<Cell>,
+    lens: Vec<usize>,
+    fused: Vec<f64>,
+    tmp: Vec<f64>,
+}
+
+impl Work {
+    /// Take each run's list for `qid` in trec_eval order and number the candidates.
+    fn gather(&mut self, runs: &[&Run], qid: &[u8]) {
+        self.cands.truncate(0);
+        let found: Vec<Option<&RunQuery>> = runs.iter().map(|r| r.query(qid)).collect();
+        let total: usize = found.iter().flatten().map(|q| q.len()).sum();
+        let mut index = IdIndex::with_capacity(total);
+        self.lists.resize_with(runs.len(), Vec::new);
+        for (q, list) in found.into_iter().zip(self.lists.iter_mut()) {
+            list.clear();
+            let Some(q) = q else { continue };
+            q.ranking(&mut self.order);
+            for &i in &self.order {
+                let doc = q.docs.get(i as usize);
+                let c = match index.find(&self.cands, doc) {
+                    Some(c) => c,
+                    None => {
+                        let c = self.cands.len();
+                        // one query's ids already fit in 4 GiB in the run they come from;
+                        // their union may not: such a query keeps what fits
+                        if self.cands.push(doc).is_err() {
+                            continue;
+                        }
+                        index.insert(&self.cands, c);
+                        c
+                    }
+                };
+                list.push((c as u32, q.values[i as usize]));
+            }
+        }
+    }
+
+    fn normalize(&mut self, norm: Option<Norm>) {
+        if let Some(norm) = norm {
+            let n_cand = self.cands.len();
+            for list in &mut self.lists {
+                norm::apply(norm, list, n_cand, &self.cands, &mut self.seen);
+            }
+        }
+    }
+
+    /// Score the candidates with the method and return the query.
+    fn fuse(&mut self, s: &Setting<'_>, qid: &[u8]) -> Result<Option<RunQuery>> {
+        let n_runs = self.lists.len();
+        let n_cand = self.cands.len();
+        self.cells.clear();
+        self.cells.resize(n_cand * n_runs, Cell::ABSENT);
+        self.lens.clear();
+        for (r, list) in self.lists.iter().enumerate() {
+            self.lens.push(list.len());
+            for (pos, &(c, score)) in list.iter().enumerate() {
+                self.cells[c as usize * n_runs + r] = Cell {
+                    score,
+                    rank: pos as u32,
+                };
+            }
+        }
+        kernels::combine(s, &self.cells, &self.lens, &mut self.fused, &mut self.tmp);
+        let fused = std::mem::take(&mut self.fused);
+        let q = self.output(qid, |_, out| out.extend_from_slice(&fused), usize::MAX);
+        self.fused = fused;
+        q
+    }
+
+    /// The query with the candidates' new scores (`fill` writes one per candidate, from
+    /// the list of run `which`, or of none).
+    fn output(
+        &self,
+        qid: &[u8],
+        fill: impl FnOnce(&List, &mut Vec<f64>),
+        which: usize,
+    ) -> Result<Option<RunQuery>> {
+        let mut values = Vec::with_capacity(self.cands.len());
+        let empty = List::new();
+        let list = self.lists.get(which).unwrap_or(&empty);
+        fill(list, &mut values);
+        if values.is_empty() {
+            return Ok(None);
+        }
+        let mut q = RunQuery::new(qid);
+        if which == usize::MAX {
+            q.docs = self.cands.clone();
+        } else {
+            // a normalized list may be reordered: ids in its order
+            for &(c, _) in list {
+                q.docs.push(self.cands.get(c as usize))?;
+            }
+        }
+        if let Some(i) = values.iter().position(|v| v.is_nan()) {
+            return Err(Error::Input(format!(
+                "the fused score of document '{}' for query '{}' is NaN (infinite scores \
+                 cannot be normalized or combined)",
+                show(q.docs.get(i)),
+                show(qid)
+            )));
+        }
+        q.values = values;
+        Ok(Some(q))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> Run {
+        Run::from_bytes(text.as_bytes(), "run").unwrap()
+    }
+
+    fn scores(r: &Run, qid: &str) -> Vec<(String, f64)> {
+        let mut v: Vec<(String, f64)> = r
+            .query(qid.as_bytes())
+            .map(|q| {
+                q.iter()
+                    .map(|(d, s)| (String::from_utf8_lossy(d).into_owned(), s))
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    #[test]
+    fn queries_are_the_union_and_missing_ones_are_empty_lists() {
+        let a = run("q1 Q0 x 1 3 a\nq1 Q0 y 2 1 a\nq2 Q0 z 1 5 a\n");
+        let b = run("q1 Q0 y 1 2 b\nq3 Q0 w 1 1 b\n");
+        let f = fuse(&[&a, &b], Method::Sum, Some(Norm::MinMax), &Params::new()).unwrap();
+        assert_eq!(f.len(), 3);
+        assert_eq!(f.runid(), b"sum");
+        assert_eq!(scores(&f, "q1"), [("x".into(), 1.0), ("y".into(), 0.0)]);
+        // one document: min-max gives 0 (ranx's 1e-9 floor)
+        assert_eq!(scores(&f, "q2"), [("z".into(), 0.0)]);
+        let f = fuse(&[&a, &b], Method::Rrf, None, &Params::new().set("k", 0.0)).unwrap();
+        assert_eq!(
+            scores(&f, "q1"),
+            [("x".into(), 1.0), ("y".into(), 0.5 + 1.0)]
+        );
+    }
+
+    #[test]
+    fn normalize_keeps_the_tag_and_borda_of_one_run_is_rank() {
+        let a = run("q1 Q0 x 1 3 a\nq1 Q0 y 2 1 a\nq1 Q0 z 3 2 a\n");
+        let n = normalize(&a, Norm::Borda).unwrap();
+        assert_eq!(n.runid(), b"a");
+        let r = normalize(&a, Norm::Rank).unwrap();
+        assert_eq!(scores(&n, "q1"), scores(&r, "q1"));
+        let i = normalize(&a, Norm::MinMaxInverted).unwrap();
+        assert_eq!(
+            scores(&i, "q1"),
+            [("x".into(), 0.0), ("y".into(), 1.0), ("z".into(), 0.5)]
+        );
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        let a = run("q1 Q0 x 1 3 a\n");
+        let e = fuse(&[&a], Method::Rrf, None, &Params::new()).unwrap_err();
+        assert_eq!(e.to_string(), "fusion needs at least two runs, got 1");
+        let empty = Run::default();
+        let e = fuse(&[&a, &empty], Method::Rrf, None, &Params::new()).unwrap_err();
+        assert_eq!(e.to_string(), "run 2 is empty (no results)");
+        let e = fuse(&[&a, &a], Method::ProbFuse, None, &Params::new()).unwrap_err();
+        assert!(e.to_string().contains("trained on qrels"), "{e}");
+        let inf = run("q1 Q0 x 1 inf a\nq1 Q0 y 1 1 a\n");
+        let e = fuse(&[&inf, &a], Method::Sum, Some(Norm::MinMax), &Params::new()).unwrap_err();
+        assert!(e.to_string().contains("is NaN"), "{e}");
+    }
+}

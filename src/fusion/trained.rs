@@ -1,0 +1,282 @@
+//! The methods trained on qrels (ranx's `*_train` functions, then the fusion): what is
+//! learnt from each run's hit lists (1.0 where the document at a rank is relevant,
+//! label >= 1), and the score a run gives the document at a rank. Training covers the
+//! qrels' queries (a run without one has an empty hit list there, as ranx's with an
+//! empty result dict); fusion covers every query of the runs, so a model trained on
+//! some queries' judgments fuses the others.
+//!
+//! | method | learnt per run | score of the document at 0-based rank `i` of `n` |
+//! |---|---|---|
+//! | probfuse | `n_segments` segment probabilities | `p[k] / (k + 1)`, `k = i / ceil(n / n_segments)` |
+//! | segfuse | probabilities of segments 5, 10, 20, ... long | `p[k] * (score + 1)` (0 from rank 5115) |
+//! | posfuse | the precision at each rank | `p[i]` (0 past the longest list) |
+//! | slidefuse | as posfuse | the mean of `p` over `i - w ..= i + w` within `0..n` |
+//! | bayesfuse | log-odds of the precision over ranks 0-5, 5-10, ..., 500-1000 | `odds[i]`; missing: `log(0.001 / 0.999)` |
+//! | mapfuse | the run's MAP | `map / (i + 1)` |
+//!
+//! bayesfuse gives a document ranked past 1000 the missing score (ranx reads past the
+//! end of its array there).
+
+use super::names::{Method, Norm, Params};
+use super::Work;
+use crate::error::{Error, Result};
+use crate::qrels::Qrels;
+use crate::run::Run;
+
+/// What a trained method learnt, per run.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Model {
+    Prob(Vec<Vec<f64>>),
+    Seg(Vec<Vec<f64>>),
+    Pos(Vec<Vec<f64>>),
+    Slide(Vec<Vec<f64>>, usize),
+    Bayes(Vec<Vec<f64>>),
+    Map(Vec<f64>),
+}
+
+/// ranx's `min_odd`: the log-odds of a document a run did not retrieve (bayesfuse).
+pub(crate) fn min_odd() -> f64 {
+    (0.001f64 / 0.999).ln()
+}
+
+/// segfuse's segment bounds: 0, then `10 * 2^(k-1) - 5` for k = 1..=10.
+const SEG_BOUNDS: [usize; 11] = [0, 5, 15, 35, 75, 155, 315, 635, 1275, 2555, 5115];
+/// bayesfuse's cut-offs.
+const BAYES_CUTS: [usize; 10] = [0, 5, 10, 15, 20, 30, 100, 200, 500, 1000];
+
+/// A whole-number parameter of a trained method.
+fn whole(params: &Params, method: Method, name: &str, min: f64) -> Result<usize> {
+    let v = params.get(method, name)?;
+    if v.fract() != 0.0 || v < min || v > 1e9 {
+        return Err(Error::Option(format!(
+            "parameter '{name}' of fusion method '{method}' must be a whole number >= {min}, \
+             got {v}"
+        )));
+    }
+    Ok(v as usize)
+}
+
+/// Train `method` on the qrels' judgments of `runs` (each normalized with `norm`, as
+/// the method will see them).
+pub(crate) fn train(
+    qrels: &Qrels,
+    runs: &[&Run],
+    method: Method,
+    norm: Option<Norm>,
+    params: &Params,
+) -> Result<Model> {
+    let n_runs = runs.len();
+    // hits[q][r]: the hit list of run r for the q-th qrels query; num_rel[q]
+    let per_query = crate::parallel::map_with(qrels.queries(), Work::default, |w, q| {
+        w.gather(runs, q.id());
+        w.normalize(norm);
+        let hits: Vec<Vec<f64>> = w
+            .lists
+            .iter()
+            .map(|list| {
+                list.iter()
+                    .map(|&(c, _)| {
+                        let rel = q.label(w.cands.get(c as usize)).is_some_and(|l| l >= 1);
+                        if rel {
+                            1.0
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        (hits, q.num_rel(1))
+    });
+    let n_q = per_query.len() as f64;
+    let runs_hits = |r: usize| per_query.iter().map(move |(h, _)| &h[r]);
+    let model = match method {
+        Method::ProbFuse => {
+            let n_seg = whole(params, method, "n_segments", 1.0)?;
+            Model::Prob(
+                (0..n_runs)
+                    .map(|r| {
+                        let mut p = vec![0.0; n_seg];
+                        for hits in runs_hits(r) {
+                            let size = hits.len().div_ceil(n_seg);
+                            for (k, pk) in p.iter_mut().enumerate() {
+                                let seg = slice(hits, k * size, (k + 1) * size);
+                                if !seg.is_empty() {
+                                    *pk += sum(seg) / seg.len() as f64;
+                                }
+                            }
+                        }
+                        p.iter().map(|x| x / n_q).collect()
+                    })
+                    .collect(),
+            )
+        }
+        Method::SegFuse => Model::Seg(
+            (0..n_runs)
+                .map(|r| {
+                    let mut p = vec![0.0; SEG_BOUNDS.len() - 1];
+                    for hits in runs_hits(r) {
+                        for (k, pk) in p.iter_mut().enumerate() {
+                            let (a, b) = (SEG_BOUNDS[k], SEG_BOUNDS[k + 1]);
+                            *pk += sum(slice(hits, a, b)) / (b - a) as f64;
+                        }
+                    }
+                    p.iter().map(|x| x / n_q).collect()
+                })
+                .collect(),
+        ),
+        Method::PosFuse | Method::SlideFuse => {
+            let probs = (0..n_runs)
+                .map(|r| {
+                    let len = runs_hits(r).map(|h| h.len()).max().unwrap_or(0);
+                    let (mut num, mut den) = (vec![0.0; len], vec![0.0; len]);
+                    for hits in runs_hits(r) {
+                        for (i, h) in hits.iter().enumerate() {
+                            den[i] += 1.0;
+                            num[i] += h;
+                        }
+                    }
+                    num.iter().zip(&den).map(|(n, d)| n / d).collect()
+                })
+                .collect();
+            if method == Method::SlideFuse {
+                Model::Slide(probs, whole(params, method, "w", 0.0)?)
+            } else {
+                Model::Pos(probs)
+            }
+        }
+        Method::BayesFuse => Model::Bayes(
+            (0..n_runs)
+                .map(|r| {
+                    let mut odds = vec![0.0; BAYES_CUTS[BAYES_CUTS.len() - 1]];
+                    for w in BAYES_CUTS.windows(2) {
+                        let (a, b) = (w[0], w[1]);
+                        let mut avg = 0.0;
+                        for hits in runs_hits(r) {
+                            let precision = sum(slice(hits, a, b)) / (b - a) as f64;
+                            avg += precision / n_q;
+                        }
+                        if avg == 0.0 {
+                            avg += 0.001;
+                        }
+                        let mut neg = 1.0 - avg;
+                        if neg == 0.0 {
+                            neg += 0.001;
+                        }
+                        let v = (avg / neg).ln();
+                        odds[a..b].iter_mut().for_each(|o| *o = v);
+                    }
+                    odds
+                })
+                .collect(),
+        ),
+        Method::MapFuse => Model::Map(
+            (0..n_runs)
+                .map(|r| {
+                    let total = per_query.iter().fold(0.0, |acc, (h, num_rel)| {
+                        acc + average_precision(&h[r], *num_rel)
+                    });
+                    total / n_q
+                })
+                .collect(),
+        ),
+        _ => {
+            return Err(Error::Option(format!(
+                "fusion method '{method}' is not trained on qrels"
+            )))
+        }
+    };
+    Ok(model)
+}
+
+/// trec_eval's (and ranx's) average precision of a hit list.
+fn average_precision(hits: &[f64], num_rel: u64) -> f64 {
+    if num_rel == 0 {
+        return 0.0;
+    }
+    let mut found = 0.0;
+    let mut ap = 0.0;
+    for (i, &h) in hits.iter().enumerate() {
+        if h > 0.0 {
+            found += 1.0;
+            ap += found / (i + 1) as f64;
+        }
+    }
+    ap / num_rel as f64
+}
+
+/// `x[a:b]` as numpy slices: clipped to the list.
+fn slice(x: &[f64], a: usize, b: usize) -> &[f64] {
+    let b = b.min(x.len());
+    if a >= b {
+        &[]
+    } else {
+        &x[a..b]
+    }
+}
+
+fn sum(x: &[f64]) -> f64 {
+    x.iter().fold(0.0, |a, v| a + v)
+}
+
+impl Model {
+    /// The score run `r` gives the document at 0-based rank `i` of its list of `n`,
+    /// whose (normalized) score is `score`.
+    #[inline]
+    pub(crate) fn score(&self, r: usize, i: usize, n: usize, score: f64) -> f64 {
+        let get = |p: &[f64], i: usize| p.get(i).copied().unwrap_or(0.0);
+        match self {
+            Model::Prob(p) => {
+                let p = &p[r];
+                let size = n.div_ceil(p.len().max(1)).max(1);
+                let k = i / size;
+                get(p, k) / (k + 1) as f64
+            }
+            Model::Seg(p) => {
+                let k = SEG_BOUNDS.windows(2).position(|w| i >= w[0] && i < w[1]);
+                k.map_or(0.0, |k| get(&p[r], k)) * (score + 1.0)
+            }
+            Model::Pos(p) => get(&p[r], i),
+            Model::Slide(p, w) => {
+                let a = i.saturating_sub(*w);
+                let b = (i + w).min(n.saturating_sub(1));
+                sum(slice(&p[r], a, b + 1)) / (b - a + 1) as f64
+            }
+            Model::Bayes(odds) => odds[r].get(i).copied().unwrap_or_else(min_odd),
+            Model::Map(m) => m[r] / (i + 1) as f64,
+        }
+    }
+
+    /// The score of a document missing from a run.
+    pub(crate) fn absent(&self) -> f64 {
+        match self {
+            Model::Bayes(_) => min_odd(),
+            _ => 0.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_by_hand() {
+        let m = Model::Prob(vec![vec![0.6, 0.2]]);
+        // 5 documents, 2 segments: size 3
+        assert_eq!(m.score(0, 2, 5, 0.0), 0.6);
+        assert_eq!(m.score(0, 3, 5, 0.0), 0.1);
+        let s = Model::Slide(vec![vec![1.0, 0.5, 0.0]], 1);
+        assert_eq!(s.score(0, 0, 3, 0.0), 0.75);
+        assert_eq!(s.score(0, 1, 3, 0.0), 0.5);
+        // past the probabilities: the slice is clipped, the divisor is not
+        assert_eq!(s.score(0, 3, 5, 0.0), 0.0 / 3.0);
+        let g = Model::Seg(vec![vec![0.5; 10]]);
+        assert_eq!(g.score(0, 4, 10, 1.0), 1.0);
+        assert_eq!(g.score(0, 6000, 7000, 1.0), 0.0);
+        assert_eq!(
+            average_precision(&[1.0, 0.0, 1.0], 3),
+            (1.0 + 2.0 / 3.0) / 3.0
+        );
+    }
+}

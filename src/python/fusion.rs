@@ -1,0 +1,238 @@
+//! `normalize` and `fuse`: thin wrappers over `crate::fusion` (the runs are converted
+//! once, the work runs without the GIL).
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyString};
+
+use super::convert::runid_arg;
+use super::data::{run_of, PyRun};
+use super::{errors, heavy};
+use crate::fusion::{self, Method, Norm, Params};
+use crate::run::Run;
+
+/// One parameter value: a real number (not a bool).
+fn number(v: &Bound<'_, PyAny>, what: &str) -> PyResult<f64> {
+    let py = v.py();
+    let bad = || {
+        errors::input_err(
+            py,
+            format!(
+                "{what} must be a number, got {}",
+                v.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+            ),
+        )
+    };
+    if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyString>() {
+        return Err(bad());
+    }
+    v.extract::<f64>().map_err(|_| bad())
+}
+
+/// ranx's `params` dict: scalars by name, `weights` a sequence of numbers.
+fn params_of(params: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
+    let mut p = Params::new();
+    let Some(params) = params.filter(|p| !p.is_none()) else {
+        return Ok(p);
+    };
+    let py = params.py();
+    let d = params
+        .cast::<PyDict>()
+        .map_err(|_| errors::input_err(py, "params must be a dict {name: value}".to_string()))?;
+    for (k, v) in d.iter() {
+        let name: String = k
+            .extract()
+            .map_err(|_| errors::input_err(py, "params keys must be str".to_string()))?;
+        if name == "weights" {
+            if v.is_instance_of::<PyString>() {
+                return Err(errors::input_err(
+                    py,
+                    "weights must be a sequence of numbers, one per run".into(),
+                ));
+            }
+            let items: Vec<Bound<'_, PyAny>> = v
+                .try_iter()
+                .map_err(|_| {
+                    errors::input_err(
+                        py,
+                        "weights must be a sequence of numbers, one per run".into(),
+                    )
+                })?
+                .collect::<PyResult<_>>()?;
+            let w = items
+                .iter()
+                .map(|x| number(x, "each weight"))
+                .collect::<PyResult<Vec<f64>>>()?;
+            p = p.with_weights(w);
+        } else {
+            let x = number(&v, &format!("parameter '{name}'"))?;
+            p = p.set(&name, x);
+        }
+    }
+    Ok(p)
+}
+
+fn method_of(py: Python<'_>, s: &str) -> PyResult<Method> {
+    Method::parse(s).map_err(|e| errors::to_py(py, e))
+}
+
+fn norm_of(py: Python<'_>, s: Option<&str>) -> PyResult<Option<Norm>> {
+    s.map(Norm::parse)
+        .transpose()
+        .map_err(|e| errors::to_py(py, e))
+}
+
+fn runs_of(runs: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<Run>>> {
+    let py = runs.py();
+    if runs.is_instance_of::<PyString>() || runs.is_instance_of::<PyDict>() {
+        return Err(errors::input_err(
+            py,
+            "runs must be a list of runs (Run objects, dicts, DataFrames or file paths)".into(),
+        ));
+    }
+    let it = runs.try_iter().map_err(|_| {
+        errors::input_err(
+            py,
+            "runs must be a list of runs (Run objects, dicts, DataFrames or file paths)".into(),
+        )
+    })?;
+    it.map(|r| run_of(&r?)).collect()
+}
+
+fn with_name(mut run: Run, name: Vec<u8>) -> crate::error::Result<Run> {
+    if !name.is_empty() {
+        run.set_runid(&name)?;
+    }
+    Ok(run)
+}
+
+/// Normalize every query of a run (ranx's normalizations; see the README).
+#[pyfunction]
+#[pyo3(signature = (run, method = "min-max", *, name = None))]
+fn normalize(
+    run: &Bound<'_, PyAny>,
+    method: &str,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyRun> {
+    let py = run.py();
+    let name = runid_arg(name)?;
+    let norm = Norm::parse(method).map_err(|e| errors::to_py(py, e))?;
+    let run = run_of(run)?;
+    let out = heavy(py, move |_| with_name(fusion::normalize(&run, norm)?, name))?;
+    Ok(PyRun {
+        inner: Arc::new(out),
+    })
+}
+
+/// Fuse runs with one of ranx's methods (after a normalization, if given).
+#[pyfunction]
+#[pyo3(signature = (runs, method = "rrf", norm = None, params = None, *, qrels = None, name = None))]
+fn fuse(
+    runs: &Bound<'_, PyAny>,
+    method: &str,
+    norm: Option<&str>,
+    params: Option<&Bound<'_, PyAny>>,
+    qrels: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyRun> {
+    let py = runs.py();
+    let method = method_of(py, method)?;
+    let norm = norm_of(py, norm)?;
+    let params = params_of(params)?;
+    let name = runid_arg(name)?;
+    let qrels = match qrels.filter(|q| !q.is_none()) {
+        Some(q) => Some(super::data::qrels_of(q)?),
+        None => None,
+    };
+    let runs = runs_of(runs)?;
+    let out = heavy(py, move |_| {
+        let refs: Vec<&Run> = runs.iter().map(|r| r.as_ref()).collect();
+        let fused = match &qrels {
+            Some(q) => fusion::fuse_trained(q, &refs, method, norm, &params)?,
+            None => fusion::fuse(&refs, method, norm, &params)?,
+        };
+        with_name(fused, name)
+    })?;
+    Ok(PyRun {
+        inner: Arc::new(out),
+    })
+}
+
+/// A `Params` as ranx's dict (`k`, `n_segments` and `w` as ints, as ranx's grids give them).
+fn params_dict<'py>(py: Python<'py>, p: &Params) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, v) in p.values() {
+        if matches!(name.as_str(), "k" | "n_segments" | "w") && v.fract() == 0.0 && v.abs() < 1e15 {
+            d.set_item(name, *v as i64)?;
+        } else {
+            d.set_item(name, *v)?;
+        }
+    }
+    if let Some(w) = &p.weights {
+        d.set_item("weights", w.clone())?;
+    }
+    Ok(d)
+}
+
+/// ranx's `optimize_fusion`: the grid search of a method's parameters; the best
+/// parameters, and with `return_optimization_report` also every setting tried with its
+/// score.
+#[pyfunction]
+#[pyo3(signature = (qrels, runs, method = "wsum", norm = Some("min-max"), metric = "ndcg", *, step = None, return_optimization_report = false))]
+#[pyo3(
+    text_signature = "(qrels, runs, method='wsum', norm='min-max', metric='ndcg', *, step=None, return_optimization_report=False)"
+)]
+#[allow(clippy::too_many_arguments)]
+fn optimize_fusion<'py>(
+    py: Python<'py>,
+    qrels: &Bound<'py, PyAny>,
+    runs: &Bound<'py, PyAny>,
+    method: &str,
+    norm: Option<&str>,
+    metric: &str,
+    step: Option<f64>,
+    return_optimization_report: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let method = method_of(py, method)?;
+    let norm = norm_of(py, norm)?;
+    let metric = metric.to_string();
+    let qrels = super::data::qrels_of(qrels)?;
+    let runs = runs_of(runs)?;
+    let opt = heavy(py, move |_| {
+        let refs: Vec<&Run> = runs.iter().map(|r| r.as_ref()).collect();
+        if refs.len() < 2 {
+            return Err(crate::error::Error::Input(format!(
+                "fusion needs at least two runs, got {}",
+                refs.len()
+            )));
+        }
+        fusion::optimize_fusion(&qrels, &refs, method, norm, &metric, step)
+    })?;
+    let best = params_dict(py, &opt.best)?;
+    if !return_optimization_report {
+        return Ok(best.into_any());
+    }
+    let table = pyo3::types::PyList::empty(py);
+    for t in &opt.trials {
+        table.append((params_dict(py, &t.params)?, t.score))?;
+    }
+    Ok((best, table).into_pyobject(py)?.into_any())
+}
+
+/// The fusion methods and normalizations: `(methods, norms)`, ranx's names.
+#[pyfunction]
+fn fusion_methods() -> (Vec<&'static str>, Vec<&'static str>) {
+    (
+        Method::all().map(|m| m.name()).collect(),
+        Norm::ALL.iter().map(|n| n.name()).collect(),
+    )
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(fuse, m)?)?;
+    m.add_function(wrap_pyfunction!(fusion_methods, m)?)?;
+    m.add_function(wrap_pyfunction!(optimize_fusion, m)?)?;
+    Ok(())
+}
