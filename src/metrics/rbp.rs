@@ -78,6 +78,20 @@ pub(super) fn rbp_binary(c: &QueryCtx, p: f64) -> f64 {
     (1.0 - p) * sum
 }
 
+/// RBP with the labels themselves as gains (ranx's `rbp.X`): (1 - p) * sum of
+/// label * p^(rank - 1) over relevant documents (label >= the relevance level).
+pub(super) fn rbp_labels(c: &QueryCtx, p: f64) -> f64 {
+    let mut sum = 0.0;
+    let mut w = 1.0;
+    for i in 0..c.num_ret() {
+        if c.is_rel(i) {
+            sum += c.rels[i] as f64 * w;
+        }
+        w *= p;
+    }
+    (1.0 - p) * sum
+}
+
 #[cfg(test)]
 mod tests {
     use crate::metrics::test_util::eval;
