@@ -116,6 +116,7 @@ class Evaluator:
         judged_only: bool | None = None,
         num_docs_in_collection: int | None = None,
         n_threads: int | None = None,
+        names: str | None = None,
     ) -> Evaluator: ...
     def evaluate(
         self,

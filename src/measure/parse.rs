@@ -309,9 +309,11 @@ fn parse_trec_plain(s: &str) -> Result<Option<Measure>> {
         if let Some(f) = family_by_name(name) {
             // ranx's `rbp.95` (p = 0.95) is not trec_eval's `rbp.p=0.95`: the at-style
             // grammar reads it
+            // (with ranx's `-lN` suffix too: `rbp.95-l2`)
+            let digits = params.split_once("-l").map_or(params, |(d, _)| d);
             let ranx_rbp = f == Family::Rbp
-                && !params.is_empty()
-                && params.bytes().all(|b| b.is_ascii_digit());
+                && !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit());
             if !ranx_rbp {
                 return Measure::with_params(f, params).map(Some);
             }
