@@ -221,7 +221,7 @@ def test_cli_prints_new_measures(tmp_path) -> None:
     run.write_text("q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n")
     out = subprocess.run(
         [sys.executable, "-m", "irmetrics", "-q", "-N", "10"]
-        + ["-m", "hits.1,3", "-m", "ERR@2", "-m", "fallout@2", "-m", "dcg_jk.3"]
+        + ["-m", "hits.1,3", "-m", "ERR(gmax=4)@2", "-m", "fallout@2", "-m", "dcg_jk.3"]
         + [str(qrels), str(run)],
         capture_output=True,
         text=True,
