@@ -87,9 +87,7 @@ def case_dir(conformance: Path, case: str) -> Path:
 
 def ours(d: Path, names: list[str], dialect: str | None = None) -> dict[str, dict[str, float]]:
     qrels, run = load(d)
-    return irmetrics.evaluate(
-        qrels, run, names, per_query=True, complete=True, names=dialect
-    )
+    return irmetrics.evaluate(qrels, run, names, per_query=True, complete=True, names=dialect)
 
 
 def compare(ref: dict[str, float], got: dict[str, float], qids: set[str], tol: float) -> list[str]:

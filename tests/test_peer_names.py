@@ -130,7 +130,9 @@ def close(a: float, b: float) -> bool:
 
 
 @pytest.mark.parametrize(("name", "names", "peer"), RANX, ids=[f"{r[0]}|{r[1]}" for r in RANX])
-def test_ranx_spellings_give_ranx_values(case: Any, name: str, names: str | None, peer: str) -> None:
+def test_ranx_spellings_give_ranx_values(
+    case: Any, name: str, names: str | None, peer: str
+) -> None:
     import ranx
 
     qrels, run = case
@@ -173,7 +175,8 @@ def test_ir_measures_spellings_give_ir_measures_values(
         # gdeval prints 5 decimals: its ERR and exp-gain nDCG are compared to 5e-6
         if "ERR" in str(m) or "exp-log2" in str(m):
             bad = {q: p for q, p in bad.items() if abs(p[0] - p[1]) > 5e-6}
-        assert not bad, f"{name} ({col}): {len(bad)} queries differ from {m}: {list(bad.items())[:3]}"
+        first = list(bad.items())[:3]
+        assert not bad, f"{name} ({col}): {len(bad)} queries differ from {m}: {first}"
     if any(trec9_differs(m, qrels[q]) for m in parsed for q in want[m]):
         return  # the mean holds the queries trec_eval 9 and 10 differ on
     # the `all` value is ir_measures' aggregate (a sum for NumRet, else the mean)

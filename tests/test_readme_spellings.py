@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import pytest
 
 import irmetrics
-from conftest import REPO
 
-README = (REPO / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
 QRELS = {
     "q1": {"a": 2, "b": 0, "c": 1, "d": -1, "e": 4},
