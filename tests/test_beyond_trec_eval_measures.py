@@ -258,3 +258,39 @@ def test_published_worked_examples() -> None:
     assert res["P@4"] == 0.5
     assert res["P@5"] == pytest.approx(3 / 5)
     assert res["relative_map@3"] == pytest.approx((1 + 2 / 3) / 3)
+
+
+def test_std_ddof_against_numpy_and_ranx() -> None:
+    """``std``: the sample standard deviation by default (ddof=1), the population one
+    with ``ddof=0`` (numpy's ``ddof=0``; ranx's reports use ``np.std``)."""
+    import numpy as np
+
+    values = [0.2, 0.0, 0.5, 0.1, 0.35, 1.0, 0.75]
+    for ddof in (0, 1):
+        want = float(np.std(values, ddof=ddof))
+        assert irmetrics.aggregate(values, "std", ddof=ddof) == pytest.approx(want, abs=1e-15)
+    assert irmetrics.aggregate(values, "std") == irmetrics.aggregate(values, "std", ddof=1)
+    assert irmetrics.aggregate(values, "std_pop") == irmetrics.aggregate(values, "std", ddof=0)
+    # one value: no sample spread (NaN), a population spread of 0
+    assert math.isnan(irmetrics.aggregate([0.5], "std"))
+    assert irmetrics.aggregate([0.5], "std", ddof=0) == 0.0
+    with pytest.raises(ValueError, match="ddof applies to how='std' only"):
+        irmetrics.aggregate(values, "mean", ddof=0)
+    with pytest.raises(ValueError, match="ddof must be 0"):
+        irmetrics.aggregate(values, "std", ddof=2)
+    # through evaluate: ranx's std of its per-query values is np.std (population)
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1, "e": 1}}
+    run = {"q1": {"b": 2.0, "a": 1.0}, "q2": {"c": 1.0}, "q3": {"x": 1.0}}
+    import warnings
+
+    import ranx
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's compilation warnings
+        rr = ranx.Run(run)
+        ranx.evaluate(ranx.Qrels(qrels), rr, "map", make_comparable=True)
+    per_query = [float(v) for v in rr.scores["map"].values()]
+    got = irmetrics.evaluate(qrels, run, "map", aggregate="std", ddof=0)["map"]
+    assert got == pytest.approx(float(np.std(per_query)), abs=1e-15)
+    with pytest.raises(ValueError):
+        irmetrics.evaluate(qrels, run, "map", ddof=0)
