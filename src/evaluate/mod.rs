@@ -394,6 +394,45 @@ pub fn evaluate(qrels: &Qrels, run: &Run, measures: &[&str], options: Options) -
 mod tests {
     use super::*;
 
+    /// ir_measures' `judged_only=True` on one measure is trec_eval's -J for that
+    /// measure alone: the unjudged documents leave its ranking, not the others'.
+    #[test]
+    fn judged_only_of_one_measure_is_minus_j_for_it() {
+        let q = Qrels::from_bytes(b"q1 0 a 1\nq1 0 b 0\nq1 0 c 1\n", "q").unwrap();
+        let r = Run::from_bytes(
+            b"q1 Q0 x 1 9 r\nq1 Q0 a 2 8 r\nq1 Q0 y 3 7 r\nq1 Q0 c 4 6 r\n",
+            "r",
+        )
+        .unwrap();
+        let ev = |names: &[&str], judged_only: bool| {
+            let o = Options {
+                judged_only,
+                ..Options::default()
+            };
+            Evaluator::new(q.clone(), MeasureSet::parse(names).unwrap(), o)
+                .unwrap()
+                .evaluate(&r)
+                .unwrap()
+        };
+        let own = ev(
+            &["P(judged_only=True)@2", "P@2", "map(judged_only=1)"],
+            false,
+        );
+        let minus_j = ev(&["P@2", "map"], true);
+        // ranking a, c once x and y (unjudged) are gone: P@2 = 1
+        assert_eq!(own.summary_by_name("P_2(judged_only=1)"), Some(1.0));
+        assert_eq!(
+            own.summary_by_name("P_2(judged_only=1)"),
+            minus_j.summary_by_name("P_2")
+        );
+        assert_eq!(
+            own.summary_by_name("map(judged_only=1)"),
+            minus_j.summary_by_name("map")
+        );
+        // the measure without the option keeps the whole ranking: x, a -> 1/2
+        assert_eq!(own.summary_by_name("P_2"), Some(0.5));
+    }
+
     fn setup() -> (Qrels, Vec<u8>) {
         let qrels = Qrels::from_bytes(
             b"q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 a 1\nq2 0 x 1\nq3 0 z 1\n",

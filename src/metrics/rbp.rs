@@ -101,6 +101,20 @@ mod tests {
     // plus p^d for everything below d.
 
     #[test]
+    fn label_gain_rbp_by_hand() {
+        // ranx's rbp.5: the labels of relevant documents are the gains, not rescaled:
+        // 0.5 * (2 + 0.25 * 1); unjudged and non-relevant gain 0
+        let v = eval("rbp.5", &[2, 0, 1, -1], &[2, 1, 0])[0];
+        assert_eq!(v, 0.5 * (2.0 + 0.25));
+        // at level 2 only the label 2 counts
+        let v = eval("rbp.5-l2", &[2, 0, 1], &[2, 1, 0])[0];
+        assert_eq!(v, 0.5 * 2.0);
+        // p = 0.9 by default
+        let v = eval("rbp_label", &[3], &[3])[0];
+        assert!((v - 0.3).abs() < 1e-15, "{v}");
+    }
+
+    #[test]
     fn binary_rbp_by_hand() {
         // p = 0.5, relevant at ranks 1, 3, 4: 0.5 * (1 + 0.25 + 0.125) = 0.6875
         let v = eval("RBP(rel=1,p=0.5)", &[1, 0, 2, 1, 0], &[2, 1, 1, 0, 0])[0];
