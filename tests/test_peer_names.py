@@ -71,6 +71,17 @@ IR_MEASURES = [
     ("Judged@10", None, "Judged@10"),
     ("NumRet(rel=2)", None, "NumRet(rel=2)"),
     ("NumRet", None, "NumRet"),
+    # rel= on the other families that take it
+    ("Success(rel=2)@10", None, "Success(rel=2)@10"),
+    ("RR(rel=3)", None, "RR(rel=3)"),
+    ("Bpref(rel=2)", None, "Bpref(rel=2)"),
+    ("SetAP(rel=2)", None, "SetAP(rel=2)"),
+    ("SetP(rel=3)", None, "SetP(rel=3)"),
+    ("AP(rel=2)@100", None, "AP(rel=2)@100"),
+    ("P(rel=2, judged_only=True)@10", None, "P(rel=2, judged_only=True)@10"),
+    ("nDCG(judged_only=True)@10", None, "nDCG(judged_only=True)@10"),
+    ("IPrec@0.2", None, "IPrec@0.2"),
+    ("NumRel", None, "NumRel"),
     # gdeval's ERR: gmax 4 explicitly, or ir_measures' meaning of ERR@k
     ("ERR(gmax=4)@10", None, "ERR@10"),
     ("ERR@10", "ir_measures", "ERR@10"),
