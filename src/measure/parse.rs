@@ -212,14 +212,20 @@ fn parse_number(s: &str) -> Option<f64> {
 
 /// Parse one measure request into one or more measures.
 ///
-/// Accepted spellings:
-/// * trec_eval: `P`, `P.5,10`, `ndcg_cut.10`, `ndcg_cut_10`, `ndcg.1=3,2=7`, `rbp.p=0.8`,
-///   nicknames `official`, `all_trec`, `set`;
+/// Accepted spellings (names are case-insensitive in meaning: `MAP` is `map`):
+/// * trec_eval: `P`, `P.5,10`, `P_5,10`, `ndcg_cut.10`, `ndcg_cut_10`, `ndcg.1=3,2=7`,
+///   `rbp.p=0.8`, nicknames `official`, `all_trec`, `set`;
 /// * ir_measures: `P@5`, `R@1000`, `AP`, `AP@100`, `RR`, `RR@10`, `nDCG`, `nDCG@10`, `Rprec`,
 ///   `Bpref`, `Success@10`, `infAP`, `NumRet`, `NumRel`, `NumRelRet`, `NumQ`, `SetP`, `SetR`,
-///   `SetF`, `IPrec@0.5`, `RBP(p=0.8)`, and `(rel=N)` on any of them (`P(rel=2)@5`);
-/// * ranx: `precision@5`, `recall@100`, `map`, `map@100`, `mrr`, `mrr@10`, `ndcg`, `ndcg@10`,
-///   `hit_rate@10`, `r-precision`, `bpref`, `rbp.95`, and `-lN` on any (`map@100-l2`).
+///   `SetF`, `SetRelP`, `IPrec@0.5`, `RBP(p=0.8)`, `Judged`, `Judged@10`, with the options
+///   `rel=N` (any of them), `cutoff=k`, `judged_only=True`, `gains={0:1,1:2}`,
+///   `dcg='exp-log2'`, `beta=` (SetF), `recall=` (IPrec), `relative=True` (SetP);
+/// * ranx: `precision`, `precision@5`, `recall@100`, `f1`, `hits@10`, `hit_rate`, `map`,
+///   `map@100`, `mrr`, `mrr@10`, `ndcg`, `ndcg@10`, `r-precision`, `bpref`, `rbp.95`, and
+///   `-lN` on any (`map@100-l2`).
+///
+/// Where one spelling has two meanings, [`Names::Irmetrics`] keeps trec_eval's for its
+/// names (`recall`); see [`parse_measure_as`].
 pub fn parse_measure(input: &str) -> Result<Vec<Measure>> {
     parse_measure_as(input, Names::Irmetrics)
 }

@@ -82,6 +82,10 @@ pub struct PyEvaluator {
 
 #[pymethods]
 impl PyEvaluator {
+    /// Judgments and measures prepared once. `names` picks whose meaning a measure
+    /// name takes where the peers differ: None (trec_eval's names keep trec_eval's
+    /// meaning), `"ranx"` (bare `recall`, `hits`: the whole ranking) or `"ir_measures"`
+    /// (`ERR@k`: gdeval's gmax 4).
     #[new]
     #[pyo3(signature = (qrels, measures, *, complete = None, relevance_level = None,
                         max_docs = None, judged_only = None, num_docs_in_collection = None,
