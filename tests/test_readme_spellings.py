@@ -65,6 +65,7 @@ def test_the_peer_table_is_read() -> None:
 def test_peer_spelling(spelling: str, names: str | None, columns: list[str]) -> None:
     ev = irmetrics.Evaluator(QRELS, [spelling], names=names, complete=True)
     assert ev.columns() == columns
+    assert irmetrics.canonical_names(spelling, names) == columns
     out = ev.evaluate(RUN)
     assert len(out) == len(columns)
     assert all(isinstance(v, (int, float)) and math.isfinite(v) for v in out.values())
