@@ -24,6 +24,7 @@ from ._core import (
     FormatError,
     InputError,
     MeasureError,
+    MissingDependencyError,
     MissingQueryError,
     Qrels,
     Run,
@@ -55,6 +56,7 @@ __all__ = [
     "FormatError",
     "InputError",
     "MeasureError",
+    "MissingDependencyError",
     "MissingQueryError",
     "Qrels",
     "Run",
@@ -146,6 +148,7 @@ def evaluate(
     table = ev.evaluate_table(run, stream=stream)
     if output == "numpy":
         return table
+    _core._require("pandas", "output='pandas'", "'irmetrics[pandas]'")
     import pandas as pd
 
     ids, columns, values, summary = table
