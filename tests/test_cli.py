@@ -94,6 +94,41 @@ def test_json_and_csv_per_query_give_trec_eval_values_in_its_order(conformance: 
     assert checked > 40 * 80
 
 
+def test_several_runs_are_told_apart_in_every_format(conformance: Path) -> None:
+    """Two runs on one command line: trec text is trec_eval's block for each run after a
+    `# run FILE` line; CSV has a run column and one header, JSON is one document, the
+    table puts the runs side by side; every value is trec_eval's."""
+    suite = conformance / "trec_eval_suite"
+    qrels, runs = suite / "qrels.test", [suite / "results.test", suite / "results.trunc"]
+    # -c changes nothing for results.test (every judged query has results)
+    expected = [suite / "out.test.aq", suite / "out.test.aqc"]
+    full = [
+        json.loads((suite / "full" / f"{c}.full.json").read_text()) for c in ("test_aq", "test_aqc")
+    ]
+    args = ["-c", "-q", "-m", "all_trec", str(qrels), *map(str, runs)]
+    out = cli(*args)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == b"".join(
+        f"# run {run}\n".encode() + exp.read_bytes() for run, exp in zip(runs, expected)
+    )
+    rows = list(csv.DictReader(io.StringIO(cli("--format", "csv", *args).stdout.decode())))
+    assert [r["run"] for r in rows if r["query"] == "all"] == [str(r) for r in runs]
+    assert len(rows) == sum(len(f["map"]) for f in full)  # per-query rows and "all" rows
+    for row in rows:
+        values = full[[str(r) for r in runs].index(row["run"])]
+        assert float(row["map"]) == pytest.approx(values["map"][row["query"]], abs=1e-12)
+    doc = json.loads(cli("--format", "json", *args).stdout)
+    assert [d["run"] for d in doc["runs"]] == [str(r) for r in runs]
+    for d, values in zip(doc["runs"], full):
+        assert d["all"]["map"] == pytest.approx(values["map"]["all"], abs=1e-12)
+        for qid, per in d["per_query"].items():
+            assert per["P_5"] == pytest.approx(values["P_5"][qid], abs=1e-12)
+    table = cli("--format", "table", "-c", "-m", "map", str(qrels), *map(str, runs))
+    lines = table.stdout.decode().splitlines()
+    assert lines[0].split() == ["query", "measure", *map(str, runs)]
+    assert lines[1].split() == ["all", "map", *(f"{f['map']['all']:.4f}" for f in full)]
+
+
 def test_output_file_is_written_whole(v01: dict[str, Path], tmp_path: Path) -> None:
     target = tmp_path / "out.txt"
     out = cli("-q", "-m", "all_trec", "--output", str(target), str(v01["qrels"]), str(v01["run"]))

@@ -87,9 +87,7 @@ where
         return Ok(());
     }
     let mut text = Vec::new();
-    for (path, res) in evaluate_args(&args, cancel)? {
-        output::render(&res, &args, &path, &mut text)?;
-    }
+    output::render_all(&evaluate_args(&args, cancel)?, &args, &mut text)?;
     match &args.output {
         Some(p) => crate::trec::write_atomically(p, &text),
         None => out.write_all(&text).map_err(write_err),

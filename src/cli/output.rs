@@ -1,7 +1,7 @@
 //! The output formats of the command line: trec_eval's text (from [`Results`]), JSON
 //! (serde_json), CSV (the csv crate) and an aligned table for people.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -71,7 +71,53 @@ fn json_text(bytes: &[u8], what: &str, path: &Path) -> Result<String> {
 /// Render one run's results in the requested format. trec and CSV write ids and the
 /// run tag as the bytes that were read (as trec_eval does); the table shows bytes that
 /// are not UTF-8 as `\xNN`; JSON refuses them (nothing is rendered).
-pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>) -> Result<()> {
+/// Render the results of every run, in order. One run is written as trec_eval (or the
+/// other formats) write it; several are told apart: trec text puts a `# run FILE` line
+/// before each run's block, CSV a `run` column (one header), JSON one document
+/// `{"runs": [...]}`, the table the runs side by side.
+pub(super) fn render_all(
+    results: &[(PathBuf, Results)],
+    args: &Args,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    if let [(path, res)] = results {
+        return render(res, args, path, out, None);
+    }
+    match args.format {
+        Format::Table => return side_by_side(results, args, out),
+        Format::Json => out.extend_from_slice(b"{\"runs\":["),
+        _ => {}
+    }
+    for (i, (path, res)) in results.iter().enumerate() {
+        match args.format {
+            Format::Trec => {
+                out.extend_from_slice(b"# run ");
+                out.extend_from_slice(path_bytes(path));
+                out.push(b'\n');
+            }
+            Format::Json if i > 0 => out.push(b','),
+            _ => {}
+        }
+        render(res, args, path, out, Some(i))?;
+        if args.format == Format::Json {
+            out.pop(); // the document's newline: the runs are one document
+        }
+    }
+    if args.format == Format::Json {
+        out.extend_from_slice(b"]}\n");
+    }
+    Ok(())
+}
+
+/// Render one run's results; `several` is its position when several runs are written
+/// (CSV rows then start with the run, and only the first writes the header).
+fn render(
+    res: &Results,
+    args: &Args,
+    path: &Path,
+    out: &mut Vec<u8>,
+    several: Option<usize>,
+) -> Result<()> {
     let cols = res.columns();
     let value_cols: Vec<usize> = (0..cols.len())
         .filter(|&c| !matches!(cols[c].family, Family::RunId | Family::Relstring))
@@ -134,9 +180,15 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
                 }
             };
             let mut rows: Vec<Vec<Vec<u8>>> = Vec::new();
-            let mut header = vec![b"query".to_vec()];
-            header.extend(shown.iter().map(|&c| cols[c].name.clone().into_bytes()));
-            rows.push(header);
+            // several runs (CSV): a run column first, the header once
+            let run_cell: Vec<Vec<u8>> =
+                several.map_or(Vec::new(), |_| vec![path_bytes(path).to_vec()]);
+            if several.unwrap_or(0) == 0 {
+                let mut header = several.map_or(Vec::new(), |_| vec![b"run".to_vec()]);
+                header.push(b"query".to_vec());
+                header.extend(shown.iter().map(|&c| cols[c].name.clone().into_bytes()));
+                rows.push(header);
+            }
             let fmt = |c: usize, v: f64| -> Vec<u8> {
                 if cols[c].family.is_integer() {
                     format!("{}", v as i64)
@@ -148,7 +200,8 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
                 .into_bytes()
             };
             let per_query_row = |q: usize| {
-                let mut r = vec![id_cell(&res.query_ids()[q])];
+                let mut r = run_cell.clone();
+                r.push(id_cell(&res.query_ids()[q]));
                 r.extend(shown.iter().map(|&c| {
                     if Results::is_per_query(&cols[c]) {
                         fmt(c, res.value(q, c))
@@ -159,7 +212,8 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
                 r
             };
             let summary_row = || {
-                let mut r = vec![b"all".to_vec()];
+                let mut r = run_cell.clone();
+                r.push(b"all".to_vec());
                 r.extend(shown.iter().map(|&c| fmt(c, res.summary(c))));
                 r
             };
@@ -265,6 +319,87 @@ fn per_query_json(
             Ok(())
         },
     )
+}
+
+/// Several runs in one aligned table: a row per query (with `-q`) and measure, the
+/// `all` rows last, a column per run (its file name); a query a run lacks is blank.
+fn side_by_side(results: &[(PathBuf, Results)], args: &Args, out: &mut Vec<u8>) -> Result<()> {
+    let Some((_, first)) = results.first() else {
+        return Ok(());
+    };
+    // (name, family, printed per query) of each measure, as the first run has them
+    let measures: Vec<(String, Family, bool)> = (first.columns().iter())
+        .filter(|c| !matches!(c.family, Family::RunId | Family::Relstring | Family::NumQ))
+        .map(|c| (c.name.clone(), c.family, Results::is_per_query(c)))
+        .collect();
+    let fmt = |f: Family, v: f64| {
+        if f.is_integer() {
+            format!("{}", v as i64)
+        } else {
+            format!("{v:.4}")
+        }
+    };
+    let column = |res: &Results, name: &str| res.columns().iter().position(|c| c.name == name);
+    // each run's query positions, and the queries of all runs in order of appearance
+    let mut queries: Vec<&[u8]> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let positions: Vec<std::collections::HashMap<&[u8], usize>> = results
+        .iter()
+        .map(|(_, res)| {
+            (res.query_ids().iter().enumerate())
+                .map(|(q, id)| {
+                    if seen.insert(&id[..]) {
+                        queries.push(id);
+                    }
+                    (&id[..], q)
+                })
+                .collect()
+        })
+        .collect();
+    let mut header = vec!["query".to_string(), "measure".to_string()];
+    header.extend(results.iter().map(|(p, _)| escaped(path_bytes(p))));
+    let mut rows = vec![header];
+    for (name, family, per_query) in &measures {
+        if !(args.per_query && *per_query) {
+            continue;
+        }
+        for id in &queries {
+            let mut r = vec![escaped(id), name.clone()];
+            for ((_, res), pos) in results.iter().zip(&positions) {
+                r.push(match (column(res, name), pos.get(id)) {
+                    (Some(c), Some(&q)) => fmt(*family, res.value(q, c)),
+                    _ => String::new(),
+                });
+            }
+            rows.push(r);
+        }
+    }
+    if args.summary {
+        for (name, family, _) in &measures {
+            let mut r = vec!["all".to_string(), name.clone()];
+            for (_, res) in results {
+                r.push(column(res, name).map_or(String::new(), |c| fmt(*family, res.summary(c))));
+            }
+            rows.push(r);
+        }
+    }
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in &rows {
+        let cells: Vec<String> = (r.iter().enumerate())
+            .map(|(i, f)| {
+                if i < 2 {
+                    format!("{f:<w$}", w = widths[i])
+                } else {
+                    format!("{f:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        out.extend_from_slice(cells.join("  ").trim_end().as_bytes());
+        out.push(b'\n');
+    }
+    Ok(())
 }
 
 /// An aligned table: the first column left, the values right (cells are UTF-8: ids
