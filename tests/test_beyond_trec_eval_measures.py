@@ -30,7 +30,7 @@ NORMALIZED = [
     "nDCG(ideal_all=1)@3",
     "ndcg_gain",
     "ap_11pt",
-    "iprec@0.3",
+    "iprec.0.3",
 ]
 
 # A query: judged labels (-1 marks a negative label) of up to 12 documents, and a run
@@ -66,7 +66,7 @@ def test_normalized_measures_lie_in_unit_interval(q: tuple[dict, dict]) -> None:
 CONFUSION_UNIT = [
     *("tpr@5", "tnr@5", "ppv@5", "npv@5", "fnr@5", "fpr@5", "fdr@5", "for@5"),
     *("fallout@10", "threat_score@5", "prevalence@5", "accuracy@5"),
-    *("balanced_accuracy@5", "fowlkes_mallows@5", "iprec@0.5", "ap_11pt"),
+    *("balanced_accuracy@5", "fowlkes_mallows@5", "iprec.0.5", "ap_11pt"),
 ]
 CONFUSION_SIGNED = ["mcc@5", "informedness@5", "markedness@5"]
 
@@ -112,7 +112,7 @@ def test_perfect_ranking_scores_one(q: tuple[dict, dict]) -> None:
     num_rel = sum(v >= 1 for v in qrels.values())
     names = [
         *("ndcg_burges", "ndcg_burges@3", "nERR@5", "nerr@1", "relative_map@3", "hit_rate@1"),
-        *("ap_11pt", "iprec@1.0", f"tpr@{num_rel}", f"ppv@{num_rel}"),
+        *("ap_11pt", "iprec.1.0", f"tpr@{num_rel}", f"ppv@{num_rel}"),
         *("ndcg_gain", "nDCG(g1=0.5,g3=3.5)@2", "nDCG(ideal_all=1)@100"),
     ]
     res = irmetrics.evaluate({"q": qrels}, {"q": run}, [*names, f"f1@{num_rel}"])
