@@ -83,7 +83,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub use error::{Error, Result};
 pub use evaluate::{evaluate, Evaluator, Options, QueryStream};
 pub use intake::Rows;
-pub use measure::{parse_measure, Family, Measure, MeasureSet};
+pub use measure::{parse_measure, parse_measure_as, Family, Measure, MeasureSet, Names};
 pub use qrels::{Qrels, QrelsBuilder, QrelsQuery};
 pub use results::{Column, Results};
 pub use run::{Run, RunBuilder, RunQuery};

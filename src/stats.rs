@@ -25,8 +25,10 @@ pub enum Statistic {
     GeoMean,
     /// Middle value (mean of the two middle values for an even count).
     Median,
-    /// Sample standard deviation (divisor n - 1).
+    /// Sample standard deviation (divisor n - 1, numpy's `ddof=1`).
     Std,
+    /// Population standard deviation (divisor n, numpy's `ddof=0`; ranx's and elinor's).
+    StdPop,
     /// Sum in order (the `all` value of counts: num_ret, num_rel, ...).
     Sum,
     /// Number of values (the `all` value of num_q).
@@ -34,17 +36,19 @@ pub enum Statistic {
 }
 
 impl Statistic {
-    /// Parse `mean`, `gmean` (`geomean`, `gm`), `median`, `std`, `sum`, `count`.
+    /// Parse `mean`, `gmean` (`geomean`, `gm`), `median`, `std` (sample), `std_pop`
+    /// (population), `sum`, `count`.
     pub fn parse(name: &str) -> Result<Statistic> {
         match name {
             "mean" => Ok(Statistic::Mean),
             "gmean" | "geomean" | "gm" => Ok(Statistic::GeoMean),
             "median" => Ok(Statistic::Median),
             "std" => Ok(Statistic::Std),
+            "std_pop" => Ok(Statistic::StdPop),
             "sum" => Ok(Statistic::Sum),
             "count" => Ok(Statistic::Count),
             other => Err(Error::Option(format!(
-                "unknown statistic '{other}' (mean, gmean, median, std, sum, count)"
+                "unknown statistic '{other}' (mean, gmean, median, std, std_pop, sum, count)"
             ))),
         }
     }
@@ -83,6 +87,11 @@ impl Statistic {
                 let mean = values.iter().sum::<f64>() / n as f64;
                 let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
                 (ss / (n - 1) as f64).sqrt()
+            }
+            Statistic::StdPop => {
+                let mean = values.iter().sum::<f64>() / n as f64;
+                let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
+                (ss / n as f64).sqrt()
             }
         }
     }
@@ -198,6 +207,10 @@ mod tests {
         assert!((aggregate(&v, Statistic::GeoMean) - g).abs() < 1e-12);
         assert!(aggregate(&[], Statistic::Mean).is_nan());
         assert!(aggregate(&[1.0], Statistic::Std).is_nan());
+        // population: divisor n (numpy ddof=0); one value has spread 0
+        assert!((aggregate(&w, Statistic::StdPop) - 2.0).abs() < 1e-12);
+        assert_eq!(aggregate(&[1.0], Statistic::StdPop), 0.0);
+        assert!(aggregate(&[], Statistic::StdPop).is_nan());
         assert!(Statistic::parse("mode").is_err());
     }
 
@@ -228,6 +241,7 @@ mod tests {
             ("gm", Statistic::GeoMean),
             ("median", Statistic::Median),
             ("std", Statistic::Std),
+            ("std_pop", Statistic::StdPop),
             ("sum", Statistic::Sum),
             ("count", Statistic::Count),
         ] {

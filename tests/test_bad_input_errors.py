@@ -714,7 +714,8 @@ DOMAIN_CASES = [
     ("iprec_at_recall.1.5", "iprec_at_recall", "recall level"),
     ("iprec_at_recall_1.10", "iprec_at_recall", "recall level"),
     ("IPrec@-0.5", "iprec_at_recall", "recall level"),
-    ("iprec@2", "iprec", "recall level"),
+    ("iprec.2", "iprec", "recall level"),
+    ("iprec@2", "iprec_at_recall", "recall level"),  # ir_measures' IPrec, any case
     ("11pt_avg.0.5,1.2", "11pt_avg", "recall level"),
     ("set_F.-1", "set_F", "beta"),  # trec_eval's spelling: was accepted
     ("F(beta=-1)@10", "F_cut", "beta"),  # ir_measures' spelling: was refused
@@ -800,7 +801,8 @@ def test_num_docs_in_collection(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["ndcg_burges", "nDCG(dcg='exp-log2')@10", "dcg_burges@5", "err@10", "nERR@10"]
+    "name",
+    ["ndcg_burges", "nDCG(dcg='exp-log2')@10", "dcg_burges@5", "err@10", "ERR@10", "nERR@10"],
 )
 def test_labels_too_large_for_exponential_gains(tmp_path: Path, name: str) -> None:
     qrels = {"q1": {"a": 1}, "q2": {"b": 0, "huge": 1100}}
@@ -813,7 +815,7 @@ def test_labels_too_large_for_exponential_gains(tmp_path: Path, name: str) -> No
     p = cli("-m", name, str(q), str(r))
     assert p.returncode == 1 and p.stdout == "" and "label 1100 is too large" in p.stderr
     # linear gains, and ERR with an explicit gmax, take the same labels
-    for ok in ["ndcg", "ndcg_cut.10", "ERR@10", "err_cut_10(gmax=4)"]:
+    for ok in ["ndcg", "ndcg_cut.10", "ERR(gmax=4)@10", "err_cut_10(gmax=4)"]:
         values = irmetrics.evaluate(qrels, run, ok)
         assert all(v == v and abs(v) != float("inf") for v in values.values())
 

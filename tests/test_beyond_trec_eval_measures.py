@@ -30,7 +30,7 @@ NORMALIZED = [
     "nDCG(ideal_all=1)@3",
     "ndcg_gain",
     "ap_11pt",
-    "iprec@0.3",
+    "iprec.0.3",
 ]
 
 # A query: judged labels (-1 marks a negative label) of up to 12 documents, and a run
@@ -66,7 +66,7 @@ def test_normalized_measures_lie_in_unit_interval(q: tuple[dict, dict]) -> None:
 CONFUSION_UNIT = [
     *("tpr@5", "tnr@5", "ppv@5", "npv@5", "fnr@5", "fpr@5", "fdr@5", "for@5"),
     *("fallout@10", "threat_score@5", "prevalence@5", "accuracy@5"),
-    *("balanced_accuracy@5", "fowlkes_mallows@5", "iprec@0.5", "ap_11pt"),
+    *("balanced_accuracy@5", "fowlkes_mallows@5", "iprec.0.5", "ap_11pt"),
 ]
 CONFUSION_SIGNED = ["mcc@5", "informedness@5", "markedness@5"]
 
@@ -112,7 +112,7 @@ def test_perfect_ranking_scores_one(q: tuple[dict, dict]) -> None:
     num_rel = sum(v >= 1 for v in qrels.values())
     names = [
         *("ndcg_burges", "ndcg_burges@3", "nERR@5", "nerr@1", "relative_map@3", "hit_rate@1"),
-        *("ap_11pt", "iprec@1.0", f"tpr@{num_rel}", f"ppv@{num_rel}"),
+        *("ap_11pt", "iprec.1.0", f"tpr@{num_rel}", f"ppv@{num_rel}"),
         *("ndcg_gain", "nDCG(g1=0.5,g3=3.5)@2", "nDCG(ideal_all=1)@100"),
     ]
     res = irmetrics.evaluate({"q": qrels}, {"q": run}, [*names, f"f1@{num_rel}"])
@@ -221,7 +221,7 @@ def test_cli_prints_new_measures(tmp_path) -> None:
     run.write_text("q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n")
     out = subprocess.run(
         [sys.executable, "-m", "irmetrics", "-q", "-N", "10"]
-        + ["-m", "hits.1,3", "-m", "ERR@2", "-m", "fallout@2", "-m", "dcg_jk.3"]
+        + ["-m", "hits.1,3", "-m", "ERR(gmax=4)@2", "-m", "fallout@2", "-m", "dcg_jk.3"]
         + [str(qrels), str(run)],
         capture_output=True,
         text=True,
@@ -258,3 +258,39 @@ def test_published_worked_examples() -> None:
     assert res["P@4"] == 0.5
     assert res["P@5"] == pytest.approx(3 / 5)
     assert res["relative_map@3"] == pytest.approx((1 + 2 / 3) / 3)
+
+
+def test_std_ddof_against_numpy_and_ranx() -> None:
+    """``std``: the sample standard deviation by default (ddof=1), the population one
+    with ``ddof=0`` (numpy's ``ddof=0``; ranx's reports use ``np.std``)."""
+    import numpy as np
+
+    values = [0.2, 0.0, 0.5, 0.1, 0.35, 1.0, 0.75]
+    for ddof in (0, 1):
+        want = float(np.std(values, ddof=ddof))
+        assert irmetrics.aggregate(values, "std", ddof=ddof) == pytest.approx(want, abs=1e-15)
+    assert irmetrics.aggregate(values, "std") == irmetrics.aggregate(values, "std", ddof=1)
+    assert irmetrics.aggregate(values, "std_pop") == irmetrics.aggregate(values, "std", ddof=0)
+    # one value: no sample spread (NaN), a population spread of 0
+    assert math.isnan(irmetrics.aggregate([0.5], "std"))
+    assert irmetrics.aggregate([0.5], "std", ddof=0) == 0.0
+    with pytest.raises(ValueError, match="ddof applies to how='std' only"):
+        irmetrics.aggregate(values, "mean", ddof=0)
+    with pytest.raises(ValueError, match="ddof must be 0"):
+        irmetrics.aggregate(values, "std", ddof=2)
+    # through evaluate: ranx's std of its per-query values is np.std (population)
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1, "e": 1}}
+    run = {"q1": {"b": 2.0, "a": 1.0}, "q2": {"c": 1.0}, "q3": {"x": 1.0}}
+    import warnings
+
+    import ranx
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's compilation warnings
+        rr = ranx.Run(run)
+        ranx.evaluate(ranx.Qrels(qrels), rr, "map", make_comparable=True)
+    per_query = [float(v) for v in rr.scores["map"].values()]
+    got = irmetrics.evaluate(qrels, run, "map", aggregate="std", ddof=0)["map"]
+    assert got == pytest.approx(float(np.std(per_query)), abs=1e-15)
+    with pytest.raises(ValueError):
+        irmetrics.evaluate(qrels, run, "map", ddof=0)

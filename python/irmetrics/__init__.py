@@ -97,6 +97,7 @@ def evaluate(
     output: str = "dict",
     stream: bool = False,
     aggregate: str = "mean",
+    ddof: int | None = None,
     **options: Any,
 ) -> Any:
     """Evaluate ``run`` against ``qrels``.
@@ -108,10 +109,16 @@ def evaluate(
     (``"nDCG@10"``, ``"P(rel=2)@5"``) or ranx (``"ndcg@10"``, ``"mrr"``) names.
     Measures beyond trec_eval use the same spellings: ``"hits@10"``, ``"f1@10"``,
     ``"F(beta=0.5)@10"``, ``"dcg@10"``, ``"ndcg_burges@10"``,
-    ``"nDCG(dcg='exp-log2')@10"``, ``"ERR@20"`` (gdeval's, maximum grade 4),
-    ``"err@20"`` (maximum grade from the qrels), ``"nERR@20"``, ``"Judged@10"``,
+    ``"nDCG(dcg='exp-log2')@10"``, ``"ERR@20"`` (maximum grade from the qrels, in any
+    letter case; gdeval's fixed grade 4 is ``"ERR(gmax=4)@20"``), ``"nERR@20"``,
+    ``"Judged@10"``,
     ``"RBP(rel=1,p=0.8)"``, ``"relative_map@100"``, ``"fallout@100"`` (needs
-    ``num_docs_in_collection``), ...; ``measures()`` lists every family.
+    ``num_docs_in_collection``), ...; ``measures()`` lists every family. Names are
+    case-insensitive (``"MAP"``, ``"NDCG@10"``). ``names`` picks whose meaning a name
+    takes where the peers differ: ``None`` (trec_eval's names keep trec_eval's meaning:
+    ``"recall"`` is ``recall_5`` ... ``recall_1000``), ``"ranx"`` (``"recall"`` and
+    ``"hits"`` without ``@k`` are ranx's whole ranking) or ``"ir_measures"``
+    (``"ERR@k"`` is gdeval's, maximum grade 4).
 
     ``output="dict"`` (default) returns ``{measure: value}``, or with
     ``per_query=True`` ``{measure: {query_id: value}}``; a request naming one value
@@ -125,14 +132,16 @@ def evaluate(
     loading it; the file must be grouped by query.
 
     ``aggregate`` combines the per-query values: ``"mean"`` (trec_eval's ``all``, the
-    default), ``"gmean"`` (1e-5 floor, as GMAP), ``"median"`` or ``"std"``; with a
-    statistic other than the mean, summary-only values (``num_q``, ``runid``,
-    ``gm_map``) and ``relstring`` are left out.
+    default), ``"gmean"`` (1e-5 floor, as GMAP), ``"median"`` or ``"std"`` (``ddof=1``,
+    the sample standard deviation, by default; ``ddof=0`` the population one, as ranx
+    and elinor report); with a statistic other than the mean, summary-only values
+    (``num_q``, ``runid``, ``gm_map``) and ``relstring`` are left out.
 
     Options (trec_eval flag): ``complete`` (-c), ``relevance_level`` (-l),
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs_in_collection`` (-N),
-    ``n_threads`` (0 = all cores).
+    ``n_threads`` (0 = all cores); ``names`` (see above).
     """
+    aggregate = _statistic(aggregate, ddof)
     ev = Evaluator(qrels, measures, **options)
     if stream and not isinstance(run, (str, os.PathLike)):
         raise TypeError("stream=True needs the run as a file path")
@@ -162,14 +171,29 @@ def _values(values: Mapping[Any, float] | Iterable[float]) -> list[float]:
     return [float(v) for v in values]
 
 
-def aggregate(values: Mapping[Any, float] | Iterable[float], how: str = "mean") -> float:
+def _statistic(how: str, ddof: int | None) -> str:
+    """``how`` with ``ddof`` folded in: ``"std"`` with ``ddof=0`` is ``"std_pop"``."""
+    if ddof is None:
+        return how
+    if how != "std":
+        raise ValueError(f"ddof applies to how='std' only, not {how!r}")
+    if isinstance(ddof, bool) or ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 (population) or 1 (sample), not {ddof!r}")
+    return "std" if ddof == 1 else "std_pop"
+
+
+def aggregate(
+    values: Mapping[Any, float] | Iterable[float], how: str = "mean", *, ddof: int | None = None
+) -> float:
     """Combine per-query values (a ``{query_id: value}`` dict or a list).
 
     ``how``: ``"mean"``, ``"gmean"`` (geometric mean with trec_eval's 1e-5 floor, as
-    in GMAP), ``"median"``, ``"std"`` (sample standard deviation, divisor n - 1).
-    Returns NaN for no values (and for one value with ``"std"``).
+    in GMAP), ``"median"``, ``"std"`` (standard deviation: ``ddof=1``, the sample one
+    with divisor n - 1, by default; ``ddof=0`` the population one with divisor n, as
+    ranx and elinor report; ``"std_pop"`` is ``"std"`` with ``ddof=0``).
+    Returns NaN for no values (and for one value with the sample ``"std"``).
     """
-    return _core.aggregate(_values(values), how)
+    return _core.aggregate(_values(values), _statistic(how, ddof))
 
 
 def bootstrap_ci(

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::error::{show, Error, Result};
-use crate::measure::{Family, MeasureSet};
+use crate::measure::{Family, Measure, MeasureSet};
 use crate::metrics::{self, QueryCtx, NONPOOL, UNJUDGED};
 use crate::qrels::{Qrels, QrelsQuery};
 use crate::results::{Results, Row};
@@ -79,6 +79,9 @@ pub struct Evaluator {
 pub(crate) struct Scratch {
     order: Vec<u32>,
     rels: Vec<i64>,
+    /// `rels` without the unjudged documents, for measures with their own
+    /// `judged_only=True` (ir_measures' option; trec_eval's -J for one measure).
+    judged: Vec<i64>,
 }
 
 impl Evaluator {
@@ -297,24 +300,31 @@ impl Evaluator {
             }
         }
         let width: usize = self.measures.measures().iter().map(|m| m.width()).sum();
+        let own_judged_only = |m: &Measure| !o.judged_only && m.opt("judged_only", 0.0) == 1.0;
+        s.judged.clear();
+        if self.measures.measures().iter().any(own_judged_only) {
+            s.judged.extend(s.rels.iter().copied().filter(|&r| r >= 0));
+        }
+        let (rels, judged) = (&s.rels, &s.judged);
         let mut values = vec![0.0; width];
         let mut relstring = None;
         let mut at = 0;
-        let mut ctxs: Vec<QueryCtx> = Vec::with_capacity(1);
+        let mut ctxs: Vec<(bool, QueryCtx)> = Vec::with_capacity(1);
         for m in self.measures.measures() {
             let level = m.rel_level.unwrap_or(o.relevance_level);
-            let ctx = match ctxs.iter().find(|c| c.rel_level == level) {
-                Some(c) => *c,
+            let j = own_judged_only(m);
+            let ctx = match ctxs.iter().find(|(cj, c)| *cj == j && c.rel_level == level) {
+                Some((_, c)) => *c,
                 None => {
                     let c = QueryCtx::new(
-                        &s.rels,
+                        if j { judged } else { rels },
                         qq.levels(),
                         level,
                         o.num_docs_in_collection,
-                        o.judged_only,
+                        o.judged_only || j,
                     )
                     .with_max_label(self.max_label);
-                    ctxs.push(c);
+                    ctxs.push((j, c));
                     c
                 }
             };
@@ -383,6 +393,45 @@ pub fn evaluate(qrels: &Qrels, run: &Run, measures: &[&str], options: Options) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ir_measures' `judged_only=True` on one measure is trec_eval's -J for that
+    /// measure alone: the unjudged documents leave its ranking, not the others'.
+    #[test]
+    fn judged_only_of_one_measure_is_minus_j_for_it() {
+        let q = Qrels::from_bytes(b"q1 0 a 1\nq1 0 b 0\nq1 0 c 1\n", "q").unwrap();
+        let r = Run::from_bytes(
+            b"q1 Q0 x 1 9 r\nq1 Q0 a 2 8 r\nq1 Q0 y 3 7 r\nq1 Q0 c 4 6 r\n",
+            "r",
+        )
+        .unwrap();
+        let ev = |names: &[&str], judged_only: bool| {
+            let o = Options {
+                judged_only,
+                ..Options::default()
+            };
+            Evaluator::new(q.clone(), MeasureSet::parse(names).unwrap(), o)
+                .unwrap()
+                .evaluate(&r)
+                .unwrap()
+        };
+        let own = ev(
+            &["P(judged_only=True)@2", "P@2", "map(judged_only=1)"],
+            false,
+        );
+        let minus_j = ev(&["P@2", "map"], true);
+        // ranking a, c once x and y (unjudged) are gone: P@2 = 1
+        assert_eq!(own.summary_by_name("P_2(judged_only=1)"), Some(1.0));
+        assert_eq!(
+            own.summary_by_name("P_2(judged_only=1)"),
+            minus_j.summary_by_name("P_2")
+        );
+        assert_eq!(
+            own.summary_by_name("map(judged_only=1)"),
+            minus_j.summary_by_name("map")
+        );
+        // the measure without the option keeps the whole ranking: x, a -> 1/2
+        assert_eq!(own.summary_by_name("P_2"), Some(0.5));
+    }
 
     fn setup() -> (Qrels, Vec<u8>) {
         let qrels = Qrels::from_bytes(
@@ -550,7 +599,7 @@ mod tests {
         assert!(e.to_string().contains("label 1023 is too large"), "{e}");
         // ERR with an explicit gmax counts larger labels as gmax: nothing overflows
         let q = Qrels::from_bytes(qrels, "qrels").unwrap();
-        let ms = MeasureSet::parse(&["ERR@10"]).unwrap();
+        let ms = MeasureSet::parse(&["ERR(gmax=4)@10"]).unwrap();
         assert!(Evaluator::new(q.clone(), ms, Options::default()).is_ok());
         // linear gains of the same labels are fine
         let ms = MeasureSet::parse(&["ndcg", "ndcg_cut.10", "rbp"]).unwrap();

@@ -231,9 +231,18 @@ families! {
     Markedness => "markedness", Cutoffs, [10], Mean, false, "Markedness: PPV + NPV - 1.";
     DiagnosticOddsRatio => "dor", Cutoffs, [10], Mean, false, "Diagnostic odds ratio: LR+ / LR-.";
     RbpBin => "rbp_bin", None, [], Mean, false, "Rank-biased precision with binary gains: (1 - p) sum of p^(rank-1) over relevant documents (label >= the relevance level); p = 0.8 by default (ir_measures RBP(rel=1)).";
+    RbpLabel => "rbp_label", None, [], Mean, false, "Rank-biased precision with the labels as gains: (1 - p) sum of label * p^(rank-1) over relevant documents (label >= the relevance level), labels not rescaled; p = 0.9 by default (ranx rbp.X).";
+    SetHits => "set_hits", None, [], Mean, false, "Relevant documents retrieved, averaged over queries (ranx hits without a cut-off: the whole ranking).";
+    SetSuccess => "set_success", None, [], Mean, false, "1 if any relevant document is retrieved, else 0 (ranx hit_rate without a cut-off: the whole ranking).";
+    SetJudged => "set_judged", None, [], Mean, false, "Fraction of the retrieved documents that appear in the qrels, any label (ir_measures Judged without a cut-off); 0 for an empty ranking.";
 }
 
 impl Family {
+    /// Whether the family is one of trec_eval 10's (its name keeps trec_eval's meaning).
+    pub fn is_trec_eval(self) -> bool {
+        self <= Family::Unj
+    }
+
     /// Whether the family needs the number of documents in the collection (-N).
     pub fn needs_num_docs(self) -> bool {
         use Family::*;
@@ -281,7 +290,7 @@ impl Family {
             G | Ndcg | NdcgRel | Rndcg => &[param!("gain", Gain)],
             // RBP's persistence: p = 0 sees one document, p = 1 never stops
             Rbp | RbpResid => &[param!("p", OpenUnit), param!("gain", Gain)],
-            RbpBin => &[param!("p", OpenUnit)],
+            RbpBin | RbpLabel => &[param!("p", OpenUnit)],
             // F_cut's (1+b^2)PR / (b^2 P + R): b and -b would be the same measure
             FCut => &[param!("beta", NonNegative)],
             // ERR's maximum grade: a whole number, 2^gmax finite
@@ -307,7 +316,7 @@ impl Family {
             FCut => &["beta"],
             ErrCut | NerrCut => &["gmax"],
             DcgJk => &["b"],
-            RbpBin => &["p"],
+            RbpBin | RbpLabel => &["p"],
             Dcg | DcgCut => &["gN"],
             NdcgGain | NdcgGainCut => &["gN", "ideal_all"],
             _ => &[],
@@ -401,13 +410,17 @@ pub(super) const NICKNAMES: &[(&str, &[Family])] = {
 pub fn nickname(name: &str) -> Option<&'static [Family]> {
     NICKNAMES
         .iter()
-        .find(|(n, _)| *n == name)
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
         .map(|(_, families)| *families)
 }
 
-/// The family with this canonical name.
+/// The family with this canonical name, whatever its letter case (`MAP` is map): no
+/// two families' names differ only in case.
 pub(super) fn family_by_name(name: &str) -> Option<Family> {
-    Family::ALL.iter().copied().find(|f| f.name() == name)
+    Family::ALL
+        .iter()
+        .copied()
+        .find(|f| f.name().eq_ignore_ascii_case(name))
 }
 
 /// An ir_measures or ranx name for a family: the family it means without a cut-off
@@ -419,8 +432,6 @@ pub(super) struct Alias {
     pub plain: Option<Family>,
     /// The family with `@k`, if the name takes a cut-off.
     pub with_cut: Option<Family>,
-    /// Options the name implies unless given.
-    pub implied: &'static [(&'static str, f64)],
 }
 
 const fn alias(
@@ -432,7 +443,6 @@ const fn alias(
         names,
         plain,
         with_cut,
-        implied: &[],
     }
 }
 
@@ -443,7 +453,9 @@ const fn alias(
 pub(super) const ALIASES: &[Alias] = {
     use Family::*;
     &[
-        alias(&["P", "precision"], None, Some(P)),
+        alias(&["P"], None, Some(P)),
+        // ranx: without a cut-off, the whole ranking (precision = set_P, f1 = set_F)
+        alias(&["precision"], Some(SetP), Some(P)),
         alias(&["R", "recall"], None, Some(Recall)),
         alias(&["AP", "map"], Some(Map), Some(MapCut)),
         alias(
@@ -452,33 +464,21 @@ pub(super) const ALIASES: &[Alias] = {
             Some(RecipRankCut),
         ),
         alias(&["nDCG", "ndcg"], Some(Ndcg), Some(NdcgCut)),
-        alias(
-            &["ndcg_burges", "nDCG_burges"],
-            Some(NdcgBurges),
-            Some(NdcgBurgesCut),
-        ),
-        alias(&["dcg", "DCG"], Some(Dcg), Some(DcgCut)),
-        alias(
-            &["dcg_burges", "DCG_burges"],
-            Some(DcgBurges),
-            Some(DcgBurgesCut),
-        ),
-        alias(&["dcg_jk", "DCG_jk"], None, Some(DcgJk)),
-        alias(&["hits", "Hits"], None, Some(Hits)),
-        alias(&["f1", "F1", "F", "f"], None, Some(FCut)),
-        // ir_measures' ERR is gdeval.pl's, whose maximum grade is fixed at 4.
-        Alias {
-            names: &["ERR"],
-            plain: None,
-            with_cut: Some(ErrCut),
-            implied: &[("gmax", 4.0)],
-        },
-        alias(&["err"], None, Some(ErrCut)),
-        alias(&["nERR", "nerr"], None, Some(NerrCut)),
-        alias(&["Judged", "judged"], None, Some(Judged)),
+        alias(&["ndcg_burges"], Some(NdcgBurges), Some(NdcgBurgesCut)),
+        alias(&["dcg"], Some(Dcg), Some(DcgCut)),
+        alias(&["dcg_burges"], Some(DcgBurges), Some(DcgBurgesCut)),
+        alias(&["dcg_jk"], None, Some(DcgJk)),
+        alias(&["hits"], None, Some(Hits)),
+        alias(&["f1"], Some(SetF), Some(FCut)),
+        alias(&["F"], None, Some(FCut)),
+        // one meaning whatever the case: gmax = the largest label of the qrels
+        // (ir_measures' gdeval gmax = 4 is `ERR(gmax=4)@k`, or names="ir_measures")
+        alias(&["ERR"], None, Some(ErrCut)),
+        alias(&["nERR"], None, Some(NerrCut)),
+        alias(&["Judged"], Some(SetJudged), Some(Judged)),
         alias(&["relative_map", "relative_AP"], None, Some(RelativeMapCut)),
-        alias(&["lr+", "LR+"], None, Some(LrPos)),
-        alias(&["lr-", "LR-"], None, Some(LrNeg)),
+        alias(&["lr+"], None, Some(LrPos)),
+        alias(&["lr-"], None, Some(LrNeg)),
         alias(&["TPR", "sensitivity"], None, Some(Tpr)),
         alias(&["TNR", "specificity"], None, Some(Tnr)),
         alias(&["PPV"], None, Some(Ppv)),
@@ -494,23 +494,30 @@ pub(super) const ALIASES: &[Alias] = {
             Some(Rprec),
             None,
         ),
-        alias(&["Bpref", "bpref"], Some(Bpref), None),
-        alias(&["Success", "hit_rate", "success"], None, Some(Success)),
-        alias(&["infAP", "InfAP"], Some(InfAP), None),
+        alias(&["Bpref"], Some(Bpref), None),
+        alias(&["Success"], None, Some(Success)),
+        // ranx: without a cut-off, the whole ranking
+        alias(&["hit_rate"], Some(SetSuccess), Some(Success)),
+        alias(&["infAP"], Some(InfAP), None),
+        // `NumRet(rel=N)` is num_rel_ret at level N (ir_measures; the parser's `apply`)
         alias(&["NumRet"], Some(NumRet), None),
         alias(&["NumRel"], Some(NumRel), None),
         alias(&["NumRelRet"], Some(NumRelRet), None),
         alias(&["NumQ"], Some(NumQ), None),
         alias(&["SetP"], Some(SetP), None),
+        alias(&["SetRelP"], Some(SetRelativeP), None),
         alias(&["SetR"], Some(SetRecall), None),
         alias(&["SetF"], Some(SetF), None),
         alias(&["SetAP"], Some(SetMap), None),
         alias(&["IPrec"], None, Some(IprecAtRecall)),
-        alias(&["RBP", "rbp"], Some(Rbp), None),
+        alias(&["RBP"], Some(Rbp), None),
     ]
 };
 
-/// The alias spelled `name`.
+/// The alias spelled `name`, whatever its letter case (`NDCG`, `ndcg` and `nDCG` are
+/// one name with one meaning).
 pub(super) fn alias_by_name(name: &str) -> Option<&'static Alias> {
-    ALIASES.iter().find(|a| a.names.contains(&name))
+    ALIASES
+        .iter()
+        .find(|a| a.names.iter().any(|n| n.eq_ignore_ascii_case(name)))
 }

@@ -18,7 +18,37 @@ mod family;
 mod parse;
 
 pub use family::{nickname, Domain, Family, Param, ParamKind, MAX_EXPONENT, MAX_GAIN};
-pub use parse::parse_measure;
+pub use parse::{parse_measure, parse_measure_as};
+
+/// Whose meaning a name takes where the peers give one spelling two meanings. Names
+/// are case-insensitive in meaning under every choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Names {
+    /// trec_eval's meaning for trec_eval's names (`recall` is `recall_5..1000`), the
+    /// peers' for theirs (ranx `precision` and ir_measures `Judged` without a cut-off
+    /// are the whole ranking), `ERR@k` with gmax = the largest label of the qrels.
+    #[default]
+    Irmetrics,
+    /// ranx's: `recall` and `hits` without a cut-off are the whole ranking.
+    Ranx,
+    /// ir_measures': `ERR@k` is gdeval.pl's (gmax = 4).
+    IrMeasures,
+}
+
+impl Names {
+    /// `"irmetrics"` (or `"trec_eval"`), `"ranx"`, `"ir_measures"`.
+    pub fn parse(s: &str) -> Result<Names> {
+        match s {
+            "irmetrics" | "trec_eval" => Ok(Names::Irmetrics),
+            "ranx" => Ok(Names::Ranx),
+            "ir_measures" => Ok(Names::IrMeasures),
+            _ => Err(Error::Option(format!(
+                "names must be 'irmetrics' (or 'trec_eval'), 'ranx' or 'ir_measures', got \
+                 '{s}'"
+            ))),
+        }
+    }
+}
 
 use crate::error::{Error, Result};
 use parse::fmt_num;
@@ -105,7 +135,7 @@ impl Measure {
             let gain_key = allowed.contains(&"gN")
                 && n.strip_prefix('g')
                     .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-            if !(allowed.contains(&n.as_str()) || gain_key) {
+            if !(allowed.contains(&n.as_str()) || gain_key || n == "judged_only") {
                 return Err(Error::Measure(format!(
                     "measure '{}' has no option '{n}'{}",
                     self.family.name(),
@@ -262,11 +292,16 @@ pub struct MeasureSet {
 impl MeasureSet {
     /// Parse a list of measure names (any supported spelling, nicknames included).
     pub fn parse<S: AsRef<str>>(names: &[S]) -> Result<MeasureSet> {
+        MeasureSet::parse_as(names, Names::Irmetrics)
+    }
+
+    /// [`MeasureSet::parse`] with one peer's meanings where the peers differ ([`Names`]).
+    pub fn parse_as<S: AsRef<str>>(names: &[S], dialect: Names) -> Result<MeasureSet> {
         let mut set = MeasureSet::default();
         let mut parsed = Vec::new();
         for name in names {
             let name = name.as_ref();
-            let ms = parse_measure(name)?;
+            let ms = parse_measure_as(name, dialect)?;
             parsed.push((name.to_string(), ms));
         }
         for (_, ms) in &parsed {
@@ -393,7 +428,8 @@ mod tests {
         assert_eq!(cols("ndcg_burges@10"), ["ndcg_burges_cut_10"]);
         assert_eq!(cols("ndcg_burges"), ["ndcg_burges"]);
         assert_eq!(cols("nDCG(dcg='exp-log2')@10"), ["ndcg_burges_cut_10"]);
-        assert_eq!(cols("ERR@10"), ["err_cut_10(gmax=4)"]);
+        assert_eq!(cols("ERR@10"), ["err_cut_10"]);
+        assert_eq!(cols("ERR(gmax=4)@10"), ["err_cut_10(gmax=4)"]);
         assert_eq!(cols("ERR(gmax=2)@10"), ["err_cut_10(gmax=2)"]);
         assert_eq!(cols("err@20"), ["err_cut_20"]);
         assert_eq!(cols("nERR@10"), ["nerr_cut_10"]);

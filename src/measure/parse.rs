@@ -4,6 +4,7 @@
 //! and the suggestions offered for an unknown name.
 
 use super::family::{alias_by_name, family_by_name, nickname, ALIASES, NICKNAMES};
+use super::Names;
 use super::{Family, Measure, ParamKind, Params};
 use crate::error::{Error, Result};
 
@@ -168,6 +169,13 @@ impl Measure {
             let is_gain = key.len() > 1
                 && key.starts_with('g')
                 && key[1..].bytes().all(|b| b.is_ascii_digit());
+            if key == "judged_only" {
+                // ir_measures' judged_only=True, any family: a flag
+                if !super::Domain::Flag.contains(*x) {
+                    return Err(bad("judged_only", *x, super::Domain::Flag));
+                }
+                continue;
+            }
             check(if is_gain { "gN" } else { key }, *x)?;
         }
         Ok(())
@@ -204,15 +212,28 @@ fn parse_number(s: &str) -> Option<f64> {
 
 /// Parse one measure request into one or more measures.
 ///
-/// Accepted spellings:
-/// * trec_eval: `P`, `P.5,10`, `ndcg_cut.10`, `ndcg_cut_10`, `ndcg.1=3,2=7`, `rbp.p=0.8`,
-///   nicknames `official`, `all_trec`, `set`;
+/// Accepted spellings (names are case-insensitive in meaning: `MAP` is `map`):
+/// * trec_eval: `P`, `P.5,10`, `P_5,10`, `ndcg_cut.10`, `ndcg_cut_10`, `ndcg.1=3,2=7`,
+///   `rbp.p=0.8`, nicknames `official`, `all_trec`, `set`;
 /// * ir_measures: `P@5`, `R@1000`, `AP`, `AP@100`, `RR`, `RR@10`, `nDCG`, `nDCG@10`, `Rprec`,
 ///   `Bpref`, `Success@10`, `infAP`, `NumRet`, `NumRel`, `NumRelRet`, `NumQ`, `SetP`, `SetR`,
-///   `SetF`, `IPrec@0.5`, `RBP(p=0.8)`, and `(rel=N)` on any of them (`P(rel=2)@5`);
-/// * ranx: `precision@5`, `recall@100`, `map`, `map@100`, `mrr`, `mrr@10`, `ndcg`, `ndcg@10`,
-///   `hit_rate@10`, `r-precision`, `bpref`, `rbp.95`, and `-lN` on any (`map@100-l2`).
+///   `SetF`, `SetRelP`, `IPrec@0.5`, `RBP(p=0.8)`, `Judged`, `Judged@10`, with the options
+///   `rel=N` (any of them), `cutoff=k`, `judged_only=True`, `gains={0:1,1:2}`,
+///   `dcg='exp-log2'`, `beta=` (SetF), `recall=` (IPrec), `relative=True` (SetP);
+/// * ranx: `precision`, `precision@5`, `recall@100`, `f1`, `hits@10`, `hit_rate`, `map`,
+///   `map@100`, `mrr`, `mrr@10`, `ndcg`, `ndcg@10`, `r-precision`, `bpref`, `rbp.95`, and
+///   `-lN` on any (`map@100-l2`).
+///
+/// Where one spelling has two meanings, [`Names::Irmetrics`] keeps trec_eval's for its
+/// names (`recall`); see [`parse_measure_as`].
 pub fn parse_measure(input: &str) -> Result<Vec<Measure>> {
+    parse_measure_as(input, Names::Irmetrics)
+}
+
+/// [`parse_measure`] with the meanings of one peer where the peers differ ([`Names`]):
+/// `recall` and `hits` without a cut-off are ranx's whole ranking with
+/// [`Names::Ranx`], `ERR@k` is gdeval's (gmax = 4) with [`Names::IrMeasures`].
+pub fn parse_measure_as(input: &str, names: Names) -> Result<Vec<Measure>> {
     let s = input.trim();
     if s.is_empty() {
         return Err(Error::Measure("empty measure name".into()));
@@ -220,13 +241,43 @@ pub fn parse_measure(input: &str) -> Result<Vec<Measure>> {
     if let Some(fams) = nickname(s) {
         return Ok(fams.iter().map(|&f| Measure::new(f)).collect());
     }
+    if let Some(f) = bare_peer_name(s, names) {
+        return Ok(vec![Measure::new(f)]);
+    }
+    // `Rprec(rel=2)`, `SetF(beta=0.5)`: a peer's name with options first; trec_eval-like
+    // names with family options (`err_cut_10(gmax=4)`) after
+    if s.contains('(') {
+        if let Some(m) = parse_at_style(s, names)? {
+            return Ok(vec![m]);
+        }
+    }
     if let Some(m) = parse_trec(s)? {
         return Ok(vec![m]);
     }
-    if let Some(m) = parse_at_style(s)? {
+    if let Some(m) = parse_at_style(s, names)? {
         return Ok(vec![m]);
     }
     Err(unknown(s))
+}
+
+/// A bare peer name (no parameters) whose meaning is not trec_eval's family of the same
+/// name: ranx's `precision`, `f1`, `hit_rate` (the whole ranking), ir_measures' `Judged`
+/// (every retrieved document), and with [`Names::Ranx`] ranx's `recall` and `hits`.
+/// trec_eval's own names (`recall`, `P`, `map`) keep trec_eval's meaning otherwise.
+fn bare_peer_name(s: &str, names: Names) -> Option<Family> {
+    if names == Names::Ranx {
+        if s.eq_ignore_ascii_case("recall") {
+            return Some(Family::SetRecall);
+        }
+        if s.eq_ignore_ascii_case("hits") {
+            return Some(Family::SetHits);
+        }
+    }
+    let plain = alias_by_name(s)?.plain?;
+    match family_by_name(s) {
+        Some(f) if f.is_trec_eval() => None,
+        _ => Some(plain),
+    }
 }
 
 /// trec_eval syntax: `name`, `name.params`, or `name_cutoff` for cut-off families,
@@ -264,9 +315,11 @@ fn parse_trec_plain(s: &str) -> Result<Option<Measure>> {
         if let Some(f) = family_by_name(name) {
             // ranx's `rbp.95` (p = 0.95) is not trec_eval's `rbp.p=0.95`: the at-style
             // grammar reads it
+            // (with ranx's `-lN` suffix too: `rbp.95-l2`)
+            let digits = params.split_once("-l").map_or(params, |(d, _)| d);
             let ranx_rbp = f == Family::Rbp
-                && !params.is_empty()
-                && params.bytes().all(|b| b.is_ascii_digit());
+                && !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit());
             if !ranx_rbp {
                 return Measure::with_params(f, params).map(Some);
             }
@@ -278,7 +331,9 @@ fn parse_trec_plain(s: &str) -> Result<Option<Measure>> {
         if let Some(f) = family_by_name(name) {
             if matches!(f.param_kind(), ParamKind::Cutoffs | ParamKind::Fractions)
                 && !rest.is_empty()
-                && rest.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.' || b == b',')
             {
                 return Measure::with_params(f, rest).map(Some);
             }
@@ -291,7 +346,7 @@ fn parse_trec_plain(s: &str) -> Result<Option<Measure>> {
 ///
 /// The checks run in a fixed order, which fixes which error a bad name gets: the
 /// `-lN` suffix, the parentheses, each option, an empty cut-off, then the name.
-fn parse_at_style(s: &str) -> Result<Option<Measure>> {
+fn parse_at_style(s: &str, names: Names) -> Result<Option<Measure>> {
     let (rest, suffix_level) = split_level_suffix(s)?;
     let (base, opts_text, cut) = split_at_name(s, rest)?;
     let mut opts = AtOptions {
@@ -303,6 +358,22 @@ fn parse_at_style(s: &str) -> Result<Option<Measure>> {
     }
     if cut == Some("") {
         return Err(Error::Measure(format!("'{s}': nothing after '@'")));
+    }
+    // ir_measures' `cutoff=k` (`recall=x` of IPrec); an `@k` after it wins, as there
+    let cut_text = opts.cutoff.take();
+    let cut = cut.or(cut_text.as_deref());
+    if names == Names::IrMeasures
+        && base.eq_ignore_ascii_case("ERR")
+        && !opts.family.iter().any(|(n, _)| n == "gmax")
+    {
+        // gdeval.pl's (ir_measures') fixed maximum grade
+        opts.family.push(("gmax".into(), 4.0));
+    }
+    if names == Names::Ranx && cut.is_none() && opts_text.is_none() {
+        // ranx's `recall-l2` / `hits-l2`: the whole ranking at a level
+        if let Some(f) = bare_peer_name(base, names) {
+            return opts.apply(s, Measure::new(f)).map(Some);
+        }
     }
     let Some((plain, with_cut)) = at_families(base, &mut opts) else {
         return Ok(None);
@@ -356,14 +427,20 @@ struct AtOptions {
     p: Option<f64>,
     /// `dcg='exp-log2'`: exponential gains (nDCG only).
     exp_gain: bool,
-    /// Family options (`beta`, `gmax`, `b`, `ideal_all`, `gN`), checked by `set_opts`.
+    /// Family options (`beta`, `gmax`, `b`, `ideal_all`, `gN`, `judged_only`), checked
+    /// by `set_opts`.
     family: Vec<(String, f64)>,
+    /// ir_measures' `cutoff=k` (or IPrec's `recall=x`), as the text after `@` would be.
+    cutoff: Option<String>,
+    /// ir_measures' `relative=True` of `SetP`: set_relative_P.
+    relative: bool,
 }
 
 impl AtOptions {
-    /// Read `name=value, ...` (values may be quoted).
+    /// Read `name=value, ...` (values may be quoted; ir_measures' `gains={0:1,1:2}` is
+    /// one option).
     fn parse(&mut self, s: &str, text: &str) -> Result<()> {
-        for opt in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        for opt in split_options(text).map(str::trim).filter(|o| !o.is_empty()) {
             let (k, v) = opt.split_once('=').ok_or_else(|| {
                 Error::Measure(format!(
                     "'{s}': option '{opt}' is not of the form name=value"
@@ -392,6 +469,41 @@ impl AtOptions {
                     )))
                 }
             },
+            "cutoff" | "recall" => self.cutoff = Some(v.to_string()),
+            "judged_only" => {
+                if parse_flag(s, k, v)? {
+                    self.family.push(("judged_only".into(), 1.0));
+                }
+            }
+            "relative" => self.relative = parse_flag(s, k, v)?,
+            "gains" => {
+                let inner = v
+                    .strip_prefix('{')
+                    .and_then(|v| v.strip_suffix('}'))
+                    .ok_or_else(|| {
+                        Error::Measure(format!(
+                            "'{s}': gains must be a map {{label: gain, ...}}, got '{v}'"
+                        ))
+                    })?;
+                for pair in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    let (label, gain) = pair.split_once(':').ok_or_else(|| {
+                        Error::Measure(format!("'{s}': '{pair}' in gains is not label: gain"))
+                    })?;
+                    let label = label.trim();
+                    if label.is_empty() || !label.bytes().all(|b| b.is_ascii_digit()) {
+                        return Err(Error::Measure(format!(
+                            "'{s}': the labels of gains must be whole numbers >= 0, got \
+                             '{label}'"
+                        )));
+                    }
+                    let gain = parse_number(gain).ok_or_else(|| {
+                        Error::Measure(format!("'{s}': gain must be a finite number, got '{gain}'"))
+                    })?;
+                    let label = label.trim_start_matches('0');
+                    let label = if label.is_empty() { "0" } else { label };
+                    self.family.push((format!("g{label}"), gain));
+                }
+            }
             k if is_family_option(k) => {
                 let x = parse_number(v).ok_or_else(|| {
                     Error::Measure(format!("'{s}': {k} must be a finite number, got '{v}'"))
@@ -400,8 +512,9 @@ impl AtOptions {
             }
             other => {
                 return Err(Error::Measure(format!(
-                    "'{s}': option '{other}' is not supported (supported: rel; p for RBP; \
-                     dcg for nDCG; beta for F; gmax for ERR/nERR; b for dcg_jk)"
+                    "'{s}': option '{other}' is not supported (supported: rel, cutoff, \
+                     judged_only; p for RBP; dcg and gains for nDCG; beta for F and SetF; \
+                     gmax for ERR/nERR; b for dcg_jk; recall for IPrec; relative for SetP)"
                 )))
             }
         }
@@ -410,12 +523,31 @@ impl AtOptions {
 
     /// Put the options on the measure the name resolved to.
     fn apply(mut self, s: &str, mut m: Measure) -> Result<Measure> {
+        if self.relative {
+            if m.family != Family::SetP {
+                return Err(Error::Measure(format!(
+                    "'{s}': relative applies to SetP only"
+                )));
+            }
+            m = Measure::new(Family::SetRelativeP);
+        }
+        // ir_measures' NumRet(rel=N): retrieved documents with label >= N
+        if m.family == Family::NumRet && self.rel_level.is_some() {
+            m = Measure::new(Family::NumRelRet);
+        }
+        // ir_measures' SetF(beta=b) is trec_eval's set_F.b
+        if m.family == Family::SetF {
+            if let Some(i) = self.family.iter().position(|(n, _)| n == "beta") {
+                let (_, b) = self.family.remove(i);
+                m = Measure::with_params(Family::SetF, &fmt_num(b))?;
+            }
+        }
         if let Some(pv) = self.p {
             match m.family {
                 Family::Rbp => {
                     m = Measure::with_params(Family::Rbp, &format!("p={}", fmt_num(pv)))?
                 }
-                Family::RbpBin => self.family.push(("p".into(), pv)),
+                Family::RbpBin | Family::RbpLabel => self.family.push(("p".into(), pv)),
                 _ => return Err(Error::Measure(format!("'{s}': p applies to RBP only"))),
             }
         }
@@ -426,6 +558,37 @@ impl AtOptions {
         m.rel_level = self.rel_level;
         Ok(m)
     }
+}
+
+/// A flag option: `True`/`False` (ir_measures' Python spelling), `true`/`false`, 1/0.
+fn parse_flag(s: &str, k: &str, v: &str) -> Result<bool> {
+    match v {
+        "True" | "true" | "1" => Ok(true),
+        "False" | "false" | "0" => Ok(false),
+        _ => Err(Error::Measure(format!(
+            "'{s}': {k} must be True or False, got '{v}'"
+        ))),
+    }
+}
+
+/// Options split at the commas outside braces (`gains={0:1,1:2}, cutoff=10`).
+fn split_options(text: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts.into_iter()
 }
 
 /// `rel=N`: a whole number >= 0.
@@ -445,27 +608,24 @@ fn parse_rel_option(s: &str, v: &str) -> Result<i64> {
 /// The numeric options of families beyond trec_eval: `beta`, `gmax`, `b`, `ideal_all`
 /// and the gain map `gN`.
 fn is_family_option(k: &str) -> bool {
+    // (`judged_only` is read by `AtOptions::set` as a flag)
     matches!(k, "beta" | "gmax" | "b" | "ideal_all")
         || (k.len() > 1 && k.starts_with('g') && k[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The families an at-style base name means, (without a cut-off, with one), or None if
-/// it names none. Looks in the alias table, then ranx's `rbp.95`, then the canonical
-/// names (`tpr@10`, `fallout@100`); may add implied options (`ERR`: gmax=4) and p.
+/// it names none. Looks in the alias table, then ranx's `rbp.95` (which sets p), then
+/// the canonical names (`tpr@10`, `fallout@100`).
 fn at_families(base: &str, opts: &mut AtOptions) -> Option<(Option<Family>, Option<Family>)> {
     if let Some(a) = alias_by_name(base) {
-        for &(k, v) in a.implied {
-            if !opts.family.iter().any(|(n, _)| n == k) {
-                opts.family.push((k.into(), v));
-            }
-        }
         return Some(refine_alias(a.plain, a.with_cut, opts));
     }
-    // ranx rbp.95 -> p = 0.95
-    if let Some(digits) = base.strip_prefix("rbp.") {
+    // ranx rbp.95 -> p = 0.95, the labels themselves as gains (ranx's)
+    let lower = base.to_ascii_lowercase();
+    if let Some(digits) = lower.strip_prefix("rbp.") {
         if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
             opts.p = Some(format!("0.{digits}").parse().unwrap_or(0.9));
-            return Some((Some(Family::Rbp), None));
+            return Some((Some(Family::RbpLabel), None));
         }
         return None;
     }
@@ -487,7 +647,7 @@ fn refine_alias(
     use Family::*;
     match (plain, with_cut) {
         (Some(Ndcg), Some(NdcgCut)) if opts.exp_gain => (Some(NdcgBurges), Some(NdcgBurgesCut)),
-        (Some(Ndcg), Some(NdcgCut)) if !opts.family.is_empty() => {
+        (Some(Ndcg), Some(NdcgCut)) if opts.family.iter().any(|(n, _)| n != "judged_only") => {
             (Some(NdcgGain), Some(NdcgGainCut))
         }
         (Some(Rbp), None) if opts.rel_level.is_some() => (Some(RbpBin), None),
@@ -596,14 +756,114 @@ mod tests {
     }
 
     /// ranx's `rbp.95` is reached (trec_eval's grammar must not claim it) and means
-    /// p = 0.95, as `rbp.p=0.95` and `RBP(p=0.95)` do.
+    /// p = 0.95 with ranx's gains (the labels): rbp_label, not trec_eval's rescaled rbp.
     #[test]
     fn ranx_rbp_spelling_means_p() {
-        let want = parse_measure("rbp.p=0.95").unwrap();
-        assert_eq!(parse_measure("rbp.95").unwrap(), want);
-        assert_eq!(parse_measure("RBP(p=0.95)").unwrap(), want);
-        assert_ne!(parse_measure("rbp.8").unwrap(), want);
+        let m = parse_measure("rbp.95").unwrap();
+        assert_eq!(m[0].column_names(), ["rbp_label(p=0.95)"]);
+        assert_eq!(parse_measure("RBP.95").unwrap(), m);
+        assert_eq!(parse_measure("rbp_label(p=0.95)").unwrap(), m);
+        assert_ne!(parse_measure("rbp.8").unwrap(), m);
         assert!(parse_measure("rbp.9x").is_err());
+    }
+
+    fn cols_as(name: &str, names: Names) -> Vec<String> {
+        parse_measure_as(name, names)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .iter()
+            .flat_map(|m| m.column_names())
+            .collect()
+    }
+
+    /// The peers' spellings of issue 12, each with the peer's meaning.
+    #[test]
+    fn peer_spellings() {
+        let n = Names::Irmetrics;
+        for (name, want) in [
+            ("MAP", vec!["map"]),
+            ("MRR", vec!["recip_rank"]),
+            ("NDCG@10", vec!["ndcg_cut_10"]),
+            ("P_5,10", vec!["P_5", "P_10"]),
+            ("ndcg_cut_5,10", vec!["ndcg_cut_5", "ndcg_cut_10"]),
+            ("nDCG(gains={0:1,1:2})", vec!["ndcg_gain(g0=1,g1=2)"]),
+            (
+                "nDCG(dcg=\"exp-log2\", cutoff=20)@10",
+                vec!["ndcg_burges_cut_10"],
+            ),
+            (
+                "nDCG(dcg='exp-log2', cutoff=20)",
+                vec!["ndcg_burges_cut_20"],
+            ),
+            ("IPrec(rel=2, recall=0.4)", vec!["iprec_at_recall_0.40-l2"]),
+            ("SetRelP(rel=2)", vec!["set_relative_P-l2"]),
+            ("SetP(relative=True)", vec!["set_relative_P"]),
+            ("SetF(rel=1, beta=0.5)", vec!["set_F_0.5-l1"]),
+            ("infAP(rel=2)", vec!["infAP-l2"]),
+            ("Rprec(rel=2)", vec!["Rprec-l2"]),
+            ("P(judged_only=True)@4", vec!["P_4(judged_only=1)"]),
+            ("P(judged_only=False)@4", vec!["P_4"]),
+            ("Judged", vec!["set_judged"]),
+            ("judged", vec!["set_judged"]),
+            ("Judged@10", vec!["judged_10"]),
+            ("precision", vec!["set_P"]),
+            ("f1", vec!["set_F"]),
+            ("hit_rate", vec!["set_success"]),
+            ("hit_rate-l2", vec!["set_success-l2"]),
+            ("NumRet(rel=2)", vec!["num_rel_ret-l2"]),
+            ("NumRet", vec!["num_ret"]),
+            ("ERR@10", vec!["err_cut_10"]),
+            ("err@10", vec!["err_cut_10"]),
+            ("ERR(gmax=4)@10", vec!["err_cut_10(gmax=4)"]),
+            // trec_eval's names keep trec_eval's meaning by default
+            (
+                "recall",
+                vec![
+                    "recall_5",
+                    "recall_10",
+                    "recall_15",
+                    "recall_20",
+                    "recall_30",
+                    "recall_100",
+                    "recall_200",
+                    "recall_500",
+                    "recall_1000",
+                ],
+            ),
+            ("hits", vec!["hits_1", "hits_5", "hits_10"]),
+        ] {
+            assert_eq!(cols_as(name, n), want, "{name}");
+        }
+        assert_eq!(cols_as("recall", Names::Ranx), ["set_recall"]);
+        assert_eq!(cols_as("hits", Names::Ranx), ["set_hits"]);
+        assert_eq!(cols_as("recall-l2", Names::Ranx), ["set_recall-l2"]);
+        assert_eq!(cols_as("recall@10", Names::Ranx), ["recall_10"]);
+        assert_eq!(cols_as("ERR@10", Names::IrMeasures), ["err_cut_10(gmax=4)"]);
+        assert_eq!(cols_as("err@10", Names::IrMeasures), ["err_cut_10(gmax=4)"]);
+        assert_eq!(
+            cols_as("ERR(gmax=2)@10", Names::IrMeasures),
+            ["err_cut_10(gmax=2)"]
+        );
+        assert_eq!(cols_as("recall", Names::IrMeasures), cols_as("recall", n));
+        // every alias means one thing whatever its case
+        for a in ALIASES {
+            for name in a.names {
+                for spelled in [
+                    name.to_string(),
+                    name.to_ascii_lowercase(),
+                    name.to_ascii_uppercase(),
+                ] {
+                    for cut in ["", "@10", "@0.5"] {
+                        let x =
+                            parse_measure(&format!("{spelled}{cut}")).map_err(|e| e.to_string());
+                        let y = parse_measure(&format!("{name}{cut}")).map_err(|e| e.to_string());
+                        assert_eq!(x.is_ok(), y.is_ok(), "{spelled}{cut}");
+                        if let (Ok(x), Ok(y)) = (x, y) {
+                            assert_eq!(x, y, "{spelled}{cut}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Every spelling of a parameter outside its domain is refused by the one check,
@@ -620,7 +880,9 @@ mod tests {
             ("iprec_at_recall_1.10", "iprec_at_recall", "recall level"),
             ("IPrec@1.5", "iprec_at_recall", "recall level"),
             ("IPrec@-0.5", "iprec_at_recall", "recall level"),
-            ("iprec@2", "iprec", "recall level"),
+            // `iprec@x` is ir_measures' IPrec (any case): trec_eval's iprec_at_recall
+            ("iprec@2", "iprec_at_recall", "recall level"),
+            ("iprec.2", "iprec", "recall level"),
             ("11pt_avg.0.5,1.2", "11pt_avg", "recall level"),
             // F's beta >= 0: trec_eval's set_F and the F_cut options
             ("set_F.-1", "set_F", "beta"),
@@ -780,13 +1042,13 @@ mod tests {
     fn suggestions_come_from_the_tables() {
         // an alias only (ranx hit_rate), a nickname and a canonical name
         let e = parse_measure("hitrate@10").unwrap_err().to_string();
-        assert!(e.contains("'hit_rate@10'"), "{e}");
+        assert!(e.contains("'hit_rate'"), "{e}");
         let e = parse_measure("al_trec").unwrap_err().to_string();
         assert!(e.contains("'all_trec'"), "{e}");
         let e = parse_measure("ndgc_cut.10").unwrap_err().to_string();
         assert!(e.contains("'ndcg_cut'"), "{e}");
         // one suggestion per name up to case: the canonical spelling
-        let e = parse_measure("infap").unwrap_err().to_string();
+        let e = parse_measure("infapp").unwrap_err().to_string();
         assert!(e.contains("'infAP'") && !e.contains("'InfAP'"), "{e}");
     }
 }

@@ -46,6 +46,21 @@ pub(super) fn judged_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
 mod tests {
     use crate::metrics::test_util::eval;
 
+    /// The whole ranking as a set: ranx's hits / hit_rate and ir_measures' Judged
+    /// without a cut-off.
+    #[test]
+    fn whole_ranking_sets() {
+        let rels = [2, -1, 0, -2, 1];
+        let judged = [2, 0, 1, 1, -1, 0];
+        assert_eq!(eval("set_hits", &rels, &judged), [2.0]);
+        assert_eq!(eval("set_hits(rel=2)", &rels, &judged), [1.0]);
+        assert_eq!(eval("hit_rate", &rels, &judged), [1.0]);
+        assert_eq!(eval("set_success", &[0, -1, -2], &judged), [0.0]);
+        // 4 of the 5 retrieved are in the qrels (a negative label too)
+        assert_eq!(eval("Judged", &rels, &judged), [0.8]);
+        assert_eq!(eval("set_judged", &[], &judged), [0.0]);
+    }
+
     #[test]
     fn hits_and_judged() {
         let rels = [2, -1, 0, -2, 1];

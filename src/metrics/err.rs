@@ -67,7 +67,7 @@ mod tests {
         assert!((v - (0.5 + 1.0 / 12.0)).abs() < 1e-15);
         // ir_measures' ERR is gdeval's (gmax 4): R(1) = 1/16
         let r: f64 = 1.0 / 16.0;
-        let v = eval("ERR@10", &[1, 0, 1], &[1, 1, 0])[0];
+        let v = eval("ERR(gmax=4)@10", &[1, 0, 1], &[1, 1, 0])[0];
         assert!((v - (r + (1.0 - r) * r / 3.0)).abs() < 1e-15);
         // cut-off 1 stops after the first document
         assert_eq!(eval("err_cut_1(gmax=1)", &[1, 0, 1], &[1])[0], 0.5);

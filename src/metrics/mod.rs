@@ -3,13 +3,13 @@
 //!
 //! | file | families |
 //! |---|---|
-//! | `counts.rs` | num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret, unj, hits, judged |
+//! | `counts.rs` | num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret, unj, hits, judged (set_hits, set_success, set_judged: here in `compute`) |
 //! | `precision.rs` | P, recall, relative_P, success, Rprec, Rprec_mult, recip_rank(_cut), set_*, utility, f |
 //! | `ap.rs` | map, gm_map, map_cut, relative_map_cut, bpref, gm_bpref, infAP, iprec_at_recall, 11pt_avg, iprec, ap_11pt |
 //! | `gain.rs` | the gain model (label -> gain table, ideal ranking) of dcg.rs and rbp.rs |
 //! | `dcg.rs` | ndcg, ndcg_cut, ndcg_rel, Rndcg, G, binG, dcg(_cut), ndcg_gain(_cut), dcg/ndcg_burges(_cut), dcg_jk |
 //! | `err.rs` | err_cut, nerr_cut |
-//! | `rbp.rs` | rbp, rbp_resid, rbp_bin |
+//! | `rbp.rs` | rbp, rbp_resid, rbp_bin, rbp_label |
 //! | `confusion.rs` | fallout and the confusion-matrix rates at cut-offs (tpr, ppv, mcc, ...) |
 //!
 //! The relevance vector uses trec_eval's encoding: a judged document has its label
@@ -150,6 +150,10 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         Iprec => ap::interpolated_precision_standard(c, m.fractions(), out),
         Ap11pt => out[0] = ap::eleven_point_voc(c),
         RbpBin => out[0] = rbp::rbp_binary(c, m.opt("p", 0.8)),
+        RbpLabel => out[0] = rbp::rbp_labels(c, m.opt("p", 0.9)),
+        SetHits => out[0] = c.num_rel_ret as f64,
+        SetSuccess => out[0] = f64::from(u8::from(c.num_rel_ret > 0)),
+        SetJudged => counts::judged_at(c, &[u64::MAX], out),
         Hits => counts::hits_at(c, m.cutoffs(), out),
         Judged => counts::judged_at(c, m.cutoffs(), out),
         FCut => precision::f_at(c, m.opt("beta", 1.0), m.cutoffs(), out),

@@ -78,6 +78,20 @@ pub(super) fn rbp_binary(c: &QueryCtx, p: f64) -> f64 {
     (1.0 - p) * sum
 }
 
+/// RBP with the labels themselves as gains (ranx's `rbp.X`): (1 - p) * sum of
+/// label * p^(rank - 1) over relevant documents (label >= the relevance level).
+pub(super) fn rbp_labels(c: &QueryCtx, p: f64) -> f64 {
+    let mut sum = 0.0;
+    let mut w = 1.0;
+    for i in 0..c.num_ret() {
+        if c.is_rel(i) {
+            sum += c.rels[i] as f64 * w;
+        }
+        w *= p;
+    }
+    (1.0 - p) * sum
+}
+
 #[cfg(test)]
 mod tests {
     use crate::metrics::test_util::eval;
@@ -85,6 +99,20 @@ mod tests {
     // Moffat and Zobel (2008): RBP = (1 - p) * sum_{i>=1} r_i * p^(i-1); the residual
     // of a ranking of depth d is what unjudged documents in the top d could still add
     // plus p^d for everything below d.
+
+    #[test]
+    fn label_gain_rbp_by_hand() {
+        // ranx's rbp.5: the labels of relevant documents are the gains, not rescaled:
+        // 0.5 * (2 + 0.25 * 1); unjudged and non-relevant gain 0
+        let v = eval("rbp.5", &[2, 0, 1, -1], &[2, 1, 0])[0];
+        assert_eq!(v, 0.5 * (2.0 + 0.25));
+        // at level 2 only the label 2 counts
+        let v = eval("rbp.5-l2", &[2, 0, 1], &[2, 1, 0])[0];
+        assert_eq!(v, 0.5 * 2.0);
+        // p = 0.9 by default
+        let v = eval("rbp_label", &[3], &[3])[0];
+        assert!((v - 0.3).abs() < 1e-15, "{v}");
+    }
 
     #[test]
     fn binary_rbp_by_hand() {

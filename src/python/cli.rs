@@ -180,11 +180,23 @@ pub(super) fn measures() -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// The canonical names a measure request expands to (`"nDCG@10"` -> `["ndcg_cut_10"]`).
+/// The canonical names a measure request expands to (`"nDCG@10"` -> `["ndcg_cut_10"]`),
+/// under the `names` switch of `Evaluator` (None, `"ranx"`, `"ir_measures"`).
 #[pyfunction]
-pub(super) fn canonical_names(py: Python<'_>, measure: &str) -> PyResult<Vec<String>> {
+#[pyo3(signature = (measure, names = None))]
+pub(super) fn canonical_names(
+    py: Python<'_>,
+    measure: &str,
+    names: Option<&str>,
+) -> PyResult<Vec<String>> {
+    let dialect = names
+        .map_or(
+            Ok(crate::measure::Names::Irmetrics),
+            crate::measure::Names::parse,
+        )
+        .map_err(|e| errors::to_py(py, e))?;
     let ms = guarded(py, || {
-        crate::measure::parse_measure(measure).map_err(|e| errors::to_py(py, e))
+        crate::measure::parse_measure_as(measure, dialect).map_err(|e| errors::to_py(py, e))
     })?;
     Ok(ms.iter().flat_map(|m| m.column_names()).collect())
 }

@@ -13,7 +13,7 @@ use super::data::{explain_missing, qrels_of, run_frame_columns, Input, PyRun};
 use super::errors;
 use super::{guarded, heavy};
 use crate::evaluate::{Evaluator, Options};
-use crate::measure::{Family, MeasureSet};
+use crate::measure::{Family, MeasureSet, Names};
 use crate::results::Results;
 use crate::stats::Statistic;
 
@@ -82,10 +82,14 @@ pub struct PyEvaluator {
 
 #[pymethods]
 impl PyEvaluator {
+    /// Judgments and measures prepared once. `names` picks whose meaning a measure
+    /// name takes where the peers differ: None (trec_eval's names keep trec_eval's
+    /// meaning), `"ranx"` (bare `recall`, `hits`: the whole ranking) or `"ir_measures"`
+    /// (`ERR@k`: gdeval's gmax 4).
     #[new]
     #[pyo3(signature = (qrels, measures, *, complete = None, relevance_level = None,
                         max_docs = None, judged_only = None, num_docs_in_collection = None,
-                        n_threads = None))]
+                        n_threads = None, names = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -97,6 +101,7 @@ impl PyEvaluator {
         judged_only: Option<&Bound<'_, PyAny>>,
         num_docs_in_collection: Option<&Bound<'_, PyAny>>,
         n_threads: Option<&Bound<'_, PyAny>>,
+        names: Option<&str>,
     ) -> PyResult<Self> {
         // every option checked here, by name: an irmetrics error, never a bare
         // OverflowError or TypeError (None: the default)
@@ -125,9 +130,12 @@ impl PyEvaluator {
             .map(|v| int_arg(v, "max_docs", 1, None))
             .transpose()?;
         let qrels = qrels_of(qrels)?;
+        let dialect = names
+            .map_or(Ok(Names::Irmetrics), Names::parse)
+            .map_err(|e| errors::to_py(py, e))?;
         let names = measure_names(measures)?;
         let set = guarded(py, || {
-            MeasureSet::parse(&names).map_err(|e| errors::to_py(py, e))
+            MeasureSet::parse_as(&names, dialect).map_err(|e| errors::to_py(py, e))
         })?;
         let options = Options {
             relevance_level,

@@ -1,0 +1,229 @@
+"""The peers' measure spellings (issue 12), each checked against the peer's own value.
+
+ranx and ir_measures are run here, inside the test, on one conformance case
+(``v02_graded_negative``: labels -2 to 4, so negative labels, graded gains and ERR's
+largest grade 4 are all exercised), and every spelling is evaluated by irmetrics
+and compared per query with the peer that owns the spelling. Nothing here is an
+irmetrics value pasted back: the expected numbers come from the peers.
+
+Scores are replaced by each query's rank in trec_eval's order (score descending, doc
+id descending) before anyone sees the run: the ranking is the one irmetrics and
+trec_eval use, and no peer meets a tie (ranx orders ties by an unstable argsort,
+ir_measures by doc id ascending).
+
+ranx and ir_measures are test dependencies (the ``test`` extra): a missing one fails
+the test; it is never skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import irmetrics
+
+CASE = "v02_graded_negative"
+
+# (our spelling, names switch, the peer's spelling). The ranx rows use ranx's own
+# spelling of the same measure; the ir_measures rows, ir_measures' parse of it.
+RANX = [
+    ("MAP", None, "map"),
+    ("MRR", None, "mrr"),
+    ("NDCG@10", None, "ndcg@10"),
+    ("precision", None, "precision"),
+    ("f1", None, "f1"),
+    ("hit_rate", None, "hit_rate"),
+    ("precision-l2", None, "precision-l2"),
+    ("recall", "ranx", "recall"),
+    ("hits", "ranx", "hits"),
+    ("recall-l2", "ranx", "recall-l2"),
+    ("rbp.95", None, "rbp.95"),
+    ("rbp.8", None, "rbp.8"),
+    ("rbp.95-l2", None, "rbp.95-l2"),
+    ("precision@5", "ranx", "precision@5"),
+    ("recall@100", "ranx", "recall@100"),
+]
+
+IR_MEASURES = [
+    ("MAP", None, "MAP"),
+    ("MRR", None, "RR"),
+    ("NDCG@10", None, "nDCG@10"),
+    ("P_5,10", None, ["P@5", "P@10"]),
+    ("ndcg_cut_5,10", None, ["nDCG@5", "nDCG@10"]),
+    ("nDCG(gains={0:1,1:2})", None, "nDCG(gains={0:1,1:2})"),
+    ("nDCG(gains={0:1,1:2})@10", None, "nDCG(gains={0:1,1:2})@10"),
+    ('nDCG(dcg="exp-log2", cutoff=20)@10', None, 'nDCG(dcg="exp-log2", cutoff=20)@10'),
+    ("IPrec(rel=2, recall=0.4)", None, "IPrec(rel=2, recall=0.4)"),
+    ("SetRelP(rel=2)", None, "SetRelP(rel=2)"),
+    ("SetP(relative=True)", None, "SetP(relative=True)"),
+    ("SetF(rel=1, beta=0.5)", None, "SetF(rel=1, beta=0.5)"),
+    ("SetF(rel=2, beta=2.0)", None, "SetF(rel=2, beta=2.0)"),
+    ("infAP(rel=2)", None, "infAP(rel=2)"),
+    ("Rprec(rel=2)", None, "Rprec(rel=2)"),
+    ("P(judged_only=True)@4", None, "P(judged_only=True)@4"),
+    ("AP(judged_only=True)", None, "AP(judged_only=True)"),
+    ("Judged", None, "Judged"),
+    ("Judged@10", None, "Judged@10"),
+    ("NumRet(rel=2)", None, "NumRet(rel=2)"),
+    ("NumRet", None, "NumRet"),
+    # rel= on the other families that take it
+    ("Success(rel=2)@10", None, "Success(rel=2)@10"),
+    ("RR(rel=3)", None, "RR(rel=3)"),
+    ("Bpref(rel=2)", None, "Bpref(rel=2)"),
+    ("SetAP(rel=2)", None, "SetAP(rel=2)"),
+    ("SetP(rel=3)", None, "SetP(rel=3)"),
+    ("AP(rel=2)@100", None, "AP(rel=2)@100"),
+    ("P(rel=2, judged_only=True)@10", None, "P(rel=2, judged_only=True)@10"),
+    ("nDCG(judged_only=True)@10", None, "nDCG(judged_only=True)@10"),
+    ("IPrec@0.2", None, "IPrec@0.2"),
+    ("NumRel", None, "NumRel"),
+    # gdeval's ERR: gmax 4 explicitly, or ir_measures' meaning of ERR@k
+    ("ERR(gmax=4)@10", None, "ERR@10"),
+    ("ERR@10", "ir_measures", "ERR@10"),
+    ("err@20", "ir_measures", "ERR@20"),
+    # the default ERR@k takes gmax from the qrels, 4 in this case: gdeval's value too
+    ("ERR@10", None, "ERR@10"),
+    ("err@10", None, "ERR@10"),
+]
+
+
+def trec9_differs(m: Any, judged: dict[str, int]) -> bool:
+    """Whether ir_measures' IPrec (pytrec_eval, which embeds trec_eval 9.x) turns the
+    recall level into another rank than trec_eval 10 does for this query: 9.x takes
+    ``(long)(p * R + 0.9)``, 10.0 ``lround(p * R)`` (DISCREPANCIES.md, pytrec_eval 1).
+    """
+    if m.NAME != "IPrec":
+        return False
+    rel = m.params.get("rel", 1)
+    big_r = sum(1 for lab in judged.values() if lab >= rel)
+    x = m.params["recall"] * big_r
+    return int(x + 0.9) != math.floor(x + 0.5)
+
+
+def trec_order(docs: dict[str, float]) -> list[str]:
+    """trec_eval's ranking: score descending, ties by doc id descending (bytes)."""
+    return sorted(docs, key=lambda d: (docs[d], d.encode()), reverse=True)
+
+
+@functools.cache
+def data(case_dir: Path) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    qrels = irmetrics.Qrels.from_file(case_dir / "qrels.txt").to_dict()
+    run = irmetrics.Run.from_file(case_dir / "run.txt").to_dict()
+    # scores = rank in trec_eval's order, best highest: no ties for any tool
+    ranked = {q: trec_order(docs) for q, docs in run.items()}
+    run = {q: {d: float(len(ds) - i) for i, d in enumerate(ds)} for q, ds in ranked.items()}
+    return qrels, run
+
+
+@pytest.fixture(scope="module")
+def case(conformance: Path) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    return data(conformance / "generated" / CASE)
+
+
+def ours(
+    case: tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]],
+    name: str,
+    names: str | None,
+) -> dict[str, dict[str, float]]:
+    qrels, run = case
+    out = irmetrics.evaluate(qrels, run, name, per_query=True, names=names)
+    assert isinstance(out, dict)
+    return out
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize(("name", "names", "peer"), RANX, ids=[f"{r[0]}|{r[1]}" for r in RANX])
+def test_ranx_spellings_give_ranx_values(
+    case: Any, name: str, names: str | None, peer: str
+) -> None:
+    import ranx
+
+    qrels, run = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's compilation warnings
+        rq, rr = ranx.Qrels(qrels), ranx.Run(run)
+        ranx.evaluate(rq, rr, peer, make_comparable=True)
+    want = {q: float(v) for q, v in rr.scores[peer].items()}
+    got = ours(case, name, names)
+    assert len(got) == 1, got
+    (per_query,) = got.values()
+    assert set(per_query) <= set(want)
+    assert len(per_query) == len(run)
+    bad = {q: (v, want[q]) for q, v in per_query.items() if not close(v, want[q])}
+    assert not bad, f"{name}: {len(bad)} queries differ from ranx's {peer}: {list(bad.items())[:3]}"
+
+
+@pytest.mark.parametrize(
+    ("name", "names", "peer"), IR_MEASURES, ids=[f"{r[0]}|{r[1]}" for r in IR_MEASURES]
+)
+def test_ir_measures_spellings_give_ir_measures_values(
+    case: Any, name: str, names: str | None, peer: str | list[str]
+) -> None:
+    import ir_measures
+
+    qrels, run = case
+    peers = [peer] if isinstance(peer, str) else peer
+    parsed = [ir_measures.parse_measure(p) for p in peers]
+    want: dict[Any, dict[str, float]] = {m: {} for m in parsed}
+    for r in ir_measures.iter_calc(parsed, qrels, run):
+        want[r.measure][r.query_id] = float(r.value)
+    got = ours(case, name, names)
+    assert len(got) == len(parsed), got
+    for (col, per_query), m in zip(got.items(), parsed):
+        # ir_measures reports the queries of the run that the qrels judge
+        assert set(want[m]) <= set(per_query), (col, m)
+        compared = {q: v for q, v in want[m].items() if not trec9_differs(m, qrels[q])}
+        assert len(compared) >= len(want[m]) // 2, (m, len(compared), len(want[m]))
+        bad = {q: (per_query[q], v) for q, v in compared.items() if not close(per_query[q], v)}
+        # gdeval prints 5 decimals: its ERR and exp-gain nDCG are compared to 5e-6
+        if "ERR" in str(m) or "exp-log2" in str(m):
+            bad = {q: p for q, p in bad.items() if abs(p[0] - p[1]) > 5e-6}
+        first = list(bad.items())[:3]
+        assert not bad, f"{name} ({col}): {len(bad)} queries differ from {m}: {first}"
+    if any(trec9_differs(m, qrels[q]) for m in parsed for q in want[m]):
+        return  # the mean holds the queries trec_eval 9 and 10 differ on
+    # the `all` value is ir_measures' aggregate (a sum for NumRet, else the mean)
+    agg = ir_measures.calc_aggregate(parsed, qrels, run)
+    summary = irmetrics.evaluate(qrels, run, name, names=names)
+    assert isinstance(summary, dict)
+    for v, m in zip(summary.values(), parsed):
+        tol = 5e-6 if ("ERR" in str(m) or "exp-log2" in str(m)) else 1e-12
+        assert math.isclose(float(v), float(agg[m]), rel_tol=tol, abs_tol=tol), (name, m)
+
+
+def test_case_is_the_one_described(case: Any) -> None:
+    """The case holds negative and graded labels up to 4 (ERR's default gmax is 4)."""
+    qrels, _ = case
+    labels = {lab for docs in qrels.values() for lab in docs.values()}
+    assert min(labels) < 0 and max(labels) == 4
+
+
+def test_err_means_one_thing_whatever_the_case(case: Any) -> None:
+    """``ERR@k``, ``err@k``, ``Err@k`` and ``err_cut_k`` are one measure; gdeval's fixed
+    grade is spelled ``ERR(gmax=4)@k`` (or ``names="ir_measures"``)."""
+    qrels, run = case
+    # a qrels whose largest label is 2: the default gmax is 2, gdeval's stays 4
+    low = {q: {d: min(lab, 2) for d, lab in docs.items()} for q, docs in qrels.items()}
+    spellings = ["ERR@10", "err@10", "Err@10", "err_cut_10", "err_cut.10", "ERR(gmax=2)@10"]
+    vals = [irmetrics.evaluate(low, run, s)[s] for s in spellings]
+    assert all(v == vals[0] for v in vals), dict(zip(spellings, vals))
+    gd = irmetrics.evaluate(low, run, "ERR(gmax=4)@10")["ERR(gmax=4)@10"]
+    assert gd != vals[0]
+    assert irmetrics.evaluate(low, run, "ERR@10", names="ir_measures")["ERR@10"] == gd
+
+
+def test_names_switch_is_checked(case: Any) -> None:
+    qrels, run = case
+    with pytest.raises(irmetrics.Error, match="names must be"):
+        irmetrics.evaluate(qrels, run, "map", names="pytrec_eval")
+    # trec_eval's recall keeps trec_eval's cut-offs unless ranx's meaning is asked for
+    assert "recall_1000" in irmetrics.evaluate(qrels, run, "recall")
+    assert list(irmetrics.evaluate(qrels, run, "recall", names="ranx")) == ["recall"]
