@@ -77,7 +77,7 @@ fn evaluate_any(
 
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
 pub struct PyEvaluator {
-    inner: Arc<Evaluator>,
+    pub(super) inner: Arc<Evaluator>,
 }
 
 #[pymethods]

@@ -12,6 +12,7 @@
 //! | `errors.rs` | the exception hierarchy and the one mapping from crate errors |
 //! | `cli.rs` | the command line, trec_eval's flags, the measure catalogue |
 //! | `extras.rs` | statistics and rank correlation functions |
+//! | `stats.rs` | significance tests, corrections, effect sizes, comparing runs (`crate::compare`) |
 
 mod cli;
 mod convert;
@@ -20,6 +21,7 @@ mod errors;
 mod evaluate;
 mod extras;
 mod pipeline;
+mod stats;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -164,5 +166,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     extras::register(m)?;
+    stats::register(m)?;
     Ok(())
 }
