@@ -148,19 +148,40 @@ pub fn compare(
     cancel: Option<&AtomicBool>,
 ) -> Result<Report> {
     check_options(how)?;
+    let ev = Evaluator::new(qrels.clone(), MeasureSet::parse(measures)?, options)?;
+    let names: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
+    let runs: Vec<&Run> = runs.iter().map(|(_, r)| *r).collect();
+    let results = evaluate_runs(&ev, &names, &runs, cancel)?;
+    from_results(&names, &results, how, cancel)
+}
+
+/// Evaluate each run; a judged query missing from a run (without `complete`) is an
+/// error naming the run and the query.
+pub fn evaluate_runs(
+    ev: &Evaluator,
+    names: &[String],
+    runs: &[&Run],
+    cancel: Option<&AtomicBool>,
+) -> Result<Vec<Results>> {
     if runs.len() < 2 {
         return Err(Error::Input(format!(
             "comparing needs at least 2 runs, got {}",
             runs.len()
         )));
     }
-    let ev = Evaluator::new(qrels.clone(), MeasureSet::parse(measures)?, options)?;
-    let results: Vec<Results> = runs
+    names
         .iter()
-        .map(|(_, run)| ev.evaluate_cancellable(run, cancel))
-        .collect::<Result<_>>()?;
-    let names: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
-    from_results(&names, &results, how, cancel)
+        .zip(runs)
+        .map(|(name, run)| {
+            ev.evaluate_cancellable(run, cancel).map_err(|e| match e {
+                Error::MissingQuery { query } => Error::Input(format!(
+                    "run '{name}' has no results for query '{query}' (judged in the qrels); \
+                     pass complete=True (-c) to score missing queries 0, as trec_eval -c"
+                )),
+                e => e,
+            })
+        })
+        .collect()
 }
 
 /// Compare already evaluated runs (all from one evaluator, so with the same columns).
@@ -176,11 +197,8 @@ pub fn from_results(
         ));
     };
     let ids = first.query_ids();
-    for (name, res) in names.iter().zip(results).skip(1) {
-        if res.query_ids() != ids {
-            return Err(missing_query(names, results));
-        }
-        let _ = name;
+    if results.iter().skip(1).any(|r| r.query_ids() != ids) {
+        return Err(missing_query(names, results));
     }
     let mut measures = Vec::new();
     for (label, c) in first.requested_columns() {

@@ -268,16 +268,8 @@ fn compare_runs_report(
     let names: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
     let runs: Vec<_> = runs.iter().map(|(_, r)| r.inner.clone()).collect();
     let inner = super::heavy(py, move |cancel| {
-        if runs.len() < 2 {
-            return Err(crate::Error::Input(format!(
-                "comparing needs at least 2 runs, got {}",
-                runs.len()
-            )));
-        }
-        let results = runs
-            .iter()
-            .map(|r| ev.evaluate_cancellable(r, Some(cancel)))
-            .collect::<crate::Result<Vec<_>>>()?;
+        let refs: Vec<&crate::Run> = runs.iter().map(|r| &**r).collect();
+        let results = compare::report::evaluate_runs(&ev, &names, &refs, Some(cancel))?;
         compare::report::from_results(&names, &results, &how, Some(cancel))
     })?;
     Ok(PyReport { inner })
