@@ -1,12 +1,16 @@
 //! The `irmetrics` command line: trec_eval's flags, byte-identical trec_eval output, and
 //! JSON / CSV / table output for people and scripts. `args.rs` reads the flags,
 //! `output.rs` writes the formats; [`evaluate_args`] is the one evaluation flow, used by
-//! [`run`] and by the Python compatibility layer (`irmetrics.compat`).
+//! [`run`] and by the Python compatibility layer (`irmetrics.compat`). `irmetrics
+//! compare ...` (first argument `compare`) is `compare.rs`: significance tests between
+//! runs.
 
 mod args;
+mod compare;
 mod output;
 
 pub use args::{parse_args, Args, Format, USAGE};
+pub use compare::{parse_compare_args, CompareArgs, COMPARE_USAGE};
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -77,6 +81,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,
 {
+    let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    if argv.first().is_some_and(|a| a == "compare") {
+        return compare::run_compare(argv[1..].to_vec(), out, cancel);
+    }
     let args = parse_args(argv)?;
     if args.help {
         out.write_all(USAGE.as_bytes()).map_err(write_err)?;
