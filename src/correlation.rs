@@ -154,8 +154,7 @@ pub fn kendall_tau_test(x: &[f64], y: &[f64]) -> Result<(f64, f64, &'static str)
         + (2.0 * k.xtie as f64 * k.ytie as f64) / m
         + k.x0 * k.y0 / (9.0 * m * (n - 2.0));
     let z = cmd / var.sqrt();
-    use statrs::distribution::ContinuousCDF;
-    let p = (2.0 * statrs::distribution::Normal::standard().sf(z.abs())).min(1.0);
+    let p = (2.0 * crate::stats::normal_sf(z.abs())).min(1.0);
     Ok((tau, p, "asymptotic"))
 }
 

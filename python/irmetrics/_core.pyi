@@ -45,6 +45,10 @@ __all__ = [
     "effect_size",
     "compare_runs_report",
     "compare_values_report",
+    "tukey_hsd",
+    "randomized_tukey_hsd",
+    "studentized_range_sf",
+    "anova2",
 ]
 
 __version__: str
@@ -243,3 +247,9 @@ def compare_values_report(
     n_resamples: int,
     seed: int,
 ) -> _Report: ...
+def tukey_hsd(samples: Sequence[_Floats]) -> tuple[list[float], list[float]]: ...
+def randomized_tukey_hsd(
+    samples: Sequence[_Floats], n_resamples: int, seed: int
+) -> list[float]: ...
+def studentized_range_sf(q: float, k: int, df: float) -> float: ...
+def anova2(rows: Sequence[_Floats]) -> dict[str, list[float]]: ...

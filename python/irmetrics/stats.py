@@ -27,7 +27,13 @@ if TYPE_CHECKING:
     ArrayLike = Union[Sequence[float], Any]
 
 __all__ = [
+    "Anova2Result",
     "TestResult",
+    "TukeyResult",
+    "anova2",
+    "randomized_tukey_hsd",
+    "studentized_range_sf",
+    "tukey_hsd",
     "bootstrap_test",
     "correct",
     "effect_size",
@@ -122,3 +128,80 @@ def tau_ap(x: ArrayLike, y: ArrayLike) -> TestResult:
     the reference ranking by ``x`` (higher scores first; no ties allowed). No p-value is
     defined: ``pvalue`` is NaN."""
     return TestResult(_core.tau_ap(x, y), math.nan, "no p-value")
+
+
+class TukeyResult:
+    """Tukey's HSD of k samples: ``statistic`` (k x k numpy array of mean differences
+    ``mean_i - mean_j``, as scipy's ``TukeyHSDResult``), ``pvalue`` (k x k, 1 on the
+    diagonal) and ``method``."""
+
+    def __init__(self, statistic: Any, pvalue: Any, method: str) -> None:
+        self.statistic = statistic
+        self.pvalue = pvalue
+        self.method = method
+
+    def __repr__(self) -> str:
+        return f"TukeyResult(method={self.method!r}, pvalue=\n{self.pvalue})"
+
+
+def _square(values: list[float], k: int) -> Any:
+    import numpy as np
+
+    return np.array(values, dtype=float).reshape(k, k)
+
+
+def _mean_diffs(samples: tuple[ArrayLike, ...]) -> Any:
+    import numpy as np
+
+    means = np.array([np.mean(np.asarray(s, dtype=float)) for s in samples])
+    return means[:, None] - means[None, :]
+
+
+def tukey_hsd(*samples: ArrayLike) -> TukeyResult:
+    """Tukey's HSD test of k samples (one-way, as ``scipy.stats.tukey_hsd``): pooled
+    within-group variance, the studentized range with k groups and N - k degrees of
+    freedom. The upper tail is integrated directly (adaptive Gauss-Kronrod), so small
+    p-values keep their digits (scipy computes 1 - cdf to an absolute 1e-11). Needs
+    numpy."""
+    diffs, p = _core.tukey_hsd(list(samples))
+    k = len(samples)
+    return TukeyResult(_square(diffs, k), _square(p, k), "studentized range")
+
+
+def randomized_tukey_hsd(
+    *samples: ArrayLike, n_resamples: int = 10_000, seed: int = 42
+) -> TukeyResult:
+    """Carterette's (2012) randomized Tukey HSD of k systems' per-query values (equally
+    long, same query order): each resample permutes the values of every query among the
+    systems; a pair's p-value is the share of resamples (plus one, over n_resamples + 1)
+    whose range of means reaches the pair's difference. Needs numpy."""
+    p = _core.randomized_tukey_hsd(list(samples), n_resamples, seed)
+    return TukeyResult(_mean_diffs(samples), _square(p, len(samples)), "Monte Carlo")
+
+
+def studentized_range_sf(q: float, k: int, df: float) -> float:
+    """P(Q > q) of the studentized range with ``k`` groups and ``df`` degrees of freedom
+    (``math.inf`` for the range of k normals)."""
+    return _core.studentized_range_sf(q, k, df)
+
+
+class Anova2Result:
+    """Two-way ANOVA without replication: ``statistic`` and ``pvalue`` (the systems'
+    F test), ``df`` (systems, topics, residual), and ``table`` with the sums of squares,
+    F values and p-values of systems and topics."""
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table = table
+        self.statistic = table["f"][0]
+        self.pvalue = table["pvalue"][0]
+        self.df = tuple(table["df"])
+
+    def __repr__(self) -> str:
+        return f"Anova2Result(statistic={self.statistic}, pvalue={self.pvalue}, df={self.df})"
+
+
+def anova2(matrix: Any) -> Anova2Result:
+    """Two-way ANOVA without replication of a systems x topics matrix (one row per
+    system, one column per topic), as statsmodels' ``anova_lm`` of
+    ``value ~ C(system) + C(topic)``."""
+    return Anova2Result(_core.anova2(list(matrix)))

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal, StudentsT};
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
 
 use super::rng::{below, fill_signs, Streams};
 use crate::error::{Error, Result};
@@ -201,7 +201,7 @@ pub fn wilcoxon(x: &[f64], y: &[f64]) -> Result<TestResult> {
     let mn = mf * (mf + 1.0) * 0.25;
     let se = ((mf * (mf + 1.0) * (2.0 * mf + 1.0) - tie_term / 2.0) / 24.0).sqrt();
     let z = (r_plus - mn) / se;
-    let p = (2.0 * Normal::standard().sf(z.abs())).min(1.0);
+    let p = (2.0 * crate::stats::normal_sf(z.abs())).min(1.0);
     Ok(TestResult {
         statistic,
         pvalue: p,

@@ -293,6 +293,16 @@ pub fn compare_values(
         } else {
             None
         };
+        let multi = match how.test {
+            Test::Tukey => Some(super::tukey::tukey_hsd(&refs)?.1),
+            Test::RandomizedTukey => Some(super::tukey::randomized_tukey_hsd(
+                &refs,
+                how.n_resamples,
+                how.seed,
+                cancel,
+            )?),
+            _ => None,
+        };
         let mut tested = Vec::with_capacity(pairs.len());
         for &(a, b) in &pairs {
             let (x, y) = (refs[a], refs[b]);
@@ -301,6 +311,24 @@ pub fn compare_values(
                 Test::Wilcoxon => paired::wilcoxon(x, y)?,
                 Test::Sign => paired::sign_test(x, y)?,
                 Test::Bootstrap => paired::bootstrap_test(x, y, how.n_resamples, how.seed, cancel)?,
+                Test::Tukey | Test::RandomizedTukey => {
+                    let p = multi.as_ref().map_or(f64::NAN, |m| m[a * k + b]);
+                    let tukey = how.test == Test::Tukey;
+                    TestResult {
+                        statistic: if tukey {
+                            super::tukey::tukey_pair_q(&refs, a, b)
+                        } else {
+                            paired::mean(x) - paired::mean(y)
+                        },
+                        pvalue: p,
+                        method: if tukey {
+                            "studentized range"
+                        } else {
+                            "Monte Carlo"
+                        },
+                        df: tukey.then(|| (k * n - k) as f64),
+                    }
+                }
                 Test::Randomization => match &flips {
                     Some(f) => TestResult {
                         statistic: paired::mean(x) - paired::mean(y),
@@ -320,7 +348,12 @@ pub fn compare_values(
             tested.push((a, b, test, effect));
         }
         let raw: Vec<f64> = tested.iter().map(|t| t.2.pvalue).collect();
-        let corrected = how.correction.apply(&raw)?;
+        let correction = if how.test.is_multi_system() {
+            Correction::None
+        } else {
+            how.correction
+        };
+        let corrected = correction.apply(&raw)?;
         let pairs_out = tested
             .into_iter()
             .zip(corrected)
@@ -416,20 +449,27 @@ impl Report {
             None => "all pairs of systems".to_string(),
         };
         let resamples = match o.test {
-            Test::Randomization | Test::Bootstrap => {
+            Test::Randomization | Test::Bootstrap | Test::RandomizedTukey => {
                 format!(", {} resamples, seed {}", o.n_resamples, o.seed)
             }
             _ => String::new(),
         };
+        let correction = if o.test.is_multi_system() {
+            format!(
+                "over all {} systems, no further correction",
+                self.systems.len()
+            )
+        } else {
+            format!("{} over {family} per measure", o.correction.label())
+        };
         format!(
             "Means over {} queries; best per measure in bold. A superscript letter marks a \
-             system significantly better than the system of that letter ({}{}, {} over \
-             {} per measure, p <= {}).",
+             system significantly better than the system of that letter ({}{}, {}, \
+             p <= {}).",
             self.query_ids.len(),
             o.test.label(),
             resamples,
-            o.correction.label(),
-            family,
+            correction,
             o.alpha
         )
     }
@@ -673,7 +713,11 @@ impl Report {
         let mut out = json!({
             "systems": self.systems,
             "test": o.test.name(),
-            "correction": o.correction.name(),
+            "correction": if o.test.is_multi_system() {
+                "none"
+            } else {
+                o.correction.name()
+            },
             "alpha": o.alpha,
             "baseline": o.baseline,
             "n_resamples": o.n_resamples,

@@ -207,6 +207,62 @@ fn effect_size<'py>(
     Ok(d)
 }
 
+fn groups_of(groups: &[Bound<'_, PyAny>]) -> PyResult<Vec<Vec<f64>>> {
+    groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| float_vec(g, &format!("sample {i}")))
+        .collect()
+}
+
+/// Tukey's HSD of the samples: (mean differences, p-values), k x k row-major.
+#[pyfunction]
+fn tukey_hsd(py: Python<'_>, samples: Vec<Bound<'_, PyAny>>) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    let g = groups_of(&samples)?;
+    super::heavy(py, move |_| {
+        let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
+        compare::tukey_hsd(&refs)
+    })
+}
+
+/// Carterette's randomized Tukey HSD: k x k p-values, row-major.
+#[pyfunction]
+fn randomized_tukey_hsd(
+    py: Python<'_>,
+    samples: Vec<Bound<'_, PyAny>>,
+    n_resamples: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<Vec<f64>> {
+    let g = groups_of(&samples)?;
+    let (r, s) = resamples_and_seed(n_resamples, seed)?;
+    super::heavy(py, move |c| {
+        let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
+        compare::randomized_tukey_hsd(&refs, r, s, Some(c))
+    })
+}
+
+/// The studentized range's upper tail P(Q > q) for k groups and df degrees of freedom.
+#[pyfunction]
+fn studentized_range_sf(q: f64, k: usize, df: f64) -> f64 {
+    compare::ptukey_sf(q, k, df)
+}
+
+/// Two-way ANOVA without replication of the rows (systems) x columns (topics).
+#[pyfunction]
+fn anova2<'py>(py: Python<'py>, rows: Vec<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+    let g = groups_of(&rows)?;
+    let a = super::heavy(py, move |_| {
+        let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
+        compare::anova2(&refs)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("ss", a.ss.to_vec())?;
+    d.set_item("df", a.df.to_vec())?;
+    d.set_item("f", a.f.to_vec())?;
+    d.set_item("pvalue", a.pvalue.to_vec())?;
+    Ok(d)
+}
+
 /// A comparison of systems (see `irmetrics.compare`).
 #[pyclass(frozen, name = "_Report", module = "irmetrics")]
 pub struct PyReport {
@@ -320,6 +376,10 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(correct, m)?)?;
     m.add_function(wrap_pyfunction!(effect_size, m)?)?;
     m.add_function(wrap_pyfunction!(compare_runs_report, m)?)?;
+    m.add_function(wrap_pyfunction!(tukey_hsd, m)?)?;
+    m.add_function(wrap_pyfunction!(randomized_tukey_hsd, m)?)?;
+    m.add_function(wrap_pyfunction!(studentized_range_sf, m)?)?;
+    m.add_function(wrap_pyfunction!(anova2, m)?)?;
     m.add_function(wrap_pyfunction!(compare_values_report, m)?)?;
     Ok(())
 }
