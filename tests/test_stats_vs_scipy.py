@@ -266,6 +266,22 @@ def test_effect_sizes_against_their_formulas():
     assert abs(e["bootstrap_ci"][1] - ref.high) < 0.05 * width
 
 
+@pytest.mark.parametrize("seed", [4, 5])
+def test_bca_interval_agrees_with_scipy_within_monte_carlo_error(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.random(30) ** 2  # skewed: BCa and percentile differ
+    y = rng.random(30) ** 3
+    e = stats.effect_size(x, y, 0.95, n_resamples=20_000, seed=seed)
+    ref = scipy_stats.bootstrap(
+        (x - y,), np.mean, confidence_level=0.95, method="BCa", n_resamples=20_000, rng=seed
+    ).confidence_interval
+    width = ref.high - ref.low
+    assert abs(e["bca_ci"][0] - ref.low) < 0.04 * width, (e, ref)
+    assert abs(e["bca_ci"][1] - ref.high) < 0.04 * width, (e, ref)
+    same = stats.effect_size(x, x, 0.95, n_resamples=100)
+    assert same["bca_ci"] == (0.0, 0.0)
+
+
 def test_identical_systems_give_p_one():
     x = np.random.default_rng(1).random(30)
     for r in (

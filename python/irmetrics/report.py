@@ -35,7 +35,20 @@ class Report:
 
     def __init__(self, core: _core._Report) -> None:
         self._core = core
-        self._data: dict[str, Any] = json.loads(core.to_json(True))
+        self._summary: dict[str, Any] | None = None
+        self._full: dict[str, Any] | None = None
+
+    @property
+    def _data(self) -> dict[str, Any]:
+        """Everything but the per-query values (parsed once, when first needed)."""
+        if self._summary is None:
+            self._summary = json.loads(self._core.to_json(False))
+        return self._summary
+
+    def _with_per_query(self) -> dict[str, Any]:
+        if self._full is None:
+            self._full = json.loads(self._core.to_json(True))
+        return self._full
 
     @property
     def systems(self) -> list[str]:
@@ -47,7 +60,7 @@ class Report:
 
     @property
     def query_ids(self) -> list[str]:
-        return list(self._data["query_ids"])
+        return list(self._with_per_query()["query_ids"])
 
     @property
     def means(self) -> dict[str, dict[str, float]]:
@@ -59,7 +72,7 @@ class Report:
 
     @property
     def per_query(self) -> dict[str, dict[str, list[float]]]:
-        return {m["measure"]: dict(m["per_query"]) for m in self._data["measures"]}
+        return {m["measure"]: dict(m["per_query"]) for m in self._with_per_query()["measures"]}
 
     def to_dict(self, per_query: bool = True) -> dict[str, Any]:
         """Everything as plain Python values (non-finite numbers as None)."""
@@ -185,8 +198,11 @@ def compare(
     ``runs``: a dict ``{name: run}`` or a list of runs (named by their run tags); each
     run (and ``qrels``) of any type :func:`irmetrics.evaluate` accepts. ``test``:
     ``"t"`` (paired Student's t), ``"wilcoxon"``, ``"sign"``, ``"randomization"``
-    (Fisher; exact for <= 20 queries, else ``n_resamples`` seeded sign flips) or
-    ``"bootstrap"`` (Sakai's, shifted to the null). ``correction`` (``"holm"``,
+    (Fisher; exact for <= 20 queries, else ``n_resamples`` seeded sign flips),
+    ``"bootstrap"`` (Sakai's, shifted to the null), ``"tukey"`` (Tukey's HSD, as
+    scipy's and ranx's) or ``"randomized_tukey"`` (Carterette's); the Tukey tests cover
+    all systems at once and control the family-wise error themselves (no correction
+    is applied on top). ``correction`` (``"holm"``,
     ``"bonferroni"``, ``"bh"``, ``"by"``, ``"none"``) adjusts the p-values of each
     measure as one family: all pairs, or with ``baseline`` (a system's name) each
     system against it. A pair is significant when its corrected p-value is at most

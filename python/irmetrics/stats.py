@@ -110,7 +110,8 @@ def effect_size(
 ) -> dict[str, Any]:
     """Effect sizes of ``x`` against ``y``: ``mean_diff``, its t-based ``ci`` (as
     ``scipy.stats.ttest_rel(x, y).confidence_interval(confidence)``), with
-    ``n_resamples`` its percentile-bootstrap ``bootstrap_ci``; paired Cohen's ``d_z``,
+    ``n_resamples`` its percentile-bootstrap ``bootstrap_ci`` and BCa ``bca_ci`` (from the
+    same seeded resamples, as ``scipy.stats.bootstrap`` defines them); paired Cohen's ``d_z``,
     Hedges' ``g_z`` (exact small-sample correction), ``wins`` / ``ties`` / ``losses``.
     Identical systems: ``d_z = g_z = 0``."""
     return _core.effect_size(x, y, confidence, n_resamples, seed)

@@ -23,7 +23,9 @@ options:
   -m MEASURE         measure(s), repeatable, any spelling irmetrics accepts
                      (nDCG@10, AP, ndcg_cut.10, map, P.10) [default: AP and nDCG@10]
   --test TEST        t (paired Student's t) [default], wilcoxon, sign,
-                     randomization (Fisher), bootstrap (Sakai's, shifted)
+                     randomization (Fisher), bootstrap (Sakai's, shifted), tukey
+                     (Tukey's HSD), randomized_tukey (Carterette's); the Tukey
+                     tests cover all runs at once and take no correction
   --correction C     holm [default], bonferroni, bh, by, none: over the pairs of
                      each measure
   --alpha A          significance level [default: 0.05]; intervals at 1 - A

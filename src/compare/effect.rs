@@ -19,6 +19,9 @@ pub struct Effect {
     pub ci: (f64, f64),
     /// The percentile-bootstrap interval of the mean difference, when asked for.
     pub bootstrap_ci: Option<(f64, f64)>,
+    /// The BCa bootstrap interval of the mean difference (same resamples), when asked
+    /// for.
+    pub bca_ci: Option<(f64, f64)>,
     /// Paired Cohen's d_z: mean(d) / sd(d). 0 for identical systems, NaN for a constant
     /// non-zero difference (no spread to scale by).
     pub d_z: f64,
@@ -43,8 +46,8 @@ pub fn hedges_correction(df: f64) -> f64 {
 }
 
 /// Effect sizes of `x` against `y`, with a `confidence` interval (0 < confidence < 1);
-/// `bootstrap` = Some((resamples, seed)) adds the percentile-bootstrap interval
-/// ([`crate::stats::bootstrap_ci`] of the differences).
+/// `bootstrap` = Some((resamples, seed)) adds the percentile and BCa bootstrap
+/// intervals ([`crate::stats::bootstrap_intervals`] of the differences).
 pub fn effect_size(
     x: &[f64],
     y: &[f64],
@@ -77,16 +80,18 @@ pub fn effect_size(
     } else {
         m / sd
     };
-    let bootstrap_ci = match bootstrap {
+    let (bootstrap_ci, bca_ci) = match bootstrap {
         Some((resamples, seed)) => {
-            Some(crate::stats::bootstrap_ci(&d, confidence, resamples, seed)?)
+            let (p, b) = crate::stats::bootstrap_intervals(&d, confidence, resamples, seed)?;
+            (Some(p), Some(b))
         }
-        None => None,
+        None => (None, None),
     };
     Ok(Effect {
         mean_diff: mean(x) - mean(y),
         ci,
         bootstrap_ci,
+        bca_ci,
         d_z,
         g_z: d_z * hedges_correction(n - 1.0),
         wins: d.iter().filter(|a| **a > 0.0).count(),

@@ -199,6 +199,7 @@ fn effect_size<'py>(
     d.set_item("mean_diff", e.mean_diff)?;
     d.set_item("ci", e.ci)?;
     d.set_item("bootstrap_ci", e.bootstrap_ci)?;
+    d.set_item("bca_ci", e.bca_ci)?;
     d.set_item("d_z", e.d_z)?;
     d.set_item("g_z", e.g_z)?;
     d.set_item("wins", e.wins)?;
