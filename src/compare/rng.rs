@@ -29,13 +29,16 @@ pub(crate) fn below(rng: &mut ChaCha8Rng, n: usize) -> usize {
     ((rng.next_u64() as u128 * n as u128) >> 64) as usize
 }
 
-/// Fill `signs` with +1.0 or -1.0, one random bit each.
+/// Fill `signs` with +1.0 or -1.0, one random bit each (bit 1: +1). Branch-free: the
+/// bit becomes the sign bit of 1.0 (a branch on random bits is mispredicted half the
+/// time, which cost more than the sums themselves).
 #[inline]
 pub(crate) fn fill_signs(rng: &mut ChaCha8Rng, signs: &mut [f64]) {
+    const ONE: u64 = 0x3FF0_0000_0000_0000;
     for chunk in signs.chunks_mut(64) {
         let mut bits = rng.next_u64();
         for s in chunk {
-            *s = if bits & 1 == 1 { 1.0 } else { -1.0 };
+            *s = f64::from_bits(ONE | ((!bits & 1) << 63));
             bits >>= 1;
         }
     }
@@ -57,5 +60,12 @@ mod tests {
         );
         let mut r = s.stream(0);
         assert!((0..1000).all(|_| below(&mut r, 10) < 10));
+        // signs follow the bits: bit 1 -> +1.0, bit 0 -> -1.0
+        let word = s.stream(3).next_u64();
+        let mut signs = [0.0; 64];
+        fill_signs(&mut s.stream(3), &mut signs);
+        for (i, v) in signs.iter().enumerate() {
+            assert_eq!(*v, if word >> i & 1 == 1 { 1.0 } else { -1.0 });
+        }
     }
 }
