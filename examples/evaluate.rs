@@ -9,7 +9,12 @@ fn main() -> Result<(), irmetrics::Error> {
     let (qrels_path, run_path) = match args.as_slice() {
         [q, r] => (q.clone(), r.clone()),
         _ => {
-            eprintln!("usage: evaluate QRELS RUN");
+            eprintln!(
+                "usage: cargo run --example evaluate -- QRELS RUN\n\n\
+                 Prints MAP, P@10, nDCG@10 and MRR of RUN against QRELS (TREC files; gzip\n\
+                 is detected). With the judgments and a run shipped in the repository:\n\n  \
+                 cargo run --example evaluate -- tests/data/dl19-passage.qrels tests/data/dl19-synthetic.run"
+            );
             std::process::exit(2);
         }
     };

@@ -136,15 +136,60 @@ pub(crate) fn map_chunks<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(&T) -> R + Sync + Send,
 ) -> Vec<R> {
+    map_chunks_owned(items.iter().collect(), f)
+}
+
+/// [`map_chunks`] over owned items (buffers handed to the workers and back, so that
+/// what a worker allocates is reused rather than freed on another thread).
+pub(crate) fn map_chunks_owned<T: Send, R: Send>(
+    items: Vec<T>,
+    f: impl Fn(T) -> R + Sync + Send,
+) -> Vec<R> {
     #[cfg(feature = "parallel")]
     {
         init_global();
         if items.len() > 1 && !FORKED.load(Ordering::Relaxed) {
             use rayon::prelude::*;
-            return items.par_iter().map(f).collect();
+            return items.into_par_iter().map(f).collect();
         }
     }
-    items.iter().map(f).collect()
+    items.into_iter().map(f).collect()
+}
+
+/// Output for items `0..n` made in parallel and written in order: `format` fills a
+/// buffer with the text of a range of about `per_chunk` items, `write` takes each
+/// buffer in item order. A window of chunks is formatted at a time and the buffers go
+/// back to the workers for the next window, so memory stays at one window and what a
+/// worker allocates is not freed on another thread. The first error in item order
+/// stops it.
+pub(crate) fn write_in_chunks<E: Send>(
+    n: usize,
+    per_chunk: usize,
+    format: impl Fn(std::ops::Range<usize>, &mut Vec<u8>) -> std::result::Result<(), E> + Sync + Send,
+    mut write: impl FnMut(&[u8]) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    let per_chunk = per_chunk.max(1);
+    let window = per_chunk * 4 * current_threads().max(1);
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    for start in (0..n).step_by(window) {
+        let chunks: Vec<std::ops::Range<usize>> = (start..(start + window).min(n))
+            .step_by(per_chunk)
+            .map(|s| s..(s + per_chunk).min(n))
+            .collect();
+        buffers.resize_with(buffers.len().max(chunks.len()), Vec::new);
+        let work: Vec<_> = buffers.drain(..).zip(chunks).collect();
+        let done = map_chunks_owned(work, |(mut buf, range)| {
+            buf.clear();
+            let r = format(range, &mut buf);
+            (buf, r)
+        });
+        for (buf, r) in done {
+            r?;
+            write(&buf)?;
+            buffers.push(buf);
+        }
+    }
+    Ok(())
 }
 
 /// `items.map(f)` with per-thread scratch state created by `init`, in order.

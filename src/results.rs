@@ -246,27 +246,10 @@ impl Results {
         per_query: bool,
         summary: bool,
     ) -> std::io::Result<()> {
-        let mut line = Vec::with_capacity(64);
         if per_query {
-            for (q, qid) in self.query_ids.iter().enumerate() {
-                for (c, col) in self.columns.iter().enumerate() {
-                    if !Self::is_per_query(col) {
-                        continue;
-                    }
-                    line.clear();
-                    write!(line, "{:<22}\t", col.name)?;
-                    line.extend_from_slice(qid);
-                    line.push(b'\t');
-                    if col.family == Family::Relstring {
-                        write!(line, "'{}'", self.relstrings.get(q).map_or("", |s| s))?;
-                    } else {
-                        write_value(&mut line, col.family, self.value(q, c))?;
-                    }
-                    line.push(b'\n');
-                    w.write_all(&line)?;
-                }
-            }
+            self.write_trec_queries(w)?;
         }
+        let mut line = Vec::with_capacity(64);
         if summary {
             for (c, col) in self.columns.iter().enumerate() {
                 line.clear();
@@ -288,6 +271,65 @@ impl Results {
         Ok(())
     }
 
+    /// About the size in bytes of the per-query lines of [`Results::write_trec`] (each
+    /// at most 32 bytes and the query id, but for long integer values): a buffer reserved
+    /// at this size is not copied while it grows.
+    pub fn trec_per_query_len_hint(&self) -> usize {
+        let printed = self
+            .columns
+            .iter()
+            .filter(|c| Self::is_per_query(c))
+            .count();
+        let ids: usize = self.query_ids.iter().map(|q| q.len()).sum();
+        printed * (32 * self.query_ids.len() + ids)
+    }
+
+    /// The per-query lines of [`Results::write_trec`], formatted in parallel chunks of
+    /// queries and written in query order.
+    fn write_trec_queries(&self, w: &mut impl Write) -> std::io::Result<()> {
+        // each printed column's name, padded as trec_eval's `%-22s\t`, made once
+        let prefixes: Vec<(usize, Vec<u8>)> = (self.columns.iter().enumerate())
+            .filter(|(_, col)| Self::is_per_query(col))
+            .map(|(c, col)| (c, format!("{:<22}\t", col.name).into_bytes()))
+            .collect();
+        crate::parallel::write_in_chunks(
+            self.query_ids.len(),
+            Self::queries_per_chunk(prefixes.len()),
+            |queries, buf| {
+                for q in queries {
+                    self.trec_query_lines(q, &prefixes, buf);
+                }
+                Ok(())
+            },
+            |buf| w.write_all(buf),
+        )
+    }
+
+    /// Queries per chunk of formatted output: about 4,096 values.
+    pub(crate) fn queries_per_chunk(columns: usize) -> usize {
+        (4096 / columns.max(1)).clamp(16, 1024)
+    }
+
+    /// The lines of query `q`: `name\tqid\tvalue`, one per printed column.
+    fn trec_query_lines(&self, q: usize, prefixes: &[(usize, Vec<u8>)], buf: &mut Vec<u8>) {
+        let qid = &self.query_ids[q];
+        for (c, prefix) in prefixes {
+            let col = &self.columns[*c];
+            buf.extend_from_slice(prefix);
+            buf.extend_from_slice(qid);
+            buf.push(b'\t');
+            if col.family == Family::Relstring {
+                buf.push(b'\'');
+                buf.extend_from_slice(self.relstrings.get(q).map_or("", |s| s).as_bytes());
+                buf.push(b'\'');
+            } else {
+                // writing to a Vec cannot fail
+                let _ = write_value(buf, col.family, self.value(q, *c));
+            }
+            buf.push(b'\n');
+        }
+    }
+
     /// trec_eval's output as a byte vector.
     pub fn to_trec(&self, per_query: bool, summary: bool) -> Vec<u8> {
         let mut out = Vec::new();
@@ -300,12 +342,54 @@ impl Results {
 /// `%ld` for counts, `%6.4f` for everything else (NaN printed as glibc does: `-nan`).
 fn write_value(w: &mut Vec<u8>, f: Family, v: f64) -> std::io::Result<()> {
     if f.is_integer() {
-        write!(w, "{}", v as i64)
+        write!(w, "{}", v as i64)?;
     } else if v.is_nan() {
-        write!(w, "{:>6}", "-nan")
-    } else {
-        write!(w, "{v:6.4}")
+        write!(w, "{:>6}", "-nan")?;
+    } else if !push_fixed4(w, v) {
+        write!(w, "{v:6.4}")?;
     }
+    Ok(())
+}
+
+/// `%6.4f` of a value in [0, 1e6), written directly; false (nothing written) for any
+/// other value and for a product on a tie, which `format!` then writes. Hand-written
+/// because formatting is most of writing per-query output, and it is exact: rounding
+/// is monotonic and every `k + 1/2` below 1e10 is a double, so the computed `v * 1e4`
+/// lies on the same side of each half as the exact product, or on it (declined).
+/// Values below 1e6 print at least 6 characters: no padding.
+#[inline]
+fn push_fixed4(w: &mut Vec<u8>, v: f64) -> bool {
+    if !(0.0..1e6).contains(&v) || v.is_sign_negative() {
+        return false;
+    }
+    let r = v * 1e4;
+    let whole = r.floor();
+    let frac = r - whole;
+    if frac == 0.5 {
+        return false;
+    }
+    let n = whole as u64 + u64::from(frac > 0.5);
+    let (int, dec) = (n / 10_000, n % 10_000);
+    let mut digits = [0u8; 12];
+    let mut i = digits.len();
+    let mut x = int;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    w.extend_from_slice(&digits[i..]);
+    w.extend_from_slice(&[
+        b'.',
+        b'0' + (dec / 1000) as u8,
+        b'0' + (dec / 100 % 10) as u8,
+        b'0' + (dec / 10 % 10) as u8,
+        b'0' + (dec % 10) as u8,
+    ]);
+    true
 }
 
 #[cfg(test)]
@@ -336,6 +420,42 @@ mod tests {
         let ci = res.bootstrap_ci(0, 0.9, 500, 11).unwrap();
         assert_eq!(ci, res.bootstrap_ci(0, 0.9, 500, 11).unwrap());
         assert!(ci.0 >= 0.0 && ci.1 <= 1.0 && ci.0 <= ci.1);
+    }
+
+    /// Per-query output over many windows of chunks, on several threads, line for line
+    /// as trec_eval prints it (`%-22s\t%s\t%6.4f`, `%ld` for counts, relstring quoted).
+    #[test]
+    fn per_query_output_in_parallel_windows_keeps_query_order() {
+        let (mut qtext, mut rtext) = (String::new(), String::new());
+        for q in 0..10_000 {
+            for d in 0..(q % 7 + 1) {
+                qtext.push_str(&format!("q{q} 0 d{d} {}\n", (q + d) % 3));
+                rtext.push_str(&format!("q{q} Q0 d{} 1 {}.{d}7 r\n", d * 3 % 8, q % 5));
+            }
+        }
+        let qrels = Qrels::from_bytes(qtext.as_bytes(), "qrels").unwrap();
+        let run = Run::from_bytes(rtext.as_bytes(), "run").unwrap();
+        let measures = ["num_ret", "map", "P.1,5", "ndcg", "relstring", "runid"];
+        let res = evaluate(&qrels, &run, &measures, Options::default()).unwrap();
+        let mut expected = Vec::new();
+        for (q, qid) in res.query_ids().iter().enumerate() {
+            let qid = std::str::from_utf8(qid).unwrap();
+            for (c, col) in res.columns().iter().enumerate() {
+                let value = match col.family {
+                    crate::measure::Family::RunId => continue,
+                    crate::measure::Family::Relstring => {
+                        format!("'{}'", res.relstring(q).unwrap())
+                    }
+                    f if f.is_integer() => format!("{}", res.value(q, c) as i64),
+                    _ => format!("{:6.4}", res.value(q, c)),
+                };
+                expected.extend(format!("{:<22}\t{qid}\t{value}\n", col.name).bytes());
+            }
+        }
+        for threads in [1, 3] {
+            let got = crate::parallel::with_threads(threads, || res.to_trec(true, false));
+            assert!(got == expected, "{threads} threads");
+        }
     }
 
     #[test]
@@ -409,6 +529,46 @@ mod tests {
         assert_eq!(gmean[3].to_bits(), res.summary(4).to_bits());
         assert_eq!(res.summaries(Statistic::Sum)[2], 4.0);
         assert_eq!(res.summaries(Statistic::Count)[3], 3.0);
+    }
+
+    use proptest::prelude::*;
+
+    proptest::proptest! {
+        /// The direct `%6.4f` writer agrees with the formatter (whose exact rounding is
+        /// printf's, checked above) wherever it writes, and declines near ties.
+        #[test]
+        fn fixed4_agrees_with_format(
+            v in proptest::prop_oneof![
+                0.0f64..1.0,
+                0.0f64..2e6,
+                (0u64..2_000_000).prop_map(|k| k as f64 / 1e4 + 5e-5),
+                (0u64..2_000_000).prop_map(|k| (2 * k + 1) as f64 / 2e4),
+                proptest::num::f64::ANY,
+            ]
+        ) {
+            let mut got = Vec::new();
+            if super::push_fixed4(&mut got, v) {
+                proptest::prop_assert_eq!(String::from_utf8(got).unwrap(), format!("{v:6.4}"));
+            }
+        }
+    }
+
+    #[test]
+    fn fixed4_writes_the_usual_values_and_declines_the_rest() {
+        let mut w = Vec::new();
+        for (v, text) in [
+            (0.0, "0.0000"),
+            (1.0, "1.0000"),
+            (0.123_44, "0.1234"),
+            (12.5, "12.5000"),
+        ] {
+            w.clear();
+            assert!(super::push_fixed4(&mut w, v));
+            assert_eq!(w, text.as_bytes());
+        }
+        for v in [-0.0, -0.5, 0.000_05, 0.031_25, 1e6, f64::INFINITY, f64::NAN] {
+            assert!(!super::push_fixed4(&mut w, v), "{v}");
+        }
     }
 
     #[test]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -153,6 +155,7 @@ ROUTES = [
     "dict_streamed",
     "dataframe_streamed",
     "dataframe_ungrouped",
+    "read_csv",
 ]
 
 
@@ -169,6 +172,16 @@ def test_every_input_route_gives_trec_eval_values(case: dict, route: str) -> Non
         res = ev.evaluate(loaded.to_dict(), per_query=True, keys="canonical")
     elif route == "dataframe_streamed":
         res = ev.evaluate(df, per_query=True, keys="canonical")
+    elif route == "read_csv":  # TREC files as pandas reads them: int64 query ids
+        names = ["q_id", "iter", "doc_id", "rank", "score", "tag"]
+        rframe = pd.read_csv(case["run"], sep=r"\s+", header=None, names=names)
+        qframe = pd.read_csv(
+            case["qrels"], sep=r"\s+", header=None, names=["q_id", "iter", "doc_id", "rel"]
+        )
+        assert rframe.q_id.dtype == qframe.q_id.dtype == np.int64
+        qrels_ints = irmetrics.Qrels.from_dataframe(qframe)
+        ev = irmetrics.Evaluator(qrels_ints, MEASURES)
+        res = ev.evaluate(rframe, per_query=True, keys="canonical")
     elif route == "dataframe_ungrouped":  # rows of a query apart: built whole first
         shuffled = df.sample(frac=1.0, random_state=7)
         assert shuffled.q_id.tolist() != sorted(shuffled.q_id.tolist())
@@ -194,6 +207,73 @@ def test_every_input_route_gives_trec_eval_values(case: dict, route: str) -> Non
             run = irmetrics.Run.from_dataframe(df)
         res = ev.evaluate(run, per_query=True, keys="canonical")
     check_against_trec_eval(res, case["expected"])
+
+
+def test_integer_id_columns_are_their_decimal_text() -> None:
+    """Integer ids (numpy of any width, pandas int64, unsigned) stand for their decimal
+    text, as a TREC file holds them: a worked example (P@1 = 1, AP = (1 + 2/3) / 2) and
+    trec_eval's tie-break (doc id descending, as text: "9" before "10")."""
+    qrels = irmetrics.Qrels.from_columns(
+        np.array([7, 7, 7], dtype=np.int32), np.array([10, 20, 9], dtype=np.uint16), [1, 0, 1]
+    )
+    run = irmetrics.Run.from_columns(
+        pd.Series([7, 7, 7, 7]), np.array([10, 20, 30, 9], dtype=np.uint64), [4.0, 3.0, 3.0, 1.0]
+    )
+    assert sorted(run.to_dict()["7"]) == ["10", "20", "30", "9"]
+    got = irmetrics.evaluate(qrels, run, ["P.1", "map"], per_query=True)
+    # ranking: 10 (rel), then the tie 30 > 20 as text, then 9 (rel): AP = (1 + 2/4) / 2
+    assert got == {"P.1": {"7": 1.0}, "map": {"7": pytest.approx((1 + 2 / 4) / 2, abs=1e-15)}}
+
+
+MISSING_PACKAGE_PROBE = """
+import sys
+for name in sys.argv[1:]:
+    sys.modules[name] = None  # as if not installed
+import irmetrics
+q, r = {"q1": {"d1": 1}}, {"q1": {"d1": 0.5, "d2": 0.1}}
+calls = {
+    "dict": lambda: irmetrics.evaluate(q, r, "map"),
+    "numpy": lambda: irmetrics.evaluate(q, r, "map", output="numpy"),
+    "pandas": lambda: irmetrics.evaluate(q, r, "map", output="pandas"),
+    "run columns": lambda: irmetrics.Run.from_columns(["q1"], ["d1"], [1.0]),
+    "qrels columns": lambda: irmetrics.Qrels.from_columns(["q1"], ["d1"], [1]),
+}
+for name, call in calls.items():
+    try:
+        call()
+        print(f"{name}: works")
+    except irmetrics.MissingDependencyError as e:
+        assert isinstance(e, ImportError)
+        print(f"{name}: {e}")
+"""
+
+
+@pytest.mark.parametrize("missing", [["numpy", "pandas"], ["pandas"]])
+def test_missing_packages_raise_an_error_naming_what_to_install(missing: list[str]) -> None:
+    """Without numpy (a dependency) or pandas (an extra), the routes that need them raise
+    irmetrics.MissingDependencyError (an ImportError too), never a panic; the others
+    work."""
+    out = subprocess.run(
+        [sys.executable, "-c", MISSING_PACKAGE_PROBE, *missing],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Panic" not in out.stderr, out.stderr
+    got = dict(line.split(": ", 1) for line in out.stdout.splitlines())
+    need_numpy = "needs numpy, which is not installed: pip install numpy"
+    if "numpy" in missing:
+        assert got["numpy"].startswith("per-query values as arrays " + need_numpy)
+        assert got["pandas"] == got["numpy"]  # arrays come first
+        assert got["run columns"].startswith("reading columns " + need_numpy)
+        assert got["qrels columns"] == got["run columns"]
+    else:
+        assert got["numpy"] == got["run columns"] == got["qrels columns"] == "works"
+        assert got["pandas"] == (
+            "output='pandas' needs pandas, which is not installed: pip install 'irmetrics[pandas]'"
+        )
+    assert got["dict"] == "works"
 
 
 def test_streamed_python_routes_span_many_batches(tmp_path: Path) -> None:

@@ -353,14 +353,17 @@ def test_query_with_only_negative_labels() -> None:
         ({"q": {b"d": 1}}, r"must be a str, got bytes"),
         ({None: {"d": 1}}, r"must be a str, got NoneType"),
         ({"q": {"d": True}}, r"qrels\['q'\]\['d'\] must be an integer label, got bool"),
-        ({"q": {"d": 1.0}}, r"qrels\['q'\]\['d'\] must be an integer label, got float"),
-        ({"q": {"d": float("nan")}}, r"must be an integer label, got float"),
+        ({"q": {"d": 1.5}}, r"qrels\['q'\]\['d'\] must be a whole-number label, got 1.5"),
+        ({"q": {"d": float("nan")}}, r"must be a whole-number label, got nan"),
+        ({"q": {"d": float("inf")}}, r"must be a whole-number label, got inf"),
+        ({"q": {"d": 2.0**63}}, r"must be a whole-number label, got 9.2"),
         ({"q": {"d": "1"}}, r"must be an integer label, got str"),
         ({"q": {"d": None}}, r"must be an integer label, got NoneType"),
         ({"q": {"d": 2**70}}, r"too large for a label"),
         ({"q": [("d", 1)]}, r"qrels\['q'\] must be a dict of \{doc_id: label\}, got list"),
         ({"q": {"d": {"x": 1}}}, r"must be an integer label, got dict"),
-        ({"q": {"d": np.float64(1)}}, r"must be an integer label, got float64"),
+        ({"q": {"d": np.float64(1.5)}}, r"must be a whole-number label, got (np.float64\()?1.5"),
+        ({"q": {"d": np.float32(0.25)}}, r"must be a whole-number label, got (np.float32\()?0.25"),
         ({"q": {"d": np.bool_(True)}}, r"must be an integer label, got bool"),
         ([("q", "d", 1)], r"Qrels.from_dict expects a dict"),
     ],
@@ -418,8 +421,20 @@ def test_numpy_nan_in_columns() -> None:
         FormatError, match=r"run, row 1: score of document 'b' for query 'q' is NaN"
     ):
         Run.from_columns(["q", "q"], ["a", "b"], np.array([0.5, np.nan]))
-    with pytest.raises(FormatError, match=r"label at row 0 must be an integer label, got float64"):
-        Qrels.from_columns(["q"], ["a"], np.array([1.0]))
+    with pytest.raises(FormatError, match=r"label at row 1 must be a whole-number label, got 1.5"):
+        Qrels.from_columns(["q", "q"], ["a", "b"], np.array([1.0, 1.5]))
+    with pytest.raises(FormatError, match=r"label at row 0 must be a whole-number label, got nan"):
+        Qrels.from_columns(["q"], ["a"], np.array([np.nan]))
+
+
+def test_whole_number_float_labels_are_their_integers() -> None:
+    """pandas turns a label column with a missing value into floats: 1.0 is label 1
+    (Python, numpy scalars of any width, float arrays); the same judgments as ints."""
+    as_ints = {"q": {"a": 1, "b": 0, "c": 2, "d": -1}}
+    floats = {"q": {"a": 1.0, "b": np.float32(0.0), "c": np.float64(2.0), "d": -1.0}}
+    assert Qrels.from_dict(floats).to_dict() == as_ints
+    cols = Qrels.from_columns(["q"] * 4, ["a", "b", "c", "d"], np.array([1.0, 0.0, 2.0, -1.0]))
+    assert cols.to_dict() == as_ints
 
 
 def test_columns_of_different_lengths() -> None:

@@ -69,6 +69,31 @@ def test_json_csv_table_formats(v01: dict[str, Path]) -> None:
     assert f"{exp['map']['all']:.4f}" in table.splitlines()[-1]
 
 
+def test_json_and_csv_per_query_give_trec_eval_values_in_its_order(conformance: Path) -> None:
+    """Per-query JSON and CSV are written in parallel chunks of queries (45 at a time
+    for all_trec's 90 columns; this case has 50 queries): every value is trec_eval's,
+    the queries in trec_eval's order."""
+    d = conformance / "generated" / "v10_trec_like"
+    exp = json.loads((d / "expected" / "default.full.json").read_text())
+    trec_lines = (d / "expected" / "default.trec_eval.txt").read_text().splitlines()
+    trec_order = list(dict.fromkeys(line.split("\t")[1] for line in trec_lines))
+    trec_order.remove("all")
+    assert len(trec_order) > 45
+    args = ["-q", "-m", "all_trec", "--threads", "3", str(d / "qrels.txt"), str(d / "run.txt")]
+    doc = json.loads(cli("--format", "json", *args).stdout)
+    assert list(doc["per_query"]) == trec_order
+    rows = list(csv.DictReader(io.StringIO(cli("--format", "csv", *args).stdout.decode())))
+    assert [r["query"] for r in rows] == [*trec_order, "all"]
+    checked = 0
+    for qid, row in zip(trec_order, rows):
+        for measure, values in exp.items():
+            if qid in values and measure not in ("runid", "relstring"):
+                assert doc["per_query"][qid][measure] == pytest.approx(values[qid], abs=1e-12)
+                assert float(row[measure]) == pytest.approx(values[qid], abs=1e-12)
+                checked += 1
+    assert checked > 40 * 80
+
+
 def test_output_file_is_written_whole(v01: dict[str, Path], tmp_path: Path) -> None:
     target = tmp_path / "out.txt"
     out = cli("-q", "-m", "all_trec", "--output", str(target), str(v01["qrels"]), str(v01["run"]))

@@ -24,6 +24,7 @@ from ._core import (
     FormatError,
     InputError,
     MeasureError,
+    MissingDependencyError,
     MissingQueryError,
     Qrels,
     Run,
@@ -60,6 +61,7 @@ __all__ = [
     "FormatError",
     "InputError",
     "MeasureError",
+    "MissingDependencyError",
     "MissingQueryError",
     "Qrels",
     "Run",
@@ -142,6 +144,7 @@ def evaluate(
     table = ev.evaluate_table(run, stream=stream)
     if output == "numpy":
         return table
+    _core._require("pandas", "output='pandas'", "'irmetrics[pandas]'")
     import pandas as pd
 
     ids, columns, values, summary = table

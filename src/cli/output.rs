@@ -78,6 +78,9 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
         .collect();
     match args.format {
         Format::Trec => {
+            if args.per_query {
+                out.reserve(res.trec_per_query_len_hint());
+            }
             let _ = res.write_trec(out, args.per_query, args.summary);
         }
         Format::Json => {
@@ -104,27 +107,15 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
                     .collect();
                 o.insert("all".into(), all.into());
             }
+            serde_json::to_writer(&mut *out, &o).map_err(json_err)?;
             if args.per_query {
-                let mut per = Map::new();
-                for (q, id) in res.query_ids().iter().enumerate() {
-                    let vals: Map<String, Value> = value_cols
-                        .iter()
-                        .filter(|&&c| Results::is_per_query(&cols[c]))
-                        .map(|&c| {
-                            (
-                                cols[c].name.clone(),
-                                json_value(cols[c].family, res.value(q, c)),
-                            )
-                        })
-                        .collect();
-                    per.insert(json_text(id, "query id", path)?, Value::from(vals));
-                }
-                o.insert("per_query".into(), per.into());
+                // `"per_query": {id: {measure: value}}` last, its queries written in
+                // parallel chunks: the object's closing brace comes after it
+                out.pop();
+                out.extend_from_slice(b",\"per_query\":{");
+                per_query_json(res, &value_cols, path, out)?;
+                out.extend_from_slice(b"}}");
             }
-            serde_json::to_writer(&mut *out, &o).map_err(|e| Error::Write {
-                path: "<output>".into(),
-                source: e.into(),
-            })?;
             out.push(b'\n');
         }
         Format::Csv | Format::Table => {
@@ -156,39 +147,124 @@ pub(super) fn render(res: &Results, args: &Args, path: &Path, out: &mut Vec<u8>)
                 }
                 .into_bytes()
             };
-            if args.per_query {
-                for (q, id) in res.query_ids().iter().enumerate() {
-                    let mut r = vec![id_cell(id)];
-                    r.extend(shown.iter().map(|&c| {
-                        if Results::is_per_query(&cols[c]) {
-                            fmt(c, res.value(q, c))
-                        } else {
-                            Vec::new()
-                        }
-                    }));
-                    rows.push(r);
-                }
-            }
-            if args.summary {
+            let per_query_row = |q: usize| {
+                let mut r = vec![id_cell(&res.query_ids()[q])];
+                r.extend(shown.iter().map(|&c| {
+                    if Results::is_per_query(&cols[c]) {
+                        fmt(c, res.value(q, c))
+                    } else {
+                        Vec::new()
+                    }
+                }));
+                r
+            };
+            let summary_row = || {
                 let mut r = vec![b"all".to_vec()];
                 r.extend(shown.iter().map(|&c| fmt(c, res.summary(c))));
-                rows.push(r);
-            }
+                r
+            };
             if table {
-                self::table(&rows, res, path, out);
-            } else {
-                let mut w = csv::Writer::from_writer(&mut *out);
-                for r in &rows {
-                    w.write_record(r).map_err(csv_err)?;
+                if args.per_query {
+                    rows.extend((0..res.num_queries()).map(per_query_row));
                 }
-                w.flush().map_err(|e| Error::Write {
-                    path: "<output>".into(),
-                    source: e,
-                })?;
+                if args.summary {
+                    rows.push(summary_row());
+                }
+                self::table(&rows, res, path, out);
+                return Ok(());
+            }
+            // CSV: the per-query rows written in parallel chunks (records carry no state
+            // from one to the next, so chunks written apart give the same bytes)
+            write_csv(&rows, out)?;
+            if args.per_query {
+                crate::parallel::write_in_chunks(
+                    res.num_queries(),
+                    Results::queries_per_chunk(shown.len()),
+                    |queries, buf| {
+                        let rows: Vec<Vec<Vec<u8>>> = queries.map(per_query_row).collect();
+                        write_csv(&rows, buf)
+                    },
+                    |buf| {
+                        out.extend_from_slice(buf);
+                        Ok(())
+                    },
+                )?;
+            }
+            if args.summary {
+                write_csv(&[summary_row()], out)?;
             }
         }
     }
     Ok(())
+}
+
+/// Rows as CSV records (the csv crate's quoting; ids as their bytes).
+fn write_csv(rows: &[Vec<Vec<u8>>], out: &mut Vec<u8>) -> Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    for r in rows {
+        w.write_record(r).map_err(csv_err)?;
+    }
+    w.flush().map_err(|e| Error::Write {
+        path: "<output>".into(),
+        source: e,
+    })
+}
+
+fn json_err(e: serde_json::Error) -> Error {
+    Error::Write {
+        path: "<output>".into(),
+        source: e.into(),
+    }
+}
+
+/// The members of JSON's `per_query` object, `"id":{"measure":value,...}` separated by
+/// commas, formatted in parallel chunks of queries. The first id that is not UTF-8 (in
+/// query order) is refused.
+fn per_query_json(
+    res: &Results,
+    value_cols: &[usize],
+    path: &Path,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let cols = res.columns();
+    // each printed column's key, `"name":`, made once
+    let keys: Vec<(usize, Vec<u8>)> = value_cols
+        .iter()
+        .filter(|&&c| Results::is_per_query(&cols[c]))
+        .map(|&c| {
+            let mut key = serde_json::to_vec(&cols[c].name).unwrap_or_default();
+            key.push(b':');
+            (c, key)
+        })
+        .collect();
+    crate::parallel::write_in_chunks(
+        res.num_queries(),
+        Results::queries_per_chunk(keys.len()),
+        |queries, buf| {
+            for q in queries {
+                if q > 0 {
+                    buf.push(b',');
+                }
+                let id = json_text(&res.query_ids()[q], "query id", path)?;
+                serde_json::to_writer(&mut *buf, &id).map_err(json_err)?;
+                buf.extend_from_slice(b":{");
+                for (i, (c, key)) in keys.iter().enumerate() {
+                    if i > 0 {
+                        buf.push(b',');
+                    }
+                    buf.extend_from_slice(key);
+                    let v = json_value(cols[*c].family, res.value(q, *c));
+                    serde_json::to_writer(&mut *buf, &v).map_err(json_err)?;
+                }
+                buf.push(b'}');
+            }
+            Ok(())
+        },
+        |buf| {
+            out.extend_from_slice(buf);
+            Ok(())
+        },
+    )
 }
 
 /// An aligned table: the first column left, the values right (cells are UTF-8: ids

@@ -191,22 +191,7 @@ fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64>
     if v.cast_exact::<PyInt>().is_ok() {
         return v.extract::<i64>().map_err(|_| too_large());
     }
-    if is_bool_like(v) || v.is_instance_of::<PyFloat>() {
-        return Err(format_err(
-            py,
-            format!(
-                "{} must be an integer label, got {} ({})",
-                what(),
-                type_name(v),
-                short_repr(v)
-            ),
-        ));
-    }
-    if v.is_instance_of::<PyInt>() {
-        return v.extract::<i64>().map_err(|_| too_large());
-    }
-    // numpy integers and other objects with __index__
-    v.extract::<i64>().map_err(|_| {
+    let not_integer = || {
         format_err(
             py,
             format!(
@@ -216,7 +201,41 @@ fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64>
                 short_repr(v)
             ),
         )
-    })
+    };
+    if is_bool_like(v) {
+        return Err(not_integer());
+    }
+    if v.is_instance_of::<PyInt>() {
+        return v.extract::<i64>().map_err(|_| too_large());
+    }
+    // numpy integers and other objects with __index__
+    if let Ok(i) = v.extract::<i64>() {
+        return Ok(i);
+    }
+    // floats (Python, numpy) holding a whole number, as pandas gives for a label column
+    // with missing values: 1.0 is 1; 1.5, NaN and infinities are refused
+    if v.is_instance_of::<PyFloat>() || v.hasattr("is_integer").unwrap_or(false) {
+        if let Ok(f) = v.extract::<f64>() {
+            return whole_label(f).ok_or_else(|| {
+                format_err(
+                    py,
+                    format!(
+                        "{} must be a whole-number label, got {}",
+                        what(),
+                        short_repr(v)
+                    ),
+                )
+            });
+        }
+    }
+    Err(not_integer())
+}
+
+/// A float label that is a whole number within 64 bits, as that integer.
+fn whole_label(f: f64) -> Option<i64> {
+    // 2^63 is a double: values at or above it (or below -2^63) do not fit
+    (f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f))
+        .then_some(f as i64)
 }
 
 /// A score: int or float (numpy scalars included); bools refused. NaN is refused by the
@@ -629,6 +648,7 @@ pub(crate) fn qrels_from_columns(
     labels: &Bound<'_, PyAny>,
 ) -> PyResult<Qrels> {
     let py = qids.py();
+    super::errors::require_numpy(py, "reading columns")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
     let int_array = labels
         .extract::<numpy::PyReadonlyArray1<'_, i64>>()
@@ -642,6 +662,22 @@ pub(crate) fn qrels_from_columns(
         });
     let labels: Vec<i64> = if let Ok(v) = int_array {
         v
+    } else if let Some(floats) = numeric_array(labels) {
+        // a float column (pandas' for labels with missing values): whole numbers only
+        let a = floats.extract::<numpy::PyReadonlyArray1<'_, f64>>()?;
+        let mut out = Vec::with_capacity(a.len()?);
+        for (row, &f) in a.as_array().iter().enumerate() {
+            out.push(whole_label(f).ok_or_else(|| {
+                let shown = PyFloat::new(py, f)
+                    .repr()
+                    .map_or(f.to_string(), |r| r.to_string());
+                format_err(
+                    py,
+                    format!("label at row {row} must be a whole-number label, got {shown}"),
+                )
+            })?);
+        }
+        out
     } else {
         let mut out = Vec::new();
         for (row, v) in labels.try_iter()?.enumerate() {
@@ -699,6 +735,9 @@ impl Floats<'_> {
 /// pandas keeps for an object column); other columns are turned into a list once.
 enum IdColumn<'py> {
     List(Bound<'py, PyList>),
+    /// An integer column (numpy or pandas: MS MARCO and TREC DL ids read by
+    /// `read_csv` come as int64): each id is its decimal text, as a TREC file holds it.
+    Ints(Python<'py>, Vec<i128>),
     /// The array (kept alive and borrowed: numpy cannot resize it meanwhile) and its
     /// contiguous item pointers.
     Objects(
@@ -712,6 +751,9 @@ impl<'py> IdColumn<'py> {
     fn of(col: &Bound<'py, PyAny>) -> PyResult<IdColumn<'py>> {
         if let Ok(l) = col.cast::<PyList>() {
             return Ok(IdColumn::List(l.clone()));
+        }
+        if let Some(ints) = Self::integers(col) {
+            return Ok(IdColumn::Ints(col.py(), ints));
         }
         let objects = |a: &Bound<'py, PyAny>| {
             let a = a
@@ -738,9 +780,37 @@ impl<'py> IdColumn<'py> {
         Ok(IdColumn::List(PyList::new(col.py(), items)?))
     }
 
+    /// The values of a numpy array or pandas column of integers (any width, signed or
+    /// not), if it is one.
+    fn integers(col: &Bound<'py, PyAny>) -> Option<Vec<i128>> {
+        let arr = if col.hasattr("to_numpy").unwrap_or(false) {
+            col.call_method0("to_numpy").ok()? // pandas (and polars) columns
+        } else if col.hasattr("dtype").unwrap_or(false) {
+            col.clone() // a numpy array
+        } else {
+            return None;
+        };
+        let dtype = arr.getattr("dtype").ok()?;
+        let kind: String = dtype.getattr("kind").ok()?.extract().ok()?;
+        match kind.as_str() {
+            "i" => {
+                let a = arr.call_method1("astype", ("int64",)).ok()?;
+                let a = a.extract::<numpy::PyReadonlyArray1<'_, i64>>().ok()?;
+                Some(a.as_array().iter().map(|&v| i128::from(v)).collect())
+            }
+            "u" => {
+                let a = arr.call_method1("astype", ("uint64",)).ok()?;
+                let a = a.extract::<numpy::PyReadonlyArray1<'_, u64>>().ok()?;
+                Some(a.as_array().iter().map(|&v| i128::from(v)).collect())
+            }
+            _ => None,
+        }
+    }
+
     fn py(&self) -> Python<'py> {
         match self {
             IdColumn::List(l) => l.py(),
+            IdColumn::Ints(py, _) => *py,
             IdColumn::Objects(a, ..) => a.py(),
         }
     }
@@ -748,6 +818,7 @@ impl<'py> IdColumn<'py> {
     fn len(&self) -> usize {
         match self {
             IdColumn::List(l) => l.len(),
+            IdColumn::Ints(_, v) => v.len(),
             IdColumn::Objects(_, _, len) => *len,
         }
     }
@@ -768,13 +839,18 @@ impl<'py> IdColumn<'py> {
             // SAFETY: i < len, and the array (alive, not resizable while borrowed) holds
             // `len` item pointers at `items`; the GIL is held.
             IdColumn::Objects(_, items, len) if i < *len => unsafe { *items.add(i) },
-            IdColumn::Objects(..) => std::ptr::null_mut(),
+            IdColumn::Objects(..) | IdColumn::Ints(..) => std::ptr::null_mut(),
         }
     }
 
     /// The id at row `i` as bytes: the fast path for exact `str`, else the checked one.
     #[inline]
     fn bytes(&self, i: usize, what: &str) -> PyResult<Cow<'_, [u8]>> {
+        if let IdColumn::Ints(_, v) = self {
+            if let Some(n) = v.get(i) {
+                return Ok(Cow::Owned(n.to_string().into_bytes()));
+            }
+        }
         let p = self.ptr(i);
         // SAFETY: the GIL is held and the column keeps the item alive; callers use the
         // bytes before any Python code runs.
@@ -816,7 +892,8 @@ fn column_queries(
             while end < n {
                 prefetch_object(q.ptr(end + PREFETCH_AHEAD));
                 let p = q.ptr(end);
-                if p != qp && *q.bytes(end, "query id")? != *qid {
+                // the same object is the same id (null: no object to compare)
+                if (p.is_null() || p != qp) && *q.bytes(end, "query id")? != *qid {
                     break;
                 }
                 end += 1;
@@ -854,6 +931,7 @@ pub(crate) fn run_from_columns(
     runid: Vec<u8>,
 ) -> PyResult<Run> {
     let py = qids.py();
+    super::errors::require_numpy(py, "reading columns")?;
     let scores = Floats::of(scores, "score")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
     let mut rows = Grouper::new(Place::new("run", Unit::Row));
@@ -872,6 +950,7 @@ pub(crate) fn evaluate_columns(
     runid: Vec<u8>,
 ) -> PyResult<Results> {
     let py = qids.py();
+    super::errors::require_numpy(py, "reading columns")?;
     let floats = Floats::of(scores, "score")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
     let res = ev.evaluate_pipelined(

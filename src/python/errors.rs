@@ -7,9 +7,10 @@
 //! ├── irmetrics.InputError   (Error, ValueError)  inputs cannot be evaluated together
 //! │   ├── irmetrics.MissingQueryError              a judged query has no results (use complete=True)
 //! │   └── irmetrics.MeasureError                   unknown measure, parameter outside its domain
+//! └── irmetrics.MissingDependencyError (Error, ImportError)  a package this call needs is absent
 //! ```
 
-use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError, PyValueError};
+use pyo3::exceptions::{PyException, PyImportError, PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
@@ -23,6 +24,7 @@ struct Hierarchy {
     input: Py<PyType>,
     missing: Py<PyType>,
     measure: Py<PyType>,
+    dependency: Py<PyType>,
 }
 
 static HIERARCHY: PyOnceLock<Hierarchy> = PyOnceLock::new();
@@ -82,6 +84,14 @@ fn hierarchy(py: Python<'_>) -> PyResult<&Hierarchy> {
              outside its domain (an InputError).",
             &[&i],
         )?;
+        let import = py.get_type::<PyImportError>();
+        let dependency = make(
+            py,
+            "MissingDependencyError",
+            "A package that this call needs (numpy, or the one of an extra such as \
+             irmetrics[pandas]) is not installed; the message says what to install.",
+            &[&e, &import],
+        )?;
         Ok(Hierarchy {
             error,
             file,
@@ -89,6 +99,7 @@ fn hierarchy(py: Python<'_>) -> PyResult<&Hierarchy> {
             input,
             missing,
             measure,
+            dependency,
         })
     })
 }
@@ -103,6 +114,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", h.input.bind(py))?;
     m.add("MissingQueryError", h.missing.bind(py))?;
     m.add("MeasureError", h.measure.bind(py))?;
+    m.add("MissingDependencyError", h.dependency.bind(py))?;
     Ok(())
 }
 
@@ -147,4 +159,27 @@ pub(crate) fn input_err(py: Python<'_>, msg: String) -> PyErr {
         Ok(h) => PyErr::from_type(h.input.bind(py).clone(), msg),
         Err(e) => e,
     }
+}
+
+/// Nothing when `module` imports, else `irmetrics.MissingDependencyError` saying that
+/// `what` needs it and what to install (`install`, e.g. `'irmetrics[pandas]'`). The one
+/// check for packages that are imported only when used (numpy by the array routes in
+/// Rust; pandas and the others by the Python layer, through `_core._require`).
+pub(crate) fn require(py: Python<'_>, module: &str, what: &str, install: &str) -> PyResult<()> {
+    match py.import(module) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(match hierarchy(py) {
+            Ok(h) => PyErr::from_type(
+                h.dependency.bind(py).clone(),
+                format!("{what} needs {module}, which is not installed: pip install {install}"),
+            ),
+            Err(e) => e,
+        }),
+    }
+}
+
+/// numpy, which the array routes need (a dependency of the package, so only a broken
+/// environment lacks it).
+pub(crate) fn require_numpy(py: Python<'_>, what: &str) -> PyResult<()> {
+    require(py, "numpy", what, "numpy (a dependency of irmetrics)")
 }

@@ -197,6 +197,7 @@ impl PyEvaluator {
         run: &Bound<'py, PyAny>,
         stream: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
+        super::errors::require_numpy(py, "per-query values as arrays")?;
         let ev = self.inner.clone();
         let res = if stream {
             let path: PathBuf = run.extract()?;

@@ -129,6 +129,13 @@ fn guarded<R>(py: Python<'_>, f: impl FnOnce() -> PyResult<R>) -> PyResult<R> {
         .unwrap_or_else(|panic| Err(panic_to_py(py, panic)))
 }
 
+/// Nothing when `module` imports, else `irmetrics.MissingDependencyError` naming what
+/// to install: the Python layer's check for optional packages (the one in `errors`).
+#[pyfunction]
+fn _require(py: Python<'_>, module: &str, what: &str, install: &str) -> PyResult<()> {
+    errors::require(py, module, what, install)
+}
+
 /// Called in a child process after `os.fork()` (registered by the Python package):
 /// from then on work runs on the calling thread, as the parent's pool is gone.
 #[pyfunction]
@@ -161,6 +168,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(as_run, m)?)?;
     m.add_function(wrap_pyfunction!(set_max_line_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
+    m.add_function(wrap_pyfunction!(_require, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -214,6 +214,55 @@ pub(super) fn field_end(line: &[u8], mut i: usize) -> usize {
     }
 }
 
+/// The usual line, read in one pass: exactly `N` non-empty fields separated by single
+/// spaces and ended by `\n` (or `\r\n`), with no other byte at or below `b' '`. Returns
+/// the end of each field (the position of the byte after it) and the start of the next
+/// line; `None` for any other line (leading or repeated whitespace, tabs, control bytes,
+/// more or fewer fields, the end of the data near), which the general field reader then
+/// reads. Hand-written because it is the hot loop of reading a run: the bytes at or
+/// below `b' '` of eight bytes at once are found with one exact test per word (no carry
+/// crosses a byte), and each is visited once, where the general reader tests every byte
+/// against the whitespace table.
+#[inline(always)]
+pub(super) fn plain_line<const N: usize>(data: &[u8], pos: usize) -> Option<([usize; N], usize)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut ends = [0usize; N];
+    let mut k = 0;
+    let mut start = pos;
+    let mut i = pos;
+    loop {
+        let w: [u8; 8] = data.get(i..i + 8)?.try_into().ok()?;
+        let x = u64::from_le_bytes(w);
+        // the high bit of each byte <= 0x20: (b & 0x7f) + 0x5f reaches 0x80 exactly when
+        // b & 0x7f > 0x20, and a byte with its high bit set is never a separator
+        let mut m = !(((x & LOW7) + ONES * 0x5f) | x) & HIGHS;
+        while m != 0 {
+            let at = i + (m.trailing_zeros() / 8) as usize;
+            m &= m - 1;
+            if at == start {
+                return None; // an empty field: leading or repeated whitespace
+            }
+            let b = data[at];
+            ends[k] = at;
+            k += 1;
+            if k == N {
+                return match b {
+                    b'\n' => Some((ends, at + 1)),
+                    b'\r' if data.get(at + 1) == Some(&b'\n') => Some((ends, at + 2)),
+                    _ => None,
+                };
+            }
+            if b != b' ' {
+                return None;
+            }
+            start = at + 1;
+        }
+        i += 8;
+    }
+}
+
 /// The first non-whitespace byte at or after `i` (`line.len()` when none).
 #[inline(always)]
 pub(super) fn skip_ws(line: &[u8], mut i: usize) -> usize {

@@ -3,8 +3,8 @@
 //! query is assembled once at its exact size.
 
 use super::fields::{
-    check_nul, chunk_bounds, is_ws, line_of, next_field, parse_label, skip_ws, split_fields,
-    text_start, threads,
+    check_nul, chunk_bounds, is_ws, line_of, next_field, parse_label, plain_line, skip_ws,
+    split_fields, text_start, threads,
 };
 use super::io::{max_line_bytes, too_long};
 use crate::error::{Error, Result, Unit};
@@ -52,60 +52,74 @@ fn parse_qrels_chunk(data: &[u8], start: usize, end: usize) -> QrelsChunk {
     let max_line = max_line_bytes();
     let mut pos = start;
     while pos < end {
-        let nl = memchr::memchr(b'\n', &data[pos..end]).map_or(end, |i| pos + i);
-        let line = &data[pos..nl];
         let line_start = pos;
-        let next = nl + 1;
-        pos = next;
         let fail = |msg: String| Some((line_start, msg));
-        if line.len() > max_line {
+        // qid iter docno rel: the usual line in one pass (see `plain_line`), any other
+        // by fields
+        let plain = (data[pos] != b'#')
+            .then(|| plain_line::<4>(data, pos))
+            .flatten();
+        let (q, d, l) = if let Some((e, next)) = plain {
+            pos = next;
+            ((line_start, e[0]), (e[1] + 1, e[2]), (e[2] + 1, e[3]))
+        } else {
+            let nl = memchr::memchr(b'\n', &data[pos..end]).map_or(end, |i| pos + i);
+            let line = &data[pos..nl];
+            let next = nl + 1;
+            pos = next;
+            if line.first() == Some(&b'#') {
+                if line.len() > max_line {
+                    out.error = fail(too_long());
+                    break;
+                }
+                if prev_comment {
+                    out.error = fail(
+                        "a second comment line in a row; trec_eval skips only one '#' line at \
+                         a time in qrels and rejects this file; merge or remove the comments"
+                            .into(),
+                    );
+                    break;
+                }
+                if next >= data.len() || data[next..].iter().all(|&c| is_ws(c)) {
+                    out.error = fail(
+                        "the qrels end with a comment line, which trec_eval cannot read (it \
+                         crashes); remove the trailing comment"
+                            .into(),
+                    );
+                    break;
+                }
+                prev_comment = true;
+                continue;
+            }
+            let (q0, q1) = next_field(line, 0);
+            let (_, i1) = next_field(line, q1);
+            let (d0, d1) = next_field(line, i1);
+            let (l0, l1) = next_field(line, d1);
+            if line.len() <= max_line && (l0 == line.len() || skip_ws(line, l1) != line.len()) {
+                out.error = fail(qrels_fields_error(line));
+                break;
+            }
+            let at = |a: usize, b: usize| (line_start + a, line_start + b);
+            (at(q0, q1), at(d0, d1), at(l0, l1))
+        };
+        if pos - line_start > max_line + 1 {
             out.error = fail(too_long());
             break;
         }
-        if line.first() == Some(&b'#') {
-            if prev_comment {
-                out.error = fail(
-                    "a second comment line in a row; trec_eval skips only one '#' line at a \
-                     time in qrels and rejects this file; merge or remove the comments"
-                        .into(),
-                );
-                break;
-            }
-            if next >= data.len() || data[next..].iter().all(|&c| is_ws(c)) {
-                out.error = fail(
-                    "the qrels end with a comment line, which trec_eval cannot read (it \
-                     crashes); remove the trailing comment"
-                        .into(),
-                );
-                break;
-            }
-            prev_comment = true;
-            continue;
-        }
-        // qid iter docno rel
-        let (q0, q1) = next_field(line, 0);
-        let (_, i1) = next_field(line, q1);
-        let (d0, d1) = next_field(line, i1);
-        let (l0, l1) = next_field(line, d1);
-        if l0 == line.len() || skip_ws(line, l1) != line.len() {
-            out.error = fail(qrels_fields_error(line));
-            break;
-        }
-        let label = match parse_label(&line[l0..l1]) {
+        let label = match parse_label(&data[l.0..l.1]) {
             Ok(l) => l,
             Err(m) => {
                 out.error = fail(m);
                 break;
             }
         };
-        let (qa, qb) = (line_start + q0, line_start + q1);
         match out.segments.last_mut() {
             // a comment ends a segment: the lines of a segment are consecutive
-            Some(seg) if !prev_comment && data[seg.0..seg.1] == data[qa..qb] => seg.2 += 1,
-            _ => out.segments.push((qa, qb, out.labels.len() + 1)),
+            Some(seg) if !prev_comment && data[seg.0..seg.1] == data[q.0..q.1] => seg.2 += 1,
+            _ => out.segments.push((q.0, q.1, out.labels.len() + 1)),
         }
         prev_comment = false;
-        if let Err(e) = out.docs.push(&line[d0..d1]) {
+        if let Err(e) = out.docs.push(&data[d.0..d.1]) {
             out.error = fail(e.to_string());
             break;
         }
@@ -273,6 +287,86 @@ mod tests {
             assert_eq!(q.query(b"q2").unwrap().levels(), &[(0, 1), (1, 2)]);
             assert_eq!(q.query(b"q10").unwrap().label(b"b"), Some(2));
             assert_eq!(q.num_judgments(), 7);
+        }
+    }
+
+    /// A plain per-line reading of qrels text (split into lines, then fields, with
+    /// trec_eval's comment rules): the judgments and the index of the first bad line.
+    type Parsed = (Vec<(Vec<u8>, Vec<u8>, i64)>, Option<u64>);
+
+    fn reference_qrels(text: &[u8]) -> Parsed {
+        let mut out = Vec::new();
+        let mut fields: [&[u8]; 4] = [&[]; 4];
+        let body = text.strip_suffix(b"\n").unwrap_or(text);
+        let lines: Vec<&[u8]> = body.split(|&c| c == b'\n').collect();
+        let mut prev_comment = false;
+        for (i, line) in lines.iter().enumerate() {
+            if line.first() == Some(&b'#') {
+                let rest_blank = lines[i + 1..].iter().all(|l| l.iter().all(|&c| is_ws(c)));
+                if prev_comment || rest_blank {
+                    return (out, Some(i as u64));
+                }
+                prev_comment = true;
+                continue;
+            }
+            let n = split_fields(line, &mut fields);
+            let Some(label) = (n == 4).then(|| parse_label(fields[3]).ok()).flatten() else {
+                return (out, Some(i as u64));
+            };
+            out.push((fields[0].to_vec(), fields[2].to_vec(), label));
+            prev_comment = false;
+        }
+        (out, None)
+    }
+
+    fn chunk_qrels(text: &[u8]) -> Parsed {
+        let ch = parse_qrels_chunk(text, 0, text.len());
+        let mut out = Vec::new();
+        let mut first = 0;
+        for &(qa, qb, end) in &ch.segments {
+            for j in first..end {
+                out.push((text[qa..qb].to_vec(), ch.docs.get(j).to_vec(), ch.labels[j]));
+            }
+            first = end;
+        }
+        let bad = ch.error.map(|(at, _)| line_of(text, at) - 1);
+        (out, bad)
+    }
+
+    proptest::proptest! {
+        /// Mostly well-formed lines (four single-spaced fields), where the one-pass
+        /// reader of plain lines takes them, with the odd byte, comment or field count
+        /// that must send a line to the general reader: the two must agree.
+        #[test]
+        fn plain_qrels_lines_agree_with_per_line_splitting(
+            lines in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![4, 4, 4, 4, 3, 5]),
+                    proptest::collection::vec(
+                        proptest::sample::select(vec![
+                            "q1", "q22", "0", "doc-123456789", "d", "3", "-1", "1", "2", "q1",
+                            "q22", "0", "doc-123456789", "d", "3", "-1", "1", "2", "#c", "1.5",
+                            "x\x01y", "a\rb", "t\u{e9}", "",
+                        ]),
+                        5,
+                    ),
+                    proptest::sample::select(vec![" ", " ", " ", " ", " ", "  ", "\t"]),
+                    proptest::sample::select(vec!["\n", "\n", "\n", "\r\n", " \n"]),
+                ),
+                1..12,
+            )
+        ) {
+            let mut text = Vec::new();
+            for (n, fields, sep, eol) in &lines {
+                text.extend_from_slice(fields[..*n].join(sep).as_bytes());
+                text.extend_from_slice(eol.as_bytes());
+            }
+            let (good, bad) = reference_qrels(&text);
+            let (got, got_bad) = chunk_qrels(&text);
+            proptest::prop_assert_eq!(got_bad, bad);
+            if bad.is_none() {
+                proptest::prop_assert_eq!(got, good);
+            }
         }
     }
 

@@ -7,7 +7,9 @@ use std::io::Read;
 use std::path::Path;
 
 use super::fields::text_start;
-use super::fields::{chunk_bounds, field_in_line, parse_score, skip_blank, split_fields, threads};
+use super::fields::{
+    chunk_bounds, field_in_line, parse_score, plain_line, skip_blank, split_fields, threads,
+};
 use super::io::{max_line_bytes, too_long, Blocks, Stop, BLOCK};
 use crate::error::{Error, Result, Unit};
 use crate::intake::{Grouper, PieceSink, Place};
@@ -98,41 +100,61 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
         let line_start = pos;
         let line_idx = idx;
         idx += 1;
-        // qid iter docno rank score tag
-        let Some((q0, q1)) = field_in_line(data, pos) else {
-            pos = skip_blank(data, pos) + 1; // blank line
-            close(&mut cur, cur_qid, cur_start, &mut out);
-            if pos - line_start > max_line + 1 {
-                out.error = Some((line_idx, too_long()));
-                break;
-            }
-            continue;
-        };
-        if data[q0] == b'#' {
-            pos = line_end(q0) + 1; // comment
-            close(&mut cur, cur_qid, cur_start, &mut out);
-            if pos - line_start > max_line + 1 {
-                out.error = Some((line_idx, too_long()));
-                break;
-            }
-            continue;
-        }
-        let fields = field_in_line(data, q1).and_then(|(_, i1)| {
-            let (d0, d1) = field_in_line(data, i1)?;
-            let (_, r1) = field_in_line(data, d1)?;
-            let (s0, s1) = field_in_line(data, r1)?;
-            let (t0, t1) = field_in_line(data, s1)?;
-            Some((d0, d1, s0, s1, t0, t1))
-        });
-        let Some((d0, d1, s0, s1, t0, t1)) = fields else {
-            let nl = line_end(line_start);
-            out.error = Some((line_idx, run_fields_error(&data[line_start..nl])));
-            break;
-        };
-        pos = if t1 < end && data[t1] == b'\n' {
-            t1 + 1
+        // qid iter docno rank score tag: the usual line in one pass, any other by fields
+        let plain = if data[pos] == b'#' {
+            None
         } else {
-            line_end(t1) + 1
+            plain_line::<6>(data, pos)
+        };
+        let (q0, q1, d0, d1, s0, s1, t0, t1) = if let Some((e, next)) = plain {
+            pos = next;
+            (
+                line_start,
+                e[0],
+                e[1] + 1,
+                e[2],
+                e[3] + 1,
+                e[4],
+                e[4] + 1,
+                e[5],
+            )
+        } else {
+            let Some((q0, q1)) = field_in_line(data, pos) else {
+                pos = skip_blank(data, pos) + 1; // blank line
+                close(&mut cur, cur_qid, cur_start, &mut out);
+                if pos - line_start > max_line + 1 {
+                    out.error = Some((line_idx, too_long()));
+                    break;
+                }
+                continue;
+            };
+            if data[q0] == b'#' {
+                pos = line_end(q0) + 1; // comment
+                close(&mut cur, cur_qid, cur_start, &mut out);
+                if pos - line_start > max_line + 1 {
+                    out.error = Some((line_idx, too_long()));
+                    break;
+                }
+                continue;
+            }
+            let fields = field_in_line(data, q1).and_then(|(_, i1)| {
+                let (d0, d1) = field_in_line(data, i1)?;
+                let (_, r1) = field_in_line(data, d1)?;
+                let (s0, s1) = field_in_line(data, r1)?;
+                let (t0, t1) = field_in_line(data, s1)?;
+                Some((d0, d1, s0, s1, t0, t1))
+            });
+            let Some((d0, d1, s0, s1, t0, t1)) = fields else {
+                let nl = line_end(line_start);
+                out.error = Some((line_idx, run_fields_error(&data[line_start..nl])));
+                break;
+            };
+            pos = if t1 < end && data[t1] == b'\n' {
+                t1 + 1
+            } else {
+                line_end(t1) + 1
+            };
+            (q0, q1, d0, d1, s0, s1, t0, t1)
         };
         if pos - line_start > max_line + 1 {
             out.error = Some((line_idx, too_long()));
@@ -333,6 +355,44 @@ mod tests {
             )
         ) {
             let text: Vec<u8> = pieces.concat().into_bytes();
+            let (good, tag, bad) = reference_run(&text);
+            let (got, got_tag, got_bad) = chunk_run(&text);
+            proptest::prop_assert_eq!(got_bad, bad);
+            if bad.is_none() {
+                proptest::prop_assert_eq!(got, good);
+                proptest::prop_assert_eq!(got_tag, tag);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Mostly well-formed lines (six single-spaced fields), where the one-pass reader
+        /// of plain lines takes them, with the odd byte that must send a line to the
+        /// general reader: the two must agree on every line.
+        #[test]
+        fn plain_lines_agree_with_per_line_splitting(
+            lines in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![6, 6, 6, 6, 5, 7]),
+                    proptest::collection::vec(
+                        proptest::sample::select(vec![
+                            "q1", "q22", "Q0", "doc-123456789", "d", "3", "0.25", "-7", "1e2",
+                            "q1", "q22", "Q0", "doc-123456789", "d", "3", "0.25", "-7", "1e2",
+                            "#", "x\x01y", "a\rb", "t\u{e9}", "",
+                        ]),
+                        7,
+                    ),
+                    proptest::sample::select(vec![" ", " ", " ", " ", " ", "  ", "\t"]),
+                    proptest::sample::select(vec!["\n", "\n", "\n", "\r\n", " \n", "\r"]),
+                ),
+                1..12,
+            )
+        ) {
+            let mut text = Vec::new();
+            for (n, fields, sep, eol) in &lines {
+                text.extend_from_slice(fields[..*n].join(sep).as_bytes());
+                text.extend_from_slice(eol.as_bytes());
+            }
             let (good, tag, bad) = reference_run(&text);
             let (got, got_tag, got_bad) = chunk_run(&text);
             proptest::prop_assert_eq!(got_bad, bad);
