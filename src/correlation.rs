@@ -29,42 +29,237 @@ fn has_nan(x: &[f64], y: &[f64]) -> bool {
 
 /// Kendall's tau-b (ties in either variable corrected as in scipy's `kendalltau`):
 /// (C - D) / sqrt((n0 - n1)(n0 - n2)). NaN when either list is constant or shorter
-/// than 2. O(n^2).
+/// than 2. O(n log n) ([`kendall_tau_test`]).
 pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<f64> {
+    Ok(kendall_tau_test(x, y)?.0)
+}
+
+/// Pair counts of Knight's algorithm.
+struct KendallCounts {
+    n: u64,
+    /// Discordant pairs.
+    dis: u64,
+    /// Pairs tied in x, in y, in both.
+    xtie: u64,
+    ytie: u64,
+    ntie: u64,
+    /// Sums over tie groups of t(t-1)(t-2) and t(t-1)(2t+5), for the variance.
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+}
+
+/// Tie statistics of sorted values: (pairs tied, sum t(t-1)(t-2), sum t(t-1)(2t+5)).
+fn tie_counts(sorted: &[f64]) -> (u64, f64, f64) {
+    let (mut pairs, mut a, mut b) = (0u64, 0.0, 0.0);
+    for g in sorted.chunk_by(|p, q| p.total_cmp(q).is_eq()) {
+        let t = g.len() as u64;
+        if t > 1 {
+            let tf = t as f64;
+            pairs += t * (t - 1) / 2;
+            a += tf * (tf - 1.0) * (tf - 2.0);
+            b += tf * (tf - 1.0) * (2.0 * tf + 5.0);
+        }
+    }
+    (pairs, a, b)
+}
+
+/// Count inversions (pairs i < j with v[i] > v[j]) by merge sort, sorting `v`.
+fn inversions(v: &mut [f64], buf: &mut Vec<f64>) -> u64 {
+    let n = v.len();
+    if n < 2 {
+        return 0;
+    }
+    let mid = n / 2;
+    let mut count = inversions(&mut v[..mid], buf) + inversions(&mut v[mid..], buf);
+    buf.clear();
+    let (mut i, mut j) = (0, mid);
+    while i < mid && j < n {
+        if v[j].total_cmp(&v[i]).is_lt() {
+            count += (mid - i) as u64;
+            buf.push(v[j]);
+            j += 1;
+        } else {
+            buf.push(v[i]);
+            i += 1;
+        }
+    }
+    buf.extend_from_slice(&v[i..mid]);
+    buf.extend_from_slice(&v[j..n]);
+    v.copy_from_slice(buf);
+    count
+}
+
+/// Knight's O(n log n) counts: sort by (x, y), count ties, then the discordant pairs
+/// are the inversions of y in that order.
+fn kendall_counts(x: &[f64], y: &[f64]) -> KendallCounts {
+    let n = x.len();
+    let mut idx: Vec<usize> = (0..n).collect();
+    idx.sort_by(|&a, &b| x[a].total_cmp(&x[b]).then(y[a].total_cmp(&y[b])));
+    let xs: Vec<f64> = idx.iter().map(|&i| x[i]).collect();
+    let mut ys: Vec<f64> = idx.iter().map(|&i| y[i]).collect();
+    let mut ntie = 0u64;
+    let mut start = 0;
+    for k in 1..=n {
+        if k == n || !(xs[k].total_cmp(&xs[start]).is_eq() && ys[k].total_cmp(&ys[start]).is_eq()) {
+            let t = (k - start) as u64;
+            ntie += t * t.saturating_sub(1) / 2;
+            start = k;
+        }
+    }
+    let (xtie, x0, x1) = tie_counts(&xs);
+    let mut buf = Vec::with_capacity(n);
+    let dis = inversions(&mut ys, &mut buf);
+    let (ytie, y0, y1) = tie_counts(&ys);
+    KendallCounts {
+        n: n as u64,
+        dis,
+        xtie,
+        ytie,
+        ntie,
+        x0,
+        x1,
+        y0,
+        y1,
+    }
+}
+
+/// Kendall's tau-b with its two-sided p-value and how the p-value was had, as
+/// `scipy.stats.kendalltau(x, y)` with its default `method="auto"`: `"exact"` (the
+/// distribution of inversions of a random permutation) without ties for n <= 33 or
+/// when at most one pair is discordant (or concordant), else `"asymptotic"` (the normal
+/// approximation with the tie-corrected variance). NaN (and NaN p-value) when either list
+/// is constant, shorter than 2, or holds NaN.
+pub fn kendall_tau_test(x: &[f64], y: &[f64]) -> Result<(f64, f64, &'static str)> {
     same_len(x, y)?;
+    if has_nan(x, y) {
+        return Ok((f64::NAN, f64::NAN, "nan"));
+    }
+    let k = kendall_counts(x, y);
+    let tot = k.n * k.n.saturating_sub(1) / 2;
+    if k.xtie == tot || k.ytie == tot {
+        return Ok((f64::NAN, f64::NAN, "constant"));
+    }
+    let cmd = tot as f64 - k.xtie as f64 - k.ytie as f64 + k.ntie as f64 - 2.0 * k.dis as f64;
+    let tau =
+        (cmd / ((tot - k.xtie) as f64).sqrt() / ((tot - k.ytie) as f64).sqrt()).clamp(-1.0, 1.0);
+    let no_ties = k.xtie == 0 && k.ytie == 0;
+    if no_ties && (k.n <= 33 || k.dis.min(tot - k.dis) <= 1) {
+        return Ok((tau, kendall_p_exact(k.n, tot - k.dis), "exact"));
+    }
+    let n = k.n as f64;
+    let m = n * (n - 1.0);
+    let var = (m * (2.0 * n + 5.0) - k.x1 - k.y1) / 18.0
+        + (2.0 * k.xtie as f64 * k.ytie as f64) / m
+        + k.x0 * k.y0 / (9.0 * m * (n - 2.0));
+    let z = cmd / var.sqrt();
+    let p = (2.0 * crate::stats::normal_sf(z.abs())).min(1.0);
+    Ok((tau, p, "asymptotic"))
+}
+
+/// Two-sided exact p-value of `c` concordant pairs among n items without ties: twice
+/// the probability of at most min(c, total - c) inversions of a random permutation
+/// (counted exactly in u128 for n <= 33: 33! < 2^128), capped at 1.
+fn kendall_p_exact(n: u64, c: u64) -> f64 {
+    let tot = n * n.saturating_sub(1) / 2;
+    let c = c.min(tot - c);
+    if n <= 2 || 4 * c == n * (n - 1) {
+        return 1.0;
+    }
+    let fact = |k: u64| (1..=k).fold(1.0f64, |a, i| a * i as f64);
+    if c == 0 {
+        return 2.0 / fact(n);
+    }
+    if c == 1 {
+        return 2.0 / fact(n - 1);
+    }
+    if n > 33 {
+        // only reached for c <= 1 (handled above)
+        return f64::NAN;
+    }
+    // counts[k]: permutations of j items with k inversions, for k <= c
+    let c = c as usize;
+    let mut counts = vec![0u128; c + 1];
+    counts[0] = 1;
+    for j in 2..=n as usize {
+        // new[k] = sum_{i=0}^{min(k, j-1)} old[k - i]: a running window sum
+        let mut next = vec![0u128; c + 1];
+        let mut window = 0u128;
+        for k in 0..=c {
+            window += counts[k];
+            if k >= j {
+                window -= counts[k - j];
+            }
+            next[k] = window;
+        }
+        counts = next;
+    }
+    let at_most: u128 = counts.iter().sum();
+    let total: u128 = (1..=n as u128).product();
+    (2.0 * at_most as f64 / total as f64).min(1.0)
+}
+
+/// AP correlation tau_ap (Yilmaz, Aslam and Robertson 2008) of the ranking by `y`
+/// against the reference ranking by `x` (higher scores rank first):
+/// 2/(n-1) Σ_{i=2..n} C(i)/(i-1) - 1, where C(i) counts the items `y` ranks above its
+/// i-th item that `x` also ranks above it. Swaps near the top cost more than swaps
+/// near the bottom; not symmetric in x and y. Needs n >= 2 and no ties in either list
+/// (ties make the ranking ambiguous: an error). O(n log n).
+pub fn tau_ap(x: &[f64], y: &[f64]) -> Result<f64> {
+    same_len(x, y)?;
+    let n = x.len();
+    if n < 2 {
+        return Err(Error::Input(format!(
+            "tau_ap needs at least 2 items, got {n}"
+        )));
+    }
     if has_nan(x, y) {
         return Ok(f64::NAN);
     }
-    let n = x.len();
-    let (mut conc, mut disc, mut tie_x, mut tie_y) = (0i64, 0i64, 0i64, 0i64);
-    for i in 0..n {
-        for j in i + 1..n {
-            let dx = x[i].total_cmp(&x[j]) as i64;
-            let dy = y[i].total_cmp(&y[j]) as i64;
-            if dx == 0 {
-                tie_x += 1;
-            }
-            if dy == 0 {
-                tie_y += 1;
-            }
-            match dx * dy {
-                1 => conc += 1,
-                -1 => disc += 1,
-                _ => {}
-            }
+    for (v, what) in [(x, "x"), (y, "y")] {
+        let mut s = v.to_vec();
+        s.sort_by(f64::total_cmp);
+        if s.windows(2).any(|w| w[0].total_cmp(&w[1]).is_eq()) {
+            return Err(Error::Input(format!(
+                "tau_ap is defined for rankings without ties; {what} has tied scores"
+            )));
         }
     }
-    let n0 = (n * n.saturating_sub(1) / 2) as i64;
-    let denom = (((n0 - tie_x) as f64) * ((n0 - tie_y) as f64)).sqrt();
-    Ok(if denom > 0.0 {
-        (conc - disc) as f64 / denom
-    } else {
-        f64::NAN
-    })
+    // rank of each item in x (0 = lowest score), for a Fenwick tree of "seen" items
+    let mut by_x: Vec<usize> = (0..n).collect();
+    by_x.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
+    let mut xrank = vec![0usize; n];
+    for (r, &i) in by_x.iter().enumerate() {
+        xrank[i] = r;
+    }
+    let mut by_y: Vec<usize> = (0..n).collect();
+    by_y.sort_by(|&a, &b| y[b].total_cmp(&y[a]));
+    let mut tree = vec![0u64; n + 1];
+    let mut sum = 0.0;
+    for (pos, &i) in by_y.iter().enumerate() {
+        if pos > 0 {
+            // items seen so far (ranked above by y) with a higher x rank
+            let mut below = 0u64;
+            let mut k = xrank[i] + 1;
+            while k > 0 {
+                below += tree[k];
+                k &= k - 1;
+            }
+            let above = pos as u64 - below;
+            sum += above as f64 / pos as f64;
+        }
+        let mut k = xrank[i] + 1;
+        while k <= n {
+            tree[k] += 1;
+            k += k & k.wrapping_neg();
+        }
+    }
+    Ok(2.0 / (n - 1) as f64 * sum - 1.0)
 }
 
 /// Ranks 1..n with ties given their average rank.
-fn average_ranks(x: &[f64]) -> Vec<f64> {
+pub(crate) fn average_ranks(x: &[f64]) -> Vec<f64> {
     let mut idx: Vec<usize> = (0..x.len()).collect();
     idx.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
     let mut ranks = vec![0.0; x.len()];
@@ -311,6 +506,79 @@ mod tests {
         );
         assert!(kendall_tau_b(&[1.0, 1.0], &[1.0, 2.0]).unwrap().is_nan());
         assert!(kendall_tau_b(&[1.0], &[1.0, 2.0]).is_err());
+    }
+
+    /// The O(n^2) definition, as the crate computed it before Knight's algorithm.
+    fn tau_b_quadratic(x: &[f64], y: &[f64]) -> f64 {
+        let n = x.len();
+        let (mut c, mut d, mut tx, mut ty) = (0i64, 0i64, 0i64, 0i64);
+        for i in 0..n {
+            for j in i + 1..n {
+                let dx = x[i].total_cmp(&x[j]) as i64;
+                let dy = y[i].total_cmp(&y[j]) as i64;
+                tx += i64::from(dx == 0);
+                ty += i64::from(dy == 0);
+                match dx * dy {
+                    1 => c += 1,
+                    -1 => d += 1,
+                    _ => {}
+                }
+            }
+        }
+        let n0 = (n * (n - 1) / 2) as i64;
+        (c - d) as f64 / (((n0 - tx) as f64) * ((n0 - ty) as f64)).sqrt()
+    }
+
+    #[test]
+    fn knight_equals_the_quadratic_definition() {
+        let mut state = 12345u64;
+        let mut next = |k: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % k) as f64
+        };
+        for n in [2usize, 3, 5, 17, 64, 200] {
+            for levels in [3u64, 10, 1000] {
+                let x: Vec<f64> = (0..n).map(|_| next(levels)).collect();
+                let y: Vec<f64> = (0..n).map(|_| next(levels)).collect();
+                let a = kendall_tau_b(&x, &y).unwrap();
+                let b = tau_b_quadratic(&x, &y);
+                assert!(
+                    (a - b).abs() < 1e-12 || (a.is_nan() && b.is_nan()),
+                    "{n} {a} {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn kendall_exact_p_small() {
+        // n = 3 without ties: 6 permutations, inversions 0..3 with counts 1 2 2 1;
+        // identical order: 2 * 1/6
+        let (t, p, m) = kendall_tau_test(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]).unwrap();
+        assert_eq!((t, m), (1.0, "exact"));
+        assert!((p - 1.0 / 3.0).abs() < 1e-15, "{p}");
+        // n = 4, one inversion: 2 * (1 + 3) / 24
+        let (_, p, _) = kendall_tau_test(&[1.0, 2.0, 3.0, 4.0], &[2.0, 1.0, 3.0, 4.0]).unwrap();
+        assert!((p - 8.0 / 24.0).abs() < 1e-15, "{p}");
+        assert_eq!(kendall_p_exact(5, 5), 1.0);
+        // two inversions of 5 (c = 2): counts 1 4 9 -> 2 * 14 / 120
+        assert!((kendall_p_exact(5, 2) - 28.0 / 120.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn tau_ap_bounds() {
+        let x = [4.0, 3.0, 2.0, 1.0];
+        assert_eq!(tau_ap(&x, &x).unwrap(), 1.0);
+        assert_eq!(tau_ap(&x, &[1.0, 2.0, 3.0, 4.0]).unwrap(), -1.0);
+        // swap at the top costs more than at the bottom
+        let top = tau_ap(&x, &[3.0, 4.0, 2.0, 1.0]).unwrap();
+        let bottom = tau_ap(&x, &[4.0, 3.0, 1.0, 2.0]).unwrap();
+        assert!(top < bottom, "{top} {bottom}");
+        // top swap: C = 0, 2, 3 -> 2/3 (0 + 1 + 1) - 1 = 1/3
+        assert!((top - 1.0 / 3.0).abs() < 1e-15);
+        assert!(tau_ap(&x, &[1.0, 1.0, 2.0, 3.0]).is_err());
     }
 
     #[test]

@@ -43,18 +43,20 @@
 //! | where are measure names parsed? | `measure/parse.rs` (the one grammar); the catalogue of families is data in `measure/family.rs` |
 //! | where is nDCG (or any measure) computed? | `metrics/`: one file per concept, listed in `metrics/mod.rs` (nDCG and every gain-based measure: `metrics/dcg.rs`) |
 //! | where is the per-query loop and the `all` row? | `evaluate/mod.rs` (`Evaluator`), `evaluate/stream.rs` (`QueryStream`), `results.rs` |
-//! | statistics and correlations | `stats.rs` (the one `Statistic`), `correlation.rs` |
+//! | statistics and correlations | `stats.rs` (the one `Statistic`), `correlation.rs` (Kendall's tau-b in O(n log n) with its p-value, tau_ap, RBO) |
+//! | which system is better? | `compare/`: `paired.rs` (t, Wilcoxon, sign, randomization, bootstrap tests), `correct.rs` (Holm, BH, ...), `effect.rs` (d_z, g_z, intervals), `tukey.rs` (studentized range, Tukey HSD, randomized Tukey), `anova.rs` (two-way ANOVA), `report.rs` ([`compare()`](compare::compare) and the `Report`'s formats), `rng.rs` (one seeded stream per resample) |
 //! | the command line | `cli/args.rs` (trec_eval's flags), `cli/output.rs` (trec, JSON, CSV, table), `cli/mod.rs` (the flow) |
 //! | fusion and normalization (ranx's methods) | `fusion/`: `names.rs` (methods, norms, parameters), `norm.rs`, `kernels.rs`, `trained.rs` (methods learnt from qrels), `optimize.rs` (grid search), `mod.rs` (per-query flow); `cli/fuse.rs`, `python/fusion.rs` |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
 //!
-//! New capabilities (comparing systems, fusion, online metrics) each get a folder of
-//! their own beside `evaluate/`, take their inputs through [`intake`] and return plain
+//! New capabilities (comparing systems: `compare/`; fusion, online metrics) each get a
+//! folder of their own beside `evaluate/`, take their inputs through [`intake`] and return plain
 //! Rust values; `python/` gains one file each.
 
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod compare;
 pub mod correlation;
 pub mod error;
 pub mod evaluate;

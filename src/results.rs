@@ -194,6 +194,31 @@ impl Results {
         crate::stats::bootstrap_ci(&self.column_values(col), confidence, resamples, seed)
     }
 
+    /// The columns under the names they were asked for: each request naming one value
+    /// keeps its spelling (`nDCG@10`), a request naming several (`P.5,10`, `all_trec`)
+    /// gives canonical names; each column once, in request order.
+    pub fn requested_columns(&self) -> Vec<(String, usize)> {
+        let cols = self.columns();
+        let mut offsets = Vec::new();
+        let mut at = 0;
+        for m in self.measures().measures() {
+            offsets.push(at);
+            at += m.width();
+        }
+        let mut out: Vec<(String, usize)> = Vec::new();
+        for (name, picks) in self.measures().requests() {
+            let idx: Vec<usize> = picks.iter().map(|&(m, c)| offsets[m] + c).collect();
+            if idx.len() == 1 {
+                out.push((name.clone(), idx[0]));
+            } else {
+                out.extend(idx.iter().map(|&i| (cols[i].name.clone(), i)));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|(k, _)| seen.insert(k.clone()));
+        out
+    }
+
     /// The relstring of query number `q`, if relstring was requested.
     pub fn relstring(&self, q: usize) -> Option<&str> {
         self.relstrings.get(q).map(|s| s.as_str())

@@ -16,7 +16,7 @@ import math
 import os
 from collections.abc import Mapping
 
-from . import _core
+from . import _core, stats
 from ._core import (
     Error,
     Evaluator,
@@ -41,11 +41,16 @@ from ._core import (
     set_max_line_bytes,
     spearman_rho,
 )
+from .report import Report, compare, compare_values
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 
 __all__ = [
+    "Report",
     "aggregate",
+    "compare",
+    "compare_values",
+    "stats",
     "bootstrap_ci",
     "compare_runs",
     "fuse",

@@ -1,7 +1,7 @@
 """Type stubs for the compiled extension ``irmetrics._core``."""
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Union, final
 
 __all__ = [
@@ -38,6 +38,23 @@ __all__ = [
     "fuse",
     "fusion_methods",
     "optimize_fusion",
+    "TestResult",
+    "_Report",
+    "ttest",
+    "wilcoxon",
+    "sign_test",
+    "randomization_test",
+    "bootstrap_test",
+    "kendall_tau_test",
+    "tau_ap",
+    "correct",
+    "effect_size",
+    "compare_runs_report",
+    "compare_values_report",
+    "tukey_hsd",
+    "randomized_tukey_hsd",
+    "studentized_range_sf",
+    "anova2",
 ]
 
 __version__: str
@@ -200,3 +217,69 @@ def optimize_fusion(
     step: float | None = None,
     return_optimization_report: bool = False,
 ) -> Any: ...
+
+@final
+class TestResult:
+    __test__: bool
+    def __new__(
+        cls, statistic: float, pvalue: float, method: str, df: float | None = None
+    ) -> TestResult: ...
+    @property
+    def statistic(self) -> float: ...
+    @property
+    def pvalue(self) -> float: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def df(self) -> float | None: ...
+    def __iter__(self) -> Iterator[float]: ...
+
+@final
+class _Report:
+    def render(self, format: str) -> str: ...
+    def to_json(self, per_query: bool = False) -> str: ...
+
+_Floats = Sequence[float] | Any
+
+def ttest(x: _Floats, y: _Floats) -> TestResult: ...
+def wilcoxon(x: _Floats, y: _Floats) -> TestResult: ...
+def sign_test(x: _Floats, y: _Floats) -> TestResult: ...
+def randomization_test(x: _Floats, y: _Floats, n_resamples: int, seed: int) -> TestResult: ...
+def bootstrap_test(x: _Floats, y: _Floats, n_resamples: int, seed: int) -> TestResult: ...
+def kendall_tau_test(x: _Floats, y: _Floats) -> TestResult: ...
+def tau_ap(x: _Floats, y: _Floats) -> float: ...
+def correct(pvalues: _Floats, method: str) -> list[float]: ...
+def effect_size(
+    x: _Floats,
+    y: _Floats,
+    confidence: float = 0.95,
+    n_resamples: int | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]: ...
+def compare_runs_report(
+    evaluator: Evaluator,
+    runs: Sequence[tuple[str, Run]],
+    test: str,
+    correction: str,
+    alpha: float,
+    baseline: str | None,
+    n_resamples: int,
+    seed: int,
+) -> _Report: ...
+def compare_values_report(
+    names: Sequence[str],
+    query_ids: Sequence[str],
+    measures: Sequence[tuple[str, Sequence[_Floats]]],
+    test: str,
+    correction: str,
+    alpha: float,
+    baseline: str | None,
+    n_resamples: int,
+    seed: int,
+) -> _Report: ...
+def tukey_hsd(samples: Sequence[_Floats]) -> tuple[list[float], list[float]]: ...
+def randomized_tukey_hsd(
+    samples: Sequence[_Floats], n_resamples: int, seed: int
+) -> list[float]: ...
+def studentized_range_sf(q: float, k: int, df: float) -> float: ...
+def anova2(rows: Sequence[_Floats]) -> dict[str, list[float]]: ...

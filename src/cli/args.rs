@@ -12,6 +12,7 @@ use crate::evaluate::Options;
 pub const USAGE: &str = "\
 usage: irmetrics [options] QRELS RUN [RUN ...]
        irmetrics fuse [options] RUN RUN [RUN ...]   (see irmetrics fuse --help)
+       irmetrics compare [options] QRELS RUN1 RUN2 [RUN ...]   (see compare --help)
 
 Evaluate TREC runs against relevance judgments; output identical to trec_eval 10.
 QRELS and RUN may be gzip-compressed; '-' reads a run from standard input.
@@ -92,11 +93,11 @@ pub struct Args {
     pub version: bool,
 }
 
-fn usage_err(msg: impl Into<String>) -> Error {
+pub(super) fn usage_err(msg: impl Into<String>) -> Error {
     Error::Option(format!("{} (see irmetrics --help)", msg.into()))
 }
 
-fn num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
+pub(super) fn num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
     v.trim()
         .parse()
         .map_err(|_| usage_err(format!("option {flag} needs a whole number, got '{v}'")))
@@ -104,7 +105,7 @@ fn num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T> {
 
 /// The value of an option as a string (ids and paths are the user's own bytes; a
 /// value that is not UTF-8 is refused with its flag named).
-fn text(flag: &str, v: std::ffi::OsString) -> Result<String> {
+pub(super) fn text(flag: &str, v: std::ffi::OsString) -> Result<String> {
     v.into_string().map_err(|v| {
         usage_err(format!(
             "option {flag}: '{}' is not UTF-8",

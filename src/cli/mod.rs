@@ -1,13 +1,17 @@
 //! The `irmetrics` command line: trec_eval's flags, byte-identical trec_eval output, and
 //! JSON / CSV / table output for people and scripts. `args.rs` reads the flags,
-//! `output.rs` writes the formats, `fuse.rs` is `irmetrics fuse` (rank fusion); [`evaluate_args`] is the one evaluation flow, used by
-//! [`run`] and by the Python compatibility layer (`irmetrics.compat`).
+//! `output.rs` writes the formats; [`evaluate_args`] is the one evaluation flow, used by
+//! [`run`] and by the Python compatibility layer (`irmetrics.compat`). Subcommands (the
+//! first argument): `irmetrics fuse ...` is `fuse.rs` (rank fusion), `irmetrics compare
+//! ...` is `compare.rs` (significance tests between runs).
 
 mod args;
+mod compare;
 mod fuse;
 mod output;
 
 pub use args::{parse_args, Args, Format, USAGE};
+pub use compare::{parse_compare_args, CompareArgs, COMPARE_USAGE};
 pub use fuse::{parse_fuse_args, run_fuse, FuseArgs, FUSE_USAGE};
 
 use std::ffi::OsString;
@@ -82,6 +86,9 @@ where
     let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
     if argv.first().is_some_and(|a| a == "fuse") {
         return run_fuse(argv[1..].to_vec(), out, cancel);
+    }
+    if argv.first().is_some_and(|a| a == "compare") {
+        return compare::run_compare(argv[1..].to_vec(), out, cancel);
     }
     let args = parse_args(argv)?;
     if args.help {

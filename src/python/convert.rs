@@ -694,6 +694,12 @@ pub(crate) fn qrels_from_columns(
     b.build().map_err(|e| to_py(py, e))
 }
 
+/// Numbers as a vector: a float64 numpy array copied once, other array-likes converted
+/// once by numpy, anything else value by value.
+pub(crate) fn float_vec(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<f64>> {
+    Ok(Floats::of(obj, what)?.as_slice().to_vec())
+}
+
 /// A float64 column: a numpy array read in place, or the values converted one by one.
 enum Floats<'py> {
     Array(numpy::PyReadonlyArray1<'py, f64>),

@@ -77,7 +77,7 @@ fn evaluate_any(
 
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
 pub struct PyEvaluator {
-    inner: Arc<Evaluator>,
+    pub(super) inner: Arc<Evaluator>,
 }
 
 #[pymethods]
@@ -293,30 +293,6 @@ fn keys_canonical(py: Python<'_>, keys: &str) -> PyResult<bool> {
     }
 }
 
-/// The keys of a result dict: each request naming one value keeps its spelling,
-/// a request naming several values (`P.5,10`, `all_trec`) gives canonical names.
-fn keyed_columns(res: &Results) -> Vec<(String, usize)> {
-    let cols = res.columns();
-    let mut offsets = Vec::new();
-    let mut at = 0;
-    for m in res.measures().measures() {
-        offsets.push(at);
-        at += m.width();
-    }
-    let mut out: Vec<(String, usize)> = Vec::new();
-    for (name, picks) in res.measures().requests() {
-        let idx: Vec<usize> = picks.iter().map(|&(m, c)| offsets[m] + c).collect();
-        if idx.len() == 1 {
-            out.push((name.clone(), idx[0]));
-        } else {
-            out.extend(idx.iter().map(|&i| (cols[i].name.clone(), i)));
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|(k, _)| seen.insert(k.clone()));
-    out
-}
-
 /// An optional argument that was given (None means the default).
 fn given<'a, 'py>(o: Option<&'a Bound<'py, PyAny>>) -> Option<&'a Bound<'py, PyAny>> {
     o.filter(|v| !v.is_none())
@@ -352,7 +328,7 @@ fn results_to_py<'py>(
             .map(|(i, c)| (c.name.clone(), i))
             .collect()
     } else {
-        keyed_columns(res)
+        res.requested_columns()
     };
     for (key, c) in keyed {
         let col = &cols[c];

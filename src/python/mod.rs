@@ -13,6 +13,7 @@
 //! | `cli.rs` | the command line, trec_eval's flags, the measure catalogue |
 //! | `extras.rs` | statistics and rank correlation functions |
 //! | `fusion.rs` | `normalize`, `fuse` (ranx's normalizations and fusion methods) |
+//! | `stats.rs` | significance tests, corrections, effect sizes, comparing runs (`crate::compare`) |
 
 mod cli;
 mod convert;
@@ -22,6 +23,7 @@ mod evaluate;
 mod extras;
 mod fusion;
 mod pipeline;
+mod stats;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -175,5 +177,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     extras::register(m)?;
     fusion::register(m)?;
+    stats::register(m)?;
     Ok(())
 }

@@ -3,6 +3,7 @@ TREC DL 2019 passage queries (100 results per query, graded judgments favoured n
 top, unjudged documents mixed in, a few tied scores). Standard library only.
 
     python3 tests/data/make_run.py > tests/data/dl19-synthetic.run
+    python3 tests/data/make_run.py SEED NOISE TAG > other.run   # other runs (README)
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ HERE = Path(__file__).resolve().parent
 
 
 def main() -> None:
-    rng = random.Random(2019)
+    # defaults: the committed run; other seeds, score noise and tags make other systems
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 2019
+    noise = float(sys.argv[2]) if len(sys.argv) > 2 else 1.2
+    tag = sys.argv[3] if len(sys.argv) > 3 else "synthetic"
+    rng = random.Random(seed)
     judged: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for line in (HERE / "dl19-passage.qrels").read_text().splitlines():
         qid, _, doc, rel = line.split()
@@ -25,7 +30,7 @@ def main() -> None:
     for qid in sorted(judged):
         docs = judged[qid]
         # a noisy "retrieval score": higher labels tend to score higher
-        scored = [(rel + rng.gauss(0, 1.2), doc) for doc, rel in docs]
+        scored = [(rel + rng.gauss(0, noise), doc) for doc, rel in docs]
         scored += [(rng.gauss(-0.5, 1.0), str(rng.randrange(8_841_823))) for _ in range(60)]
         scored.sort(reverse=True)
         seen: set[str] = set()
@@ -35,7 +40,7 @@ def main() -> None:
                 continue
             seen.add(doc)
             rank += 1
-            out.write(f"{qid} Q0 {doc} {rank} {round(score, 2):.2f} synthetic\n")
+            out.write(f"{qid} Q0 {doc} {rank} {round(score, 2):.2f} {tag}\n")
             if rank == 100:
                 break
 

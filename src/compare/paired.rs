@@ -1,0 +1,598 @@
+//! Paired tests of two systems' per-query values `x` and `y` (differences `x - y`):
+//! Student's t, Wilcoxon's signed rank, the sign test, the randomization (Fisher) test and
+//! the bootstrap test. Each gives a [`TestResult`] that names the method it used (exact,
+//! asymptotic, Monte Carlo), and p = 1 for two identical systems.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
+
+use super::rng::{below, fill_signs, Streams};
+use crate::error::{Error, Result};
+
+/// The outcome of a test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestResult {
+    /// The test statistic (t; Wilcoxon's smaller rank sum; the wins of the sign test; the
+    /// mean difference for the randomization and bootstrap tests).
+    pub statistic: f64,
+    /// Two-sided p-value.
+    pub pvalue: f64,
+    /// How the p-value was obtained, in words (`"exact"`, `"asymptotic"`, ...).
+    pub method: &'static str,
+    /// Degrees of freedom, for tests that have them.
+    pub df: Option<f64>,
+}
+
+impl TestResult {
+    fn identical(method: &'static str) -> TestResult {
+        TestResult {
+            statistic: 0.0,
+            pvalue: 1.0,
+            method,
+            df: None,
+        }
+    }
+}
+
+/// Randomization tests enumerate all 2^n sign assignments up to this many queries (in
+/// two halves of 2^(n/2) sums each); beyond, they draw random ones.
+pub const EXACT_RANDOMIZATION_MAX: usize = 20;
+
+/// Two values of a resampled statistic closer than this, relative to the sum of the
+/// absolute values involved, count as equal: sums of the same numbers in another order
+/// differ in the last bits, and a resample equal to the observed value must count as at
+/// least as extreme (as scipy's `permutation_test`, which allows 100 ulp of the
+/// statistic; ours scales with the inputs, so it holds for sums of thousands of values).
+pub const TIE_TOLERANCE: f64 = 1e-10;
+
+/// Check a pair of per-query arrays and return their differences `x - y`.
+pub fn differences(x: &[f64], y: &[f64]) -> Result<Vec<f64>> {
+    if x.len() != y.len() {
+        return Err(Error::Input(format!(
+            "the two systems have different numbers of values ({} and {})",
+            x.len(),
+            y.len()
+        )));
+    }
+    if x.len() < 2 {
+        return Err(Error::Input(format!(
+            "a paired test needs at least 2 queries, got {}",
+            x.len()
+        )));
+    }
+    check_finite(x, "x")?;
+    check_finite(y, "y")?;
+    Ok(x.iter().zip(y).map(|(a, b)| a - b).collect())
+}
+
+/// An error for the first value that is not a finite number.
+pub(crate) fn check_finite(v: &[f64], what: &str) -> Result<()> {
+    match v.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(Error::Input(format!(
+            "{what} holds {} at position {i}: significance tests need a number for every \
+             query (a geometric-mean measure of a zero gives NaN: compare its arithmetic \
+             counterpart instead)",
+            v[i]
+        ))),
+    }
+}
+
+pub(crate) fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Sample variance (divisor n - 1).
+pub(crate) fn variance(v: &[f64]) -> f64 {
+    let m = mean(v);
+    v.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / (v.len() - 1) as f64
+}
+
+fn student(df: f64) -> Result<StudentsT> {
+    StudentsT::new(0.0, 1.0, df).map_err(|e| Error::Input(format!("t distribution: {e}")))
+}
+
+/// Paired Student's t-test (as `scipy.stats.ttest_rel`): t = mean(d) / (sd(d) / sqrt(n)),
+/// n - 1 degrees of freedom. Identical systems give t = 0, p = 1 (scipy: NaN); a
+/// constant non-zero difference t = ±inf, p = 0.
+pub fn ttest(x: &[f64], y: &[f64]) -> Result<TestResult> {
+    let d = differences(x, y)?;
+    let n = d.len() as f64;
+    let (m, v) = (mean(&d), variance(&d));
+    let df = n - 1.0;
+    if v == 0.0 {
+        if m == 0.0 {
+            return Ok(TestResult {
+                df: Some(df),
+                ..TestResult::identical("t (all differences zero)")
+            });
+        }
+        return Ok(TestResult {
+            statistic: m.signum() * f64::INFINITY,
+            pvalue: 0.0,
+            method: "t (constant difference)",
+            df: Some(df),
+        });
+    }
+    let t = m / (v / n).sqrt();
+    let p = (2.0 * student(df)?.sf(t.abs())).min(1.0);
+    Ok(TestResult {
+        statistic: t,
+        pvalue: p,
+        method: "t",
+        df: Some(df),
+    })
+}
+
+/// Wilcoxon's signed-rank test with scipy's defaults (`scipy.stats.wilcoxon(x, y)`: zero
+/// differences dropped, no continuity correction, `method="auto"`): the statistic is the
+/// smaller of the two rank sums; the p-value is exact for n <= 50 without ties or zeros
+/// (`method` "exact"), the exact permutation distribution of the rank sum for n <= 13 with
+/// ties or zeros ("exact (permutation)"), else the normal approximation with the tie
+/// correction of the variance ("asymptotic"). No non-zero difference: statistic 0, p = 1.
+pub fn wilcoxon(x: &[f64], y: &[f64]) -> Result<TestResult> {
+    let d = differences(x, y)?;
+    let n = d.len();
+    let nz: Vec<f64> = d.iter().copied().filter(|v| *v != 0.0).collect();
+    let m = nz.len();
+    if m == 0 {
+        return Ok(TestResult::identical("all differences zero"));
+    }
+    let abs: Vec<f64> = nz.iter().map(|v| v.abs()).collect();
+    let ranks = crate::correlation::average_ranks(&abs);
+    let mut sorted = abs.clone();
+    sorted.sort_by(f64::total_cmp);
+    let mut tie_term = 0.0;
+    let mut has_ties = false;
+    for g in sorted.chunk_by(|a, b| a == b) {
+        let t = g.len() as f64;
+        if g.len() > 1 {
+            has_ties = true;
+        }
+        tie_term += t * t * t - t;
+    }
+    let r_plus: f64 = nz
+        .iter()
+        .zip(&ranks)
+        .filter(|(v, _)| **v > 0.0)
+        .map(|(_, r)| r)
+        .sum();
+    let r_minus: f64 = nz
+        .iter()
+        .zip(&ranks)
+        .filter(|(v, _)| **v < 0.0)
+        .map(|(_, r)| r)
+        .sum();
+    let statistic = r_plus.min(r_minus);
+    let exact_case = n <= 50 && m == n && !has_ties;
+    if exact_case || n <= 13 {
+        // the rank sums are multiples of 1/2: count the sums of doubled ranks exactly
+        let doubled: Vec<usize> = ranks.iter().map(|r| (2.0 * r).round() as usize).collect();
+        let obs = (2.0 * r_plus).round() as usize;
+        let total: usize = doubled.iter().sum();
+        let mut counts = vec![0.0f64; total + 1];
+        counts[0] = 1.0;
+        let mut reach = 0;
+        for &r in &doubled {
+            for s in (0..=reach).rev() {
+                let c = counts[s];
+                if c != 0.0 {
+                    counts[s + r] += c;
+                }
+            }
+            reach += r;
+        }
+        let all = 2f64.powi(m as i32);
+        let less: f64 = counts[..=obs].iter().sum::<f64>() / all;
+        let greater: f64 = counts[obs..].iter().sum::<f64>() / all;
+        return Ok(TestResult {
+            statistic,
+            pvalue: (2.0 * less.min(greater)).min(1.0),
+            method: if exact_case {
+                "exact"
+            } else {
+                "exact (permutation)"
+            },
+            df: None,
+        });
+    }
+    let mf = m as f64;
+    let mn = mf * (mf + 1.0) * 0.25;
+    let se = ((mf * (mf + 1.0) * (2.0 * mf + 1.0) - tie_term / 2.0) / 24.0).sqrt();
+    let z = (r_plus - mn) / se;
+    let p = (2.0 * crate::stats::normal_sf(z.abs())).min(1.0);
+    Ok(TestResult {
+        statistic,
+        pvalue: p,
+        method: "asymptotic",
+        df: None,
+    })
+}
+
+/// The sign test: the queries `x` wins, out of those where `x` and `y` differ, against
+/// Binomial(n, 1/2), two-sided (`scipy.stats.binomtest(wins, wins + losses)`). Ties are
+/// left out; no difference at all gives p = 1.
+pub fn sign_test(x: &[f64], y: &[f64]) -> Result<TestResult> {
+    let d = differences(x, y)?;
+    let wins = d.iter().filter(|v| **v > 0.0).count() as u64;
+    let losses = d.iter().filter(|v| **v < 0.0).count() as u64;
+    let n = wins + losses;
+    let p = if 2 * wins == n {
+        1.0
+    } else {
+        let b = Binomial::new(0.5, n).map_err(|e| Error::Input(format!("binomial: {e}")))?;
+        // symmetric: the outcomes at most as likely as `wins` are the two tails
+        (2.0 * b.cdf(wins.min(losses))).min(1.0)
+    };
+    Ok(TestResult {
+        statistic: wins as f64,
+        pvalue: p,
+        method: "exact binomial",
+        df: None,
+    })
+}
+
+/// Sums of the values of every system under random sign flips, shared by all pairs:
+/// the randomization statistic of a pair (a, b) under resample r is
+/// `sums[r][a] - sums[r][b]` (the sum of sign-flipped differences), so one pass over the
+/// queries serves every pair.
+pub(crate) struct SignFlips {
+    /// `n_resamples` rows of one sum per system.
+    sums: Vec<f64>,
+    systems: usize,
+    /// Each system's plain sum (every sign +1), computed as the resampled ones.
+    observed: Vec<f64>,
+    /// Each system's sum of absolute values (the scale of [`TIE_TOLERANCE`]).
+    scale: Vec<f64>,
+    n_resamples: usize,
+}
+
+/// Sum of `signs[i] * v[i]` with four accumulators in a fixed order (deterministic, and
+/// fast: the compiler may not reorder one accumulator's sums).
+#[inline]
+fn signed_sum(signs: &[f64], v: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (sc, vc) = (signs.chunks_exact(4), v.chunks_exact(4));
+    let (sr, vr) = (sc.remainder(), vc.remainder());
+    for (s, x) in sc.zip(vc) {
+        acc[0] += s[0] * x[0];
+        acc[1] += s[1] * x[1];
+        acc[2] += s[2] * x[2];
+        acc[3] += s[3] * x[3];
+    }
+    let mut tail = 0.0;
+    for (s, x) in sr.iter().zip(vr) {
+        tail += s * x;
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + tail
+}
+
+/// Resamples per work item of the parallel loops.
+const CHUNK: usize = 64;
+
+fn chunk_starts(n_resamples: usize) -> Vec<usize> {
+    (0..n_resamples).step_by(CHUNK).collect()
+}
+
+fn interrupted(cancel: Option<&AtomicBool>) -> bool {
+    cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+}
+
+pub(crate) fn check_resamples(n_resamples: usize) -> Result<()> {
+    if n_resamples == 0 {
+        return Err(Error::Option("n_resamples must be at least 1".into()));
+    }
+    Ok(())
+}
+
+impl SignFlips {
+    /// Draw `n_resamples` sign vectors (resample r from stream r of `seed`) and sum every
+    /// system under each. All systems have the same number of values.
+    pub(crate) fn new(
+        systems: &[&[f64]],
+        n_resamples: usize,
+        seed: u64,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<SignFlips> {
+        check_resamples(n_resamples)?;
+        let n = systems.first().map_or(0, |s| s.len());
+        let ones = vec![1.0; n];
+        let observed = systems.iter().map(|s| signed_sum(&ones, s)).collect();
+        let scale = systems
+            .iter()
+            .map(|s| s.iter().map(|v| v.abs()).sum())
+            .collect();
+        let streams = Streams::new(seed);
+        let chunks = crate::parallel::map_with(
+            &chunk_starts(n_resamples),
+            || vec![0.0f64; n],
+            |signs, &start| -> Result<Vec<f64>> {
+                if interrupted(cancel) {
+                    return Err(Error::Interrupted);
+                }
+                let end = (start + CHUNK).min(n_resamples);
+                let mut out = Vec::with_capacity((end - start) * systems.len());
+                for r in start..end {
+                    fill_signs(&mut streams.stream(r as u64), signs);
+                    out.extend(systems.iter().map(|s| signed_sum(signs, s)));
+                }
+                Ok(out)
+            },
+        );
+        let mut sums = Vec::with_capacity(n_resamples * systems.len());
+        for c in chunks {
+            sums.extend(c?);
+        }
+        Ok(SignFlips {
+            sums,
+            systems: systems.len(),
+            observed,
+            scale,
+            n_resamples,
+        })
+    }
+
+    /// The Monte Carlo p-value of systems `a` and `b`: (count + 1) / (n_resamples + 1),
+    /// count the resamples whose |statistic| reaches the observed one.
+    pub(crate) fn pvalue(&self, a: usize, b: usize) -> f64 {
+        let obs = (self.observed[a] - self.observed[b]).abs();
+        let threshold = obs - TIE_TOLERANCE * (self.scale[a] + self.scale[b]);
+        let count = self
+            .sums
+            .chunks_exact(self.systems)
+            .filter(|row| (row[a] - row[b]).abs() >= threshold)
+            .count();
+        (count as f64 + 1.0) / (self.n_resamples as f64 + 1.0)
+    }
+}
+
+/// Subset sums of `v`: entry `mask` is the sum of the values whose bit is set.
+fn subset_sums(v: &[f64]) -> Vec<f64> {
+    let mut sums = vec![0.0f64; 1 << v.len()];
+    for mask in 1usize..sums.len() {
+        let low = mask.trailing_zeros() as usize;
+        sums[mask] = sums[mask & (mask - 1)] + v[low];
+    }
+    sums
+}
+
+/// Exact randomization p-value of differences `d` (n <= [`EXACT_RANDOMIZATION_MAX`]):
+/// the share of the 2^n sign assignments whose |sum| reaches |sum(d)|, counted by meeting
+/// in the middle (the sums of each half, one half sorted and searched).
+fn exact_randomization(d: &[f64], scale: f64) -> f64 {
+    let h = d.len() / 2;
+    // sum over flips = sum(d) - 2 * (sum of the flipped values)
+    let (left, right) = (subset_sums(&d[..h]), subset_sums(&d[h..]));
+    let total: f64 = d.iter().sum();
+    let threshold = total.abs() - TIE_TOLERANCE * scale;
+    if threshold <= 0.0 {
+        return 1.0;
+    }
+    let mut right_sorted = right;
+    right_sorted.sort_by(f64::total_cmp);
+    let mut count: u64 = 0;
+    for l in &left {
+        // statistic s = total - 2 (l + r); |s| >= t  <=>  r <= (total - t)/2 - l  or
+        // r >= (total + t)/2 - l
+        let lo = (total - threshold) / 2.0 - l;
+        let hi = (total + threshold) / 2.0 - l;
+        let below = right_sorted.partition_point(|r| *r <= lo);
+        let above = right_sorted.len() - right_sorted.partition_point(|r| *r < hi);
+        count += (below + above) as u64;
+    }
+    count as f64 / (1u64 << d.len()) as f64
+}
+
+/// The paired randomization (Fisher) test, statistic the mean difference: exact over all
+/// 2^n sign assignments for n <= [`EXACT_RANDOMIZATION_MAX`] (`method` "exact"; the share
+/// of assignments at least as extreme, as `scipy.stats.permutation_test` with
+/// `permutation_type="samples"`), else `n_resamples` random ones ("Monte Carlo"; p =
+/// (count + 1) / (n_resamples + 1), which counts the observed assignment, as scipy does;
+/// ranx divides count by n_resamples). Resample r draws from stream r of `seed`.
+pub fn randomization_test(
+    x: &[f64],
+    y: &[f64],
+    n_resamples: usize,
+    seed: u64,
+    cancel: Option<&AtomicBool>,
+) -> Result<TestResult> {
+    let d = differences(x, y)?;
+    check_resamples(n_resamples)?;
+    let statistic = mean(&d);
+    if d.len() <= EXACT_RANDOMIZATION_MAX {
+        let scale = x.iter().chain(y).map(|v| v.abs()).sum();
+        return Ok(TestResult {
+            statistic,
+            pvalue: exact_randomization(&d, scale),
+            method: "exact",
+            df: None,
+        });
+    }
+    let flips = SignFlips::new(&[x, y], n_resamples, seed, cancel)?;
+    Ok(TestResult {
+        statistic,
+        pvalue: flips.pvalue(0, 1),
+        method: "Monte Carlo",
+        df: None,
+    })
+}
+
+/// The exact randomization p-value of one pair (for [`super::report`]).
+pub(crate) fn exact_randomization_pvalue(x: &[f64], y: &[f64]) -> f64 {
+    let d: Vec<f64> = x.iter().zip(y).map(|(a, b)| a - b).collect();
+    let scale = x.iter().chain(y).map(|v| v.abs()).sum();
+    exact_randomization(&d, scale)
+}
+
+/// The paired bootstrap test shifted to the null (Sakai 2006, "Evaluating evaluation
+/// metrics based on the bootstrap"): resample the differences with replacement, center
+/// them on their mean, and count the resamples whose |t| reaches the observed |t|;
+/// p = (count + 1) / (n_resamples + 1). Statistic: the mean difference. Resample r draws
+/// from stream r of `seed`. Identical systems: p = 1.
+pub fn bootstrap_test(
+    x: &[f64],
+    y: &[f64],
+    n_resamples: usize,
+    seed: u64,
+    cancel: Option<&AtomicBool>,
+) -> Result<TestResult> {
+    let d = differences(x, y)?;
+    check_resamples(n_resamples)?;
+    let n = d.len();
+    let nf = n as f64;
+    let (m, v) = (mean(&d), variance(&d));
+    if v == 0.0 && m == 0.0 {
+        return Ok(TestResult::identical("bootstrap (all differences zero)"));
+    }
+    let t_obs = (m / (v / nf).sqrt()).abs();
+    let w: Vec<f64> = d.iter().map(|a| a - m).collect();
+    let scale: f64 = w.iter().map(|a| a.abs()).sum::<f64>() / nf;
+    let streams = Streams::new(seed);
+    let counts = crate::parallel::map_with(
+        &chunk_starts(n_resamples),
+        || (),
+        |_, &start| -> Result<usize> {
+            if interrupted(cancel) {
+                return Err(Error::Interrupted);
+            }
+            let end = (start + CHUNK).min(n_resamples);
+            let mut count = 0;
+            for r in start..end {
+                let mut rng = streams.stream(r as u64);
+                let (mut s, mut ss) = (0.0, 0.0);
+                for _ in 0..n {
+                    let a = w[below(&mut rng, n)];
+                    s += a;
+                    ss += a * a;
+                }
+                let mean_r = s / nf;
+                let var_r = ((ss - s * mean_r) / (nf - 1.0)).max(0.0);
+                // a resample of one repeated value has no spread: t is 0/0 when its
+                // mean is 0 and counts as extreme then; a non-zero mean gives |t| = inf
+                let t = if var_r <= TIE_TOLERANCE * scale * scale {
+                    if mean_r.abs() <= TIE_TOLERANCE * scale {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                } else {
+                    mean_r / (var_r / nf).sqrt()
+                };
+                if t.abs() >= t_obs * (1.0 - TIE_TOLERANCE) {
+                    count += 1;
+                }
+            }
+            Ok(count)
+        },
+    );
+    let mut count = 0usize;
+    for c in counts {
+        count += c?;
+    }
+    Ok(TestResult {
+        statistic: m,
+        pvalue: (count as f64 + 1.0) / (n_resamples as f64 + 1.0),
+        method: "bootstrap (Monte Carlo)",
+        df: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol * b.abs().max(1e-300)
+    }
+
+    const X: [f64; 10] = [0.61, 0.42, 0.80, 0.33, 0.57, 0.71, 0.25, 0.49, 0.66, 0.38];
+    const Y: [f64; 10] = [0.52, 0.40, 0.71, 0.35, 0.43, 0.69, 0.21, 0.50, 0.52, 0.30];
+
+    #[test]
+    fn identical_systems_give_p_one() {
+        for r in [
+            ttest(&X, &X).unwrap(),
+            wilcoxon(&X, &X).unwrap(),
+            sign_test(&X, &X).unwrap(),
+            randomization_test(&X, &X, 100, 1, None).unwrap(),
+            bootstrap_test(&X, &X, 100, 1, None).unwrap(),
+        ] {
+            assert_eq!(r.pvalue, 1.0, "{r:?}");
+        }
+        let long: Vec<f64> = (0..100).map(|i| (i % 9) as f64 / 9.0).collect();
+        assert_eq!(
+            randomization_test(&long, &long, 100, 1, None)
+                .unwrap()
+                .pvalue,
+            1.0
+        );
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        assert!(ttest(&[1.0], &[2.0]).is_err());
+        assert!(ttest(&[1.0, 2.0], &[2.0]).is_err());
+        assert!(wilcoxon(&[1.0, f64::NAN], &[2.0, 1.0]).is_err());
+        assert!(randomization_test(&X, &Y, 0, 1, None).is_err());
+    }
+
+    #[test]
+    fn exact_randomization_matches_brute_force() {
+        let d: Vec<f64> = X.iter().zip(&Y).map(|(a, b)| a - b).collect();
+        let total: f64 = d.iter().sum();
+        let mut count = 0;
+        for mask in 0u32..(1 << d.len()) {
+            let s: f64 = d
+                .iter()
+                .enumerate()
+                .map(|(i, v)| if mask >> i & 1 == 1 { -v } else { *v })
+                .sum();
+            if s.abs() >= total.abs() - 1e-12 {
+                count += 1;
+            }
+        }
+        let p = exact_randomization(&d, 1.0);
+        assert!(close(p, count as f64 / 1024.0, 1e-15), "{p} {count}");
+    }
+
+    #[test]
+    fn monte_carlo_is_deterministic_and_near_exact() {
+        let x: Vec<f64> = (0..30).map(|i| ((i * 37) % 11) as f64 / 11.0).collect();
+        let y: Vec<f64> = (0..30).map(|i| ((i * 17 + 3) % 13) as f64 / 13.0).collect();
+        let a = randomization_test(&x, &y, 4000, 9, None).unwrap();
+        let b = randomization_test(&x, &y, 4000, 9, None).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.method, "Monte Carlo");
+        // exact over 2^30 by meeting in the middle
+        let exact = exact_randomization_pvalue(&x, &y);
+        let se = (exact * (1.0 - exact) / 4000.0).sqrt();
+        assert!((a.pvalue - exact).abs() < 4.0 * se + 1e-3, "{a:?} {exact}");
+        // the thread count does not change the numbers
+        let c =
+            crate::parallel::with_threads(1, || randomization_test(&x, &y, 4000, 9, None).unwrap());
+        assert_eq!(a, c);
+    }
+
+    #[test]
+    fn sign_test_counts() {
+        let r = sign_test(&X, &Y).unwrap();
+        // 8 wins of 10: 2 P(X <= 2) = 2 (1 + 10 + 45) / 1024
+        assert_eq!(r.statistic, 8.0);
+        assert!(close(r.pvalue, 112.0 / 1024.0, 1e-12), "{r:?}");
+    }
+
+    #[test]
+    fn wilcoxon_exact_small() {
+        // d = 0.09 0.02 0.09 -0.02 0.14 0.02 0.04 -0.01 0.14 0.08: ties -> permutation;
+        // distinct differences -> exact. Here: W+ and W- sum to n(n+1)/2.
+        let r = wilcoxon(&X, &Y).unwrap();
+        assert!(r.statistic >= 0.0 && r.pvalue > 0.0 && r.pvalue <= 1.0);
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let y = [0.5, 0.0, 0.5, 0.5, 1.0];
+        // all five positive with distinct |d|: exact p = 2 / 32
+        let r = wilcoxon(&x, &y).unwrap();
+        assert_eq!(r.method, "exact");
+        assert!(close(r.pvalue, 0.0625, 1e-15), "{r:?}");
+    }
+}

@@ -1,0 +1,861 @@
+//! Comparing systems: several runs evaluated on one qrels ([`compare`]), or per-query
+//! values from elsewhere ([`compare_values`]); every pair of systems (or every system
+//! against a baseline) tested per measure, the p-values of each measure corrected as one
+//! family, with effect sizes; the [`Report`] renders as a table, Markdown, LaTeX (booktabs),
+//! CSV or JSON.
+
+use std::sync::atomic::AtomicBool;
+
+use serde_json::{json, Value};
+
+use super::paired::{self, SignFlips, TestResult, EXACT_RANDOMIZATION_MAX};
+use super::{effect_size, Correction, Test};
+use crate::error::{show, Error, Result};
+use crate::evaluate::{Evaluator, Options};
+use crate::measure::MeasureSet;
+use crate::qrels::Qrels;
+use crate::results::Results;
+use crate::run::Run;
+
+/// How to compare.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareOptions {
+    /// The paired test.
+    pub test: Test,
+    /// The correction over the pairs of each measure.
+    pub correction: Correction,
+    /// Significance level; the confidence intervals are at 1 - alpha.
+    pub alpha: f64,
+    /// Compare every system with this one only (by name), instead of all pairs.
+    pub baseline: Option<String>,
+    /// Resamples of the randomization and bootstrap tests.
+    pub n_resamples: usize,
+    /// Seed of the resampling tests.
+    pub seed: u64,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            test: Test::T,
+            correction: Correction::Holm,
+            alpha: 0.05,
+            baseline: None,
+            n_resamples: 10_000,
+            seed: 42,
+        }
+    }
+}
+
+/// The comparison of systems `a` and `b` on one measure (differences a - b).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairResult {
+    /// Index of the first system (with a baseline: the system compared with it).
+    pub a: usize,
+    /// Index of the second system (with a baseline: the baseline).
+    pub b: usize,
+    /// The test's outcome (raw p-value).
+    pub test: TestResult,
+    /// The p-value after the correction.
+    pub pvalue_corrected: f64,
+    /// Whether the corrected p-value is at most alpha.
+    pub significant: bool,
+    /// Effect sizes and the t-based interval of the mean difference.
+    pub effect: super::Effect,
+}
+
+/// One measure of a report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeasureReport {
+    /// The measure as requested (`nDCG@10`), or its canonical column name.
+    pub name: String,
+    /// Each system's mean.
+    pub means: Vec<f64>,
+    /// Each system's per-query values (in [`Report::query_ids`] order).
+    pub values: Vec<Vec<f64>>,
+    /// The pairs compared.
+    pub pairs: Vec<PairResult>,
+}
+
+/// The outcome of a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The systems, in the order given.
+    pub systems: Vec<String>,
+    /// The queries compared.
+    pub query_ids: Vec<String>,
+    /// One entry per measure.
+    pub measures: Vec<MeasureReport>,
+    /// The options used (the baseline resolved to an index in `baseline_index`).
+    pub options: CompareOptions,
+    /// The baseline's index.
+    pub baseline_index: Option<usize>,
+}
+
+/// Output formats of [`Report::render`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned plain text: the means table, then every pair.
+    Table,
+    /// A Markdown table of means with significance superscripts.
+    Markdown,
+    /// A LaTeX table (booktabs).
+    Latex,
+    /// One CSV row per measure and pair.
+    Csv,
+    /// Everything as JSON.
+    Json,
+}
+
+impl Format {
+    /// Parse `table`, `markdown` (`md`), `latex` (`tex`), `csv`, `json`.
+    pub fn parse(name: &str) -> Result<Format> {
+        super::correct::choose(
+            "format",
+            name,
+            &[
+                ("table", Format::Table),
+                ("markdown", Format::Markdown),
+                ("latex", Format::Latex),
+                ("csv", Format::Csv),
+                ("json", Format::Json),
+                ("md", Format::Markdown),
+                ("tex", Format::Latex),
+            ],
+        )
+    }
+}
+
+fn check_options(o: &CompareOptions) -> Result<()> {
+    if !(o.alpha > 0.0 && o.alpha < 1.0) {
+        return Err(Error::Option(format!(
+            "alpha must lie strictly between 0 and 1, got {}",
+            o.alpha
+        )));
+    }
+    paired::check_resamples(o.n_resamples)
+}
+
+/// Evaluate `runs` (name, run) on `qrels` with `measures` and compare them. Without
+/// `options.complete` every run must hold the same judged queries (the first query one
+/// of them lacks is named); with it, missing queries score 0 as in trec_eval -c.
+pub fn compare(
+    qrels: &Qrels,
+    runs: &[(String, &Run)],
+    measures: &[String],
+    options: Options,
+    how: &CompareOptions,
+    cancel: Option<&AtomicBool>,
+) -> Result<Report> {
+    check_options(how)?;
+    let ev = Evaluator::new(qrels.clone(), MeasureSet::parse(measures)?, options)?;
+    let names: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
+    let runs: Vec<&Run> = runs.iter().map(|(_, r)| *r).collect();
+    let results = evaluate_runs(&ev, &names, &runs, cancel)?;
+    from_results(&names, &results, how, cancel)
+}
+
+/// Evaluate each run; a judged query missing from a run (without `complete`) is an
+/// error naming the run and the query.
+pub fn evaluate_runs(
+    ev: &Evaluator,
+    names: &[String],
+    runs: &[&Run],
+    cancel: Option<&AtomicBool>,
+) -> Result<Vec<Results>> {
+    if runs.len() < 2 {
+        return Err(Error::Input(format!(
+            "comparing needs at least 2 runs, got {}",
+            runs.len()
+        )));
+    }
+    names
+        .iter()
+        .zip(runs)
+        .map(|(name, run)| {
+            ev.evaluate_cancellable(run, cancel).map_err(|e| match e {
+                Error::MissingQuery { query } => Error::Input(format!(
+                    "run '{name}' has no results for query '{query}' (judged in the qrels); \
+                     pass complete=True (-c) to score missing queries 0, as trec_eval -c"
+                )),
+                e => e,
+            })
+        })
+        .collect()
+}
+
+/// Compare already evaluated runs (all from one evaluator, so with the same columns).
+pub fn from_results(
+    names: &[String],
+    results: &[Results],
+    how: &CompareOptions,
+    cancel: Option<&AtomicBool>,
+) -> Result<Report> {
+    let Some(first) = results.first() else {
+        return Err(Error::Input(
+            "comparing needs at least 2 runs, got 0".into(),
+        ));
+    };
+    let ids = first.query_ids();
+    if results.iter().skip(1).any(|r| r.query_ids() != ids) {
+        return Err(missing_query(names, results));
+    }
+    let mut measures = Vec::new();
+    for (label, c) in first.requested_columns() {
+        if !Results::has_per_query_values(&first.columns()[c]) {
+            continue;
+        }
+        let values: Vec<Vec<f64>> = results.iter().map(|r| r.column_values(c)).collect();
+        measures.push((label, values));
+    }
+    if measures.is_empty() {
+        return Err(Error::Input(
+            "none of the measures has per-query values to compare".into(),
+        ));
+    }
+    let query_ids = ids.iter().map(|q| show(q)).collect();
+    compare_values(names, query_ids, measures, how, cancel)
+}
+
+/// The error for runs with different query sets: the first query (in the order of the
+/// evaluations) that one run has and another lacks.
+fn missing_query(names: &[String], results: &[Results]) -> Error {
+    let sets: Vec<std::collections::HashSet<&[u8]>> = results
+        .iter()
+        .map(|r| r.query_ids().iter().map(|q| &q[..]).collect())
+        .collect();
+    for (i, r) in results.iter().enumerate() {
+        for q in r.query_ids() {
+            if let Some(j) = sets.iter().position(|s| !s.contains(&q[..])) {
+                return Error::Input(format!(
+                    "run '{}' has no results for query '{}' (judged, and in run '{}'); \
+                     pass complete=True (-c) to score missing queries 0, as trec_eval -c",
+                    names[j],
+                    show(q),
+                    names[i]
+                ));
+            }
+        }
+    }
+    Error::Input("the runs were evaluated on different queries".into())
+}
+
+/// Compare systems on per-query values: `measures` holds (name, one vector per system,
+/// one value per query in `query_ids` order).
+pub fn compare_values(
+    names: &[String],
+    query_ids: Vec<String>,
+    measures: Vec<(String, Vec<Vec<f64>>)>,
+    how: &CompareOptions,
+    cancel: Option<&AtomicBool>,
+) -> Result<Report> {
+    check_options(how)?;
+    let k = names.len();
+    if k < 2 {
+        return Err(Error::Input(format!(
+            "comparing needs at least 2 systems, got {k}"
+        )));
+    }
+    let n = query_ids.len();
+    if n < 2 {
+        return Err(Error::Input(format!(
+            "comparing needs at least 2 queries in common, got {n}"
+        )));
+    }
+    let baseline_index = match &how.baseline {
+        None => None,
+        Some(b) => Some(names.iter().position(|n| n == b).ok_or_else(|| {
+            Error::Option(format!(
+                "baseline '{b}' is not one of the systems ({})",
+                names.join(", ")
+            ))
+        })?),
+    };
+    let pairs: Vec<(usize, usize)> = match baseline_index {
+        Some(b) => (0..k).filter(|&a| a != b).map(|a| (a, b)).collect(),
+        None => (0..k)
+            .flat_map(|a| (a + 1..k).map(move |b| (a, b)))
+            .collect(),
+    };
+    let mut out = Vec::new();
+    for (name, values) in measures {
+        if values.len() != k || values.iter().any(|v| v.len() != n) {
+            return Err(Error::Input(format!(
+                "measure '{name}': expected {k} systems x {n} queries of values"
+            )));
+        }
+        for (s, v) in names.iter().zip(&values) {
+            paired::check_finite(v, &format!("measure '{name}' of system '{s}'"))?;
+        }
+        let refs: Vec<&[f64]> = values.iter().map(|v| v.as_slice()).collect();
+        let flips = if how.test == Test::Randomization && n > EXACT_RANDOMIZATION_MAX {
+            Some(SignFlips::new(&refs, how.n_resamples, how.seed, cancel)?)
+        } else {
+            None
+        };
+        let multi = match how.test {
+            Test::Tukey => Some(super::tukey::tukey_hsd(&refs)?.1),
+            Test::RandomizedTukey => Some(super::tukey::randomized_tukey_hsd(
+                &refs,
+                how.n_resamples,
+                how.seed,
+                cancel,
+            )?),
+            _ => None,
+        };
+        let mut tested = Vec::with_capacity(pairs.len());
+        for &(a, b) in &pairs {
+            let (x, y) = (refs[a], refs[b]);
+            let test = match how.test {
+                Test::T => paired::ttest(x, y)?,
+                Test::Wilcoxon => paired::wilcoxon(x, y)?,
+                Test::Sign => paired::sign_test(x, y)?,
+                Test::Bootstrap => paired::bootstrap_test(x, y, how.n_resamples, how.seed, cancel)?,
+                Test::Tukey | Test::RandomizedTukey => {
+                    let p = multi.as_ref().map_or(f64::NAN, |m| m[a * k + b]);
+                    let tukey = how.test == Test::Tukey;
+                    TestResult {
+                        statistic: if tukey {
+                            super::tukey::tukey_pair_q(&refs, a, b)
+                        } else {
+                            paired::mean(x) - paired::mean(y)
+                        },
+                        pvalue: p,
+                        method: if tukey {
+                            "studentized range"
+                        } else {
+                            "Monte Carlo"
+                        },
+                        df: tukey.then(|| (k * n - k) as f64),
+                    }
+                }
+                Test::Randomization => match &flips {
+                    Some(f) => TestResult {
+                        statistic: paired::mean(x) - paired::mean(y),
+                        pvalue: f.pvalue(a, b),
+                        method: "Monte Carlo",
+                        df: None,
+                    },
+                    None => TestResult {
+                        statistic: paired::mean(x) - paired::mean(y),
+                        pvalue: paired::exact_randomization_pvalue(x, y),
+                        method: "exact",
+                        df: None,
+                    },
+                },
+            };
+            let effect = effect_size(x, y, 1.0 - how.alpha, None)?;
+            tested.push((a, b, test, effect));
+        }
+        let raw: Vec<f64> = tested.iter().map(|t| t.2.pvalue).collect();
+        let correction = if how.test.is_multi_system() {
+            Correction::None
+        } else {
+            how.correction
+        };
+        let corrected = correction.apply(&raw)?;
+        let pairs_out = tested
+            .into_iter()
+            .zip(corrected)
+            .map(|((a, b, test, effect), pc)| PairResult {
+                a,
+                b,
+                test,
+                pvalue_corrected: pc,
+                significant: pc <= how.alpha,
+                effect,
+            })
+            .collect();
+        out.push(MeasureReport {
+            means: values.iter().map(|v| paired::mean(v)).collect(),
+            name,
+            values,
+            pairs: pairs_out,
+        });
+    }
+    Ok(Report {
+        systems: names.to_vec(),
+        query_ids,
+        measures: out,
+        options: how.clone(),
+        baseline_index,
+    })
+}
+
+const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
+const SUPERSCRIPTS: [char; 26] = [
+    'ᵃ', 'ᵇ', 'ᶜ', 'ᵈ', 'ᵉ', 'ᶠ', 'ᵍ', 'ʰ', 'ⁱ', 'ʲ', 'ᵏ', 'ˡ', 'ᵐ', 'ⁿ', 'ᵒ', 'ᵖ', 'ᶿ', 'ʳ', 'ˢ',
+    'ᵗ', 'ᵘ', 'ᵛ', 'ʷ', 'ˣ', 'ʸ', 'ᶻ',
+];
+
+/// The letter of system `i` (a..z, then a1, b1, ...).
+fn letter(i: usize) -> String {
+    let c = LETTERS[i % 26] as char;
+    if i < 26 {
+        c.to_string()
+    } else {
+        format!("{c}{}", i / 26)
+    }
+}
+
+fn superscript(i: usize) -> String {
+    if i < 26 {
+        SUPERSCRIPTS[i].to_string()
+    } else {
+        format!("^{}", letter(i))
+    }
+}
+
+impl Report {
+    /// The systems that system `s` is significantly better than on measure `m`.
+    pub fn beats(&self, m: usize, s: usize) -> Vec<usize> {
+        let mr = &self.measures[m];
+        let mut out: Vec<usize> = mr
+            .pairs
+            .iter()
+            .filter(|p| p.significant)
+            .filter_map(|p| {
+                let other = if p.a == s {
+                    p.b
+                } else if p.b == s {
+                    p.a
+                } else {
+                    return None;
+                };
+                (mr.means[s] > mr.means[other]).then_some(other)
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The index of the best system of measure `m` (the highest mean; ties: the first).
+    pub fn best(&self, m: usize) -> usize {
+        let means = &self.measures[m].means;
+        let mut best = 0;
+        for (i, v) in means.iter().enumerate() {
+            if *v > means[best] {
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// The sentence explaining the marks: test, correction, alpha.
+    pub fn caption(&self) -> String {
+        let o = &self.options;
+        let family = match self.baseline_index {
+            Some(b) => format!("each system against {}", self.systems[b]),
+            None => "all pairs of systems".to_string(),
+        };
+        let resamples = match o.test {
+            Test::Randomization | Test::Bootstrap | Test::RandomizedTukey => {
+                format!(", {} resamples, seed {}", o.n_resamples, o.seed)
+            }
+            _ => String::new(),
+        };
+        let correction = if o.test.is_multi_system() {
+            format!(
+                "over all {} systems, no further correction",
+                self.systems.len()
+            )
+        } else {
+            format!("{} over {family} per measure", o.correction.label())
+        };
+        format!(
+            "Means over {} queries; best per measure in bold. A superscript letter marks a \
+             system significantly better than the system of that letter ({}{}, {}, \
+             p <= {}).",
+            self.query_ids.len(),
+            o.test.label(),
+            resamples,
+            correction,
+            o.alpha
+        )
+    }
+
+    /// Render in `format`.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Table => self.to_table(),
+            Format::Markdown => self.to_markdown(),
+            Format::Latex => self.to_latex(),
+            Format::Csv => self.to_csv(),
+            Format::Json => self.to_json(false).to_string(),
+        }
+    }
+
+    fn cells(&self, bold: (&str, &str), sup: impl Fn(&[usize]) -> String) -> Vec<Vec<String>> {
+        let best: Vec<usize> = (0..self.measures.len()).map(|m| self.best(m)).collect();
+        (0..self.systems.len())
+            .map(|s| {
+                let mut row = vec![letter(s), self.systems[s].clone()];
+                for (m, mr) in self.measures.iter().enumerate() {
+                    let v = format!("{:.4}", mr.means[s]);
+                    let v = if best[m] == s {
+                        format!("{}{v}{}", bold.0, bold.1)
+                    } else {
+                        v
+                    };
+                    row.push(format!("{v}{}", sup(&self.beats(m, s))));
+                }
+                row
+            })
+            .collect()
+    }
+
+    fn headers(&self) -> Vec<String> {
+        let mut h = vec!["#".to_string(), "system".to_string()];
+        h.extend(self.measures.iter().map(|m| m.name.clone()));
+        h
+    }
+
+    /// A Markdown table: one row per system, one column per measure, the best mean of
+    /// each measure in bold and superscript letters for significant wins, then the
+    /// caption.
+    pub fn to_markdown(&self) -> String {
+        let rows = self.cells(("**", "**"), |b| {
+            b.iter().map(|&i| superscript(i)).collect::<String>()
+        });
+        let mut out = String::new();
+        let h = self.headers();
+        out.push_str(&format!("| {} |\n", h.join(" | ")));
+        out.push_str(&format!(
+            "|{}|\n",
+            h.iter()
+                .enumerate()
+                .map(|(i, _)| if i < 2 { ":--" } else { "--:" })
+                .collect::<Vec<_>>()
+                .join("|")
+        ));
+        for r in rows {
+            let escaped: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            out.push_str(&format!("| {} |\n", escaped.join(" | ")));
+        }
+        out.push('\n');
+        out.push_str(&self.caption());
+        out.push('\n');
+        out
+    }
+
+    /// A LaTeX table with booktabs rules, the best mean per measure in bold,
+    /// significance as superscript letters (as ranx prints them) and a caption naming
+    /// the test and the correction.
+    pub fn to_latex(&self) -> String {
+        let rows = self.cells(("\\textbf{", "}"), |b| {
+            if b.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "$^{{{}}}$",
+                    b.iter().map(|&i| letter(i)).collect::<String>()
+                )
+            }
+        });
+        let mut out = String::new();
+        out.push_str("% needs \\usepackage{booktabs}\n");
+        out.push_str("\\begin{table}[t]\n\\centering\n");
+        out.push_str(&format!(
+            "\\caption{{{}}}\n",
+            latex_escape(&self.caption())
+                .replace("p <= ", "$p \\le ")
+                .replace(").", "$).")
+        ));
+        out.push_str("\\label{tab:comparison}\n");
+        out.push_str(&format!(
+            "\\begin{{tabular}}{{cl{}}}\n\\toprule\n",
+            "r".repeat(self.measures.len())
+        ));
+        let mut h = vec!["\\#".to_string(), "System".to_string()];
+        h.extend(self.measures.iter().map(|m| latex_escape(&m.name)));
+        out.push_str(&format!("{} \\\\\n\\midrule\n", h.join(" & ")));
+        for r in rows {
+            let mut cells = r;
+            cells[1] = latex_escape(&cells[1]);
+            out.push_str(&format!("{} \\\\\n", cells.join(" & ")));
+        }
+        out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n");
+        out
+    }
+
+    /// Plain text: the means table (as Markdown's, aligned), then every pair with its
+    /// p-values and effect sizes.
+    pub fn to_table(&self) -> String {
+        let rows = self.cells(("*", ""), |b| {
+            b.iter().map(|&i| superscript(i)).collect::<String>()
+        });
+        let mut out = aligned(&self.headers(), &rows);
+        out.push('\n');
+        out.push_str(&self.caption());
+        out.push_str("\n\n");
+        let h: Vec<String> = [
+            "measure", "system", "vs", "diff", "ci_low", "ci_high", "p", "p_corr", "sig", "d_z",
+            "W/T/L",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut rows = Vec::new();
+        for mr in &self.measures {
+            for p in &mr.pairs {
+                let e = &p.effect;
+                rows.push(vec![
+                    mr.name.clone(),
+                    self.systems[p.a].clone(),
+                    self.systems[p.b].clone(),
+                    format!("{:+.4}", e.mean_diff),
+                    format!("{:+.4}", e.ci.0),
+                    format!("{:+.4}", e.ci.1),
+                    format_p(p.test.pvalue),
+                    format_p(p.pvalue_corrected),
+                    if p.significant { "*" } else { "" }.to_string(),
+                    format!("{:.3}", e.d_z),
+                    format!("{}/{}/{}", e.wins, e.ties, e.losses),
+                ]);
+            }
+        }
+        out.push_str(&aligned(&h, &rows));
+        out
+    }
+
+    /// One CSV row per measure and pair.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from(
+            "measure,system_a,system_b,mean_a,mean_b,mean_diff,statistic,pvalue,\
+             pvalue_corrected,significant,ci_low,ci_high,d_z,g_z,wins,ties,losses,method\n",
+        );
+        for mr in &self.measures {
+            for p in &mr.pairs {
+                let e = &p.effect;
+                let fields = [
+                    csv_field(&mr.name),
+                    csv_field(&self.systems[p.a]),
+                    csv_field(&self.systems[p.b]),
+                    mr.means[p.a].to_string(),
+                    mr.means[p.b].to_string(),
+                    e.mean_diff.to_string(),
+                    p.test.statistic.to_string(),
+                    p.test.pvalue.to_string(),
+                    p.pvalue_corrected.to_string(),
+                    p.significant.to_string(),
+                    e.ci.0.to_string(),
+                    e.ci.1.to_string(),
+                    e.d_z.to_string(),
+                    e.g_z.to_string(),
+                    e.wins.to_string(),
+                    e.ties.to_string(),
+                    e.losses.to_string(),
+                    csv_field(p.test.method),
+                ];
+                out.push_str(&fields.join(","));
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// Everything as JSON (the per-query values too with `per_query`); numbers that are
+    /// not finite become null.
+    pub fn to_json(&self, per_query: bool) -> Value {
+        let o = &self.options;
+        let measures: Vec<Value> = self
+            .measures
+            .iter()
+            .map(|mr| {
+                let pairs: Vec<Value> = mr
+                    .pairs
+                    .iter()
+                    .map(|p| {
+                        let e = &p.effect;
+                        json!({
+                            "system_a": self.systems[p.a],
+                            "system_b": self.systems[p.b],
+                            "mean_diff": num(e.mean_diff),
+                            "statistic": num(p.test.statistic),
+                            "df": p.test.df.map(num),
+                            "pvalue": num(p.test.pvalue),
+                            "pvalue_corrected": num(p.pvalue_corrected),
+                            "significant": p.significant,
+                            "method": p.test.method,
+                            "ci": [num(e.ci.0), num(e.ci.1)],
+                            "d_z": num(e.d_z),
+                            "g_z": num(e.g_z),
+                            "wins": e.wins,
+                            "ties": e.ties,
+                            "losses": e.losses,
+                        })
+                    })
+                    .collect();
+                let means: serde_json::Map<String, Value> = self
+                    .systems
+                    .iter()
+                    .zip(&mr.means)
+                    .map(|(s, m)| (s.clone(), num(*m)))
+                    .collect();
+                let mut m = json!({"measure": mr.name, "means": means, "pairs": pairs});
+                if per_query {
+                    let pq: serde_json::Map<String, Value> = self
+                        .systems
+                        .iter()
+                        .zip(&mr.values)
+                        .map(|(s, v)| {
+                            (
+                                s.clone(),
+                                json!(v.iter().map(|x| num(*x)).collect::<Vec<_>>()),
+                            )
+                        })
+                        .collect();
+                    m["per_query"] = Value::Object(pq);
+                }
+                m
+            })
+            .collect();
+        let mut out = json!({
+            "systems": self.systems,
+            "test": o.test.name(),
+            "correction": if o.test.is_multi_system() {
+                "none"
+            } else {
+                o.correction.name()
+            },
+            "alpha": o.alpha,
+            "baseline": o.baseline,
+            "n_resamples": o.n_resamples,
+            "seed": o.seed,
+            "num_queries": self.query_ids.len(),
+            "caption": self.caption(),
+            "measures": measures,
+        });
+        if per_query {
+            out["query_ids"] = json!(self.query_ids);
+        }
+        out
+    }
+}
+
+fn num(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
+}
+
+fn format_p(p: f64) -> String {
+    if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn latex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '_' | '%' | '&' | '#' | '$' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            '\\' => out.push_str("\\textbackslash{}"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Columns padded to their widest cell (in characters), two spaces apart.
+fn aligned(headers: &[String], rows: &[Vec<String>]) -> String {
+    let width = |s: &str| s.chars().count();
+    let mut w: Vec<usize> = headers.iter().map(|h| width(h)).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(width(c));
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c}{}", " ".repeat(w[i] - width(c))))
+            .collect();
+        padded.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = line(headers);
+    let rule: Vec<String> = w.iter().map(|n| "-".repeat(*n)).collect();
+    out.push_str(&line(&rule));
+    for r in rows {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Measures = Vec<(String, Vec<Vec<f64>>)>;
+
+    fn values() -> (Vec<String>, Vec<String>, Measures) {
+        let names = vec!["bm25".to_string(), "dense".to_string(), "rm3".to_string()];
+        let q: Vec<String> = (0..30).map(|i| format!("q{i}")).collect();
+        let base: Vec<f64> = (0..30).map(|i| ((i * 7) % 10) as f64 / 10.0).collect();
+        let better: Vec<f64> = base.iter().map(|v| (v + 0.2f64).min(1.0)).collect();
+        let same = base.clone();
+        (names, q, vec![("ap".into(), vec![base, better, same])])
+    }
+
+    #[test]
+    fn all_pairs_and_baseline() {
+        let (names, q, m) = values();
+        let r = compare_values(
+            &names,
+            q.clone(),
+            m.clone(),
+            &CompareOptions::default(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(r.measures[0].pairs.len(), 3);
+        // bm25 and rm3 are identical: p = 1
+        let p = &r.measures[0].pairs[1];
+        assert_eq!((p.a, p.b, p.test.pvalue), (0, 2, 1.0));
+        assert_eq!(r.beats(0, 1), vec![0, 2]);
+        assert_eq!(r.best(0), 1);
+        let md = r.to_markdown();
+        assert!(md.contains("| b | dense | **0.6"), "{md}");
+        assert!(md.contains("ᵃᶜ"), "{md}");
+        let tex = r.to_latex();
+        assert!(
+            tex.contains("\\textbf{0.6") && tex.contains("$^{ac}$"),
+            "{tex}"
+        );
+        assert!(tex.contains("\\toprule") && tex.contains("Holm"), "{tex}");
+        let how = CompareOptions {
+            baseline: Some("bm25".into()),
+            test: Test::Randomization,
+            ..CompareOptions::default()
+        };
+        let r = compare_values(&names, q.clone(), m.clone(), &how, None).unwrap();
+        assert_eq!(r.measures[0].pairs.len(), 2);
+        assert!(r.measures[0].pairs.iter().all(|p| p.b == 0));
+        let csv = r.to_csv();
+        assert_eq!(csv.lines().count(), 3);
+        let bad = CompareOptions {
+            baseline: Some("nope".into()),
+            ..CompareOptions::default()
+        };
+        assert!(compare_values(&names, q.clone(), m.clone(), &bad, None).is_err());
+        assert!(compare_values(&names[..1], q, m, &CompareOptions::default(), None).is_err());
+    }
+}

@@ -1,0 +1,386 @@
+//! Significance tests, corrections, effect sizes and the comparison of runs (thin
+//! wrappers over `crate::compare` and `crate::correlation`). Arrays come in as numpy
+//! arrays (copied once) or sequences; the work runs without the GIL.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::convert::{float_vec, int_arg};
+use super::data::PyRun;
+use super::errors;
+use super::evaluate::PyEvaluator;
+use crate::compare::{self, CompareOptions, Correction, Format, Report, Test, TestResult};
+use crate::correlation;
+
+/// The outcome of a test: `statistic`, two-sided `pvalue`, `method` (how the p-value was
+/// had: "exact", "asymptotic", "Monte Carlo", ...), `df` (or None).
+#[pyclass(frozen, name = "TestResult", module = "irmetrics.stats")]
+pub struct PyTestResult {
+    #[pyo3(get)]
+    statistic: f64,
+    #[pyo3(get)]
+    pvalue: f64,
+    #[pyo3(get)]
+    method: String,
+    #[pyo3(get)]
+    df: Option<f64>,
+}
+
+#[pymethods]
+impl PyTestResult {
+    #[new]
+    #[pyo3(signature = (statistic, pvalue, method, df = None))]
+    fn new(statistic: f64, pvalue: f64, method: String, df: Option<f64>) -> Self {
+        PyTestResult {
+            statistic,
+            pvalue,
+            method,
+            df,
+        }
+    }
+
+    /// Not a test class (for pytest, which collects classes named Test*).
+    #[classattr]
+    fn __test__() -> bool {
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        let df = self.df.map_or(String::new(), |d| format!(", df={d}"));
+        format!(
+            "TestResult(statistic={}, pvalue={}, method='{}'{df})",
+            self.statistic, self.pvalue, self.method
+        )
+    }
+
+    /// `(statistic, pvalue)`, as scipy's results unpack.
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        (self.statistic, self.pvalue)
+            .into_pyobject(py)?
+            .into_any()
+            .try_iter()
+            .map(|i| i.into_any())
+    }
+}
+
+impl From<TestResult> for PyTestResult {
+    fn from(r: TestResult) -> Self {
+        PyTestResult {
+            statistic: r.statistic,
+            pvalue: r.pvalue,
+            method: r.method.to_string(),
+            df: r.df,
+        }
+    }
+}
+
+fn pair(x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    Ok((float_vec(x, "x")?, float_vec(y, "y")?))
+}
+
+fn resamples_and_seed(
+    n_resamples: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<(usize, u64)> {
+    Ok((
+        int_arg(n_resamples, "n_resamples", 1, None)?,
+        int_arg(seed, "seed", 0, None)?,
+    ))
+}
+
+/// Paired Student's t-test of x against y.
+#[pyfunction]
+fn ttest(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<PyTestResult> {
+    let (x, y) = pair(x, y)?;
+    super::heavy(py, move |_| compare::ttest(&x, &y)).map(Into::into)
+}
+
+/// Wilcoxon's signed-rank test of x against y (scipy's defaults).
+#[pyfunction]
+fn wilcoxon(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<PyTestResult> {
+    let (x, y) = pair(x, y)?;
+    super::heavy(py, move |_| compare::wilcoxon(&x, &y)).map(Into::into)
+}
+
+/// The sign test of x against y.
+#[pyfunction]
+fn sign_test(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<PyTestResult> {
+    let (x, y) = pair(x, y)?;
+    super::heavy(py, move |_| compare::sign_test(&x, &y)).map(Into::into)
+}
+
+/// The paired randomization (Fisher) test of x against y.
+#[pyfunction]
+fn randomization_test(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    n_resamples: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<PyTestResult> {
+    let (x, y) = pair(x, y)?;
+    let (r, s) = resamples_and_seed(n_resamples, seed)?;
+    super::heavy(py, move |c| {
+        compare::randomization_test(&x, &y, r, s, Some(c))
+    })
+    .map(Into::into)
+}
+
+/// The paired bootstrap test (shifted to the null) of x against y.
+#[pyfunction]
+fn bootstrap_test(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    n_resamples: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<PyTestResult> {
+    let (x, y) = pair(x, y)?;
+    let (r, s) = resamples_and_seed(n_resamples, seed)?;
+    super::heavy(py, move |c| compare::bootstrap_test(&x, &y, r, s, Some(c))).map(Into::into)
+}
+
+/// Kendall's tau-b with its p-value (scipy's `kendalltau`).
+#[pyfunction]
+fn kendall_tau_test(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+) -> PyResult<PyTestResult> {
+    let (x, y) = pair(x, y)?;
+    let (tau, p, method) = super::heavy(py, move |_| correlation::kendall_tau_test(&x, &y))?;
+    Ok(PyTestResult {
+        statistic: tau,
+        pvalue: p,
+        method: method.to_string(),
+        df: None,
+    })
+}
+
+/// AP correlation tau_ap of the ranking by y against the reference ranking by x.
+#[pyfunction]
+fn tau_ap(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let (x, y) = pair(x, y)?;
+    super::heavy(py, move |_| correlation::tau_ap(&x, &y))
+}
+
+/// Corrected p-values.
+#[pyfunction]
+fn correct(py: Python<'_>, pvalues: &Bound<'_, PyAny>, method: &str) -> PyResult<Vec<f64>> {
+    let p = float_vec(pvalues, "pvalues")?;
+    let c = Correction::parse(method).map_err(|e| errors::to_py(py, e))?;
+    c.apply(&p).map_err(|e| errors::to_py(py, e))
+}
+
+/// Effect sizes of x against y: a dict.
+#[pyfunction]
+#[pyo3(signature = (x, y, confidence = 0.95, n_resamples = None, seed = None))]
+fn effect_size<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    y: &Bound<'py, PyAny>,
+    confidence: f64,
+    n_resamples: Option<&Bound<'py, PyAny>>,
+    seed: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (x, y) = pair(x, y)?;
+    let boot = match n_resamples.filter(|r| !r.is_none()) {
+        None => None,
+        Some(r) => {
+            let s = match seed.filter(|s| !s.is_none()) {
+                Some(s) => int_arg(s, "seed", 0, None)?,
+                None => 42,
+            };
+            Some((int_arg(r, "n_resamples", 1, None)?, s))
+        }
+    };
+    let e = super::heavy(py, move |_| compare::effect_size(&x, &y, confidence, boot))?;
+    let d = PyDict::new(py);
+    d.set_item("mean_diff", e.mean_diff)?;
+    d.set_item("ci", e.ci)?;
+    d.set_item("bootstrap_ci", e.bootstrap_ci)?;
+    d.set_item("bca_ci", e.bca_ci)?;
+    d.set_item("d_z", e.d_z)?;
+    d.set_item("g_z", e.g_z)?;
+    d.set_item("wins", e.wins)?;
+    d.set_item("ties", e.ties)?;
+    d.set_item("losses", e.losses)?;
+    Ok(d)
+}
+
+fn groups_of(groups: &[Bound<'_, PyAny>]) -> PyResult<Vec<Vec<f64>>> {
+    groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| float_vec(g, &format!("sample {i}")))
+        .collect()
+}
+
+/// Tukey's HSD of the samples: (mean differences, p-values), k x k row-major.
+#[pyfunction]
+fn tukey_hsd(py: Python<'_>, samples: Vec<Bound<'_, PyAny>>) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    let g = groups_of(&samples)?;
+    super::heavy(py, move |_| {
+        let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
+        compare::tukey_hsd(&refs)
+    })
+}
+
+/// Carterette's randomized Tukey HSD: k x k p-values, row-major.
+#[pyfunction]
+fn randomized_tukey_hsd(
+    py: Python<'_>,
+    samples: Vec<Bound<'_, PyAny>>,
+    n_resamples: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<Vec<f64>> {
+    let g = groups_of(&samples)?;
+    let (r, s) = resamples_and_seed(n_resamples, seed)?;
+    super::heavy(py, move |c| {
+        let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
+        compare::randomized_tukey_hsd(&refs, r, s, Some(c))
+    })
+}
+
+/// The studentized range's upper tail P(Q > q) for k groups and df degrees of freedom.
+#[pyfunction]
+fn studentized_range_sf(q: f64, k: usize, df: f64) -> f64 {
+    compare::ptukey_sf(q, k, df)
+}
+
+/// Two-way ANOVA without replication of the rows (systems) x columns (topics).
+#[pyfunction]
+fn anova2<'py>(py: Python<'py>, rows: Vec<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+    let g = groups_of(&rows)?;
+    let a = super::heavy(py, move |_| {
+        let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
+        compare::anova2(&refs)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("ss", a.ss.to_vec())?;
+    d.set_item("df", a.df.to_vec())?;
+    d.set_item("f", a.f.to_vec())?;
+    d.set_item("pvalue", a.pvalue.to_vec())?;
+    Ok(d)
+}
+
+/// A comparison of systems (see `irmetrics.compare`).
+#[pyclass(frozen, name = "_Report", module = "irmetrics")]
+pub struct PyReport {
+    inner: Report,
+}
+
+#[pymethods]
+impl PyReport {
+    /// The report rendered as `table`, `markdown`, `latex`, `csv` or `json`.
+    fn render(&self, py: Python<'_>, format: &str) -> PyResult<String> {
+        let f = Format::parse(format).map_err(|e| errors::to_py(py, e))?;
+        Ok(self.inner.render(f))
+    }
+
+    /// Everything as JSON text (the per-query values too with `per_query=True`).
+    #[pyo3(signature = (per_query = false))]
+    fn to_json(&self, per_query: bool) -> String {
+        self.inner.to_json(per_query).to_string()
+    }
+}
+
+fn options(
+    py: Python<'_>,
+    test: &str,
+    correction: &str,
+    alpha: f64,
+    baseline: Option<String>,
+    n_resamples: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<CompareOptions> {
+    let (n_resamples, seed) = resamples_and_seed(n_resamples, seed)?;
+    Ok(CompareOptions {
+        test: Test::parse(test).map_err(|e| errors::to_py(py, e))?,
+        correction: Correction::parse(correction).map_err(|e| errors::to_py(py, e))?,
+        alpha,
+        baseline,
+        n_resamples,
+        seed,
+    })
+}
+
+/// Evaluate the runs `[(name, Run)]` with the evaluator and compare them.
+#[pyfunction]
+#[pyo3(signature = (evaluator, runs, test, correction, alpha, baseline, n_resamples, seed))]
+#[allow(clippy::too_many_arguments)]
+fn compare_runs_report(
+    py: Python<'_>,
+    evaluator: &PyEvaluator,
+    runs: Vec<(String, PyRef<'_, PyRun>)>,
+    test: &str,
+    correction: &str,
+    alpha: f64,
+    baseline: Option<String>,
+    n_resamples: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<PyReport> {
+    let how = options(py, test, correction, alpha, baseline, n_resamples, seed)?;
+    let ev = evaluator.inner.clone();
+    let names: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
+    let runs: Vec<_> = runs.iter().map(|(_, r)| r.inner.clone()).collect();
+    let inner = super::heavy(py, move |cancel| {
+        let refs: Vec<&crate::Run> = runs.iter().map(|r| &**r).collect();
+        let results = compare::report::evaluate_runs(&ev, &names, &refs, Some(cancel))?;
+        compare::report::from_results(&names, &results, &how, Some(cancel))
+    })?;
+    Ok(PyReport { inner })
+}
+
+/// Compare systems on per-query values: `values` maps measure -> 2-d array (systems x
+/// queries).
+#[pyfunction]
+#[pyo3(signature = (names, query_ids, measures, test, correction, alpha, baseline, n_resamples, seed))]
+#[allow(clippy::too_many_arguments)]
+fn compare_values_report(
+    py: Python<'_>,
+    names: Vec<String>,
+    query_ids: Vec<String>,
+    measures: Vec<(String, Vec<Bound<'_, PyAny>>)>,
+    test: &str,
+    correction: &str,
+    alpha: f64,
+    baseline: Option<String>,
+    n_resamples: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<PyReport> {
+    let how = options(py, test, correction, alpha, baseline, n_resamples, seed)?;
+    let mut values = Vec::with_capacity(measures.len());
+    for (name, rows) in measures {
+        let rows = rows
+            .iter()
+            .map(|r| float_vec(r, &name))
+            .collect::<PyResult<Vec<_>>>()?;
+        values.push((name, rows));
+    }
+    let inner = super::heavy(py, move |cancel| {
+        compare::compare_values(&names, query_ids, values, &how, Some(cancel))
+    })?;
+    Ok(PyReport { inner })
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTestResult>()?;
+    m.add_class::<PyReport>()?;
+    m.add_function(wrap_pyfunction!(ttest, m)?)?;
+    m.add_function(wrap_pyfunction!(wilcoxon, m)?)?;
+    m.add_function(wrap_pyfunction!(sign_test, m)?)?;
+    m.add_function(wrap_pyfunction!(randomization_test, m)?)?;
+    m.add_function(wrap_pyfunction!(bootstrap_test, m)?)?;
+    m.add_function(wrap_pyfunction!(kendall_tau_test, m)?)?;
+    m.add_function(wrap_pyfunction!(tau_ap, m)?)?;
+    m.add_function(wrap_pyfunction!(correct, m)?)?;
+    m.add_function(wrap_pyfunction!(effect_size, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_runs_report, m)?)?;
+    m.add_function(wrap_pyfunction!(tukey_hsd, m)?)?;
+    m.add_function(wrap_pyfunction!(randomized_tukey_hsd, m)?)?;
+    m.add_function(wrap_pyfunction!(studentized_range_sf, m)?)?;
+    m.add_function(wrap_pyfunction!(anova2, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_values_report, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,314 @@
+"""irmetrics.stats against scipy and statsmodels, run here on the same inputs.
+
+Deterministic values (t, Wilcoxon, sign, exact randomization, Kendall's tau, the
+corrections, the t interval) must agree to 1e-9 (relative); Monte Carlo p-values must
+lie within a few standard errors of the exact ones.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+# the peers are test extras: missing, the module fails (never a silent skip)
+import scipy.stats as scipy_stats
+import statsmodels.stats.multitest as multitest
+
+import irmetrics
+from irmetrics import stats
+
+RTOL = 1e-9
+
+
+def close(a: float, b: float, rtol: float = RTOL, atol: float = 1e-300) -> bool:
+    return abs(a - b) <= max(rtol * abs(b), atol)
+
+
+def cases():
+    """Pairs of per-query arrays: continuous, IR-like (few levels: ties and zeros), one
+    system a shifted copy of the other, small and large n."""
+    rng = np.random.default_rng(7)
+    out = []
+    for n in (5, 8, 13, 14, 20, 30, 50, 51, 200, 2000):
+        x = rng.random(n)
+        out.append((f"continuous-{n}", x, np.clip(x + rng.normal(0.05, 0.2, n), 0, 1)))
+        a = rng.integers(0, 5, n) / 4
+        out.append((f"levels-{n}", a, rng.integers(0, 5, n) / 4))
+        out.append((f"ap-like-{n}", rng.random(n).round(2), rng.random(n).round(2)))
+    return out
+
+
+CASES = cases()
+IDS = [c[0] for c in CASES]
+
+
+@pytest.mark.parametrize(("name", "x", "y"), CASES, ids=IDS)
+def test_ttest_matches_scipy(name, x, y):
+    ours = stats.ttest(x, y)
+    ref = scipy_stats.ttest_rel(x, y)
+    assert close(ours.statistic, float(ref.statistic)), (ours, ref)
+    assert close(ours.pvalue, float(ref.pvalue)), (ours, ref)
+    assert ours.df == len(x) - 1
+    lo, hi = ref.confidence_interval(0.95)
+    e = stats.effect_size(x, y, 0.95)
+    assert close(e["ci"][0], float(lo)) and close(e["ci"][1], float(hi)), (e, lo, hi)
+
+
+@pytest.mark.parametrize(("name", "x", "y"), CASES, ids=IDS)
+def test_wilcoxon_matches_scipy(name, x, y):
+    if np.all(x == y):
+        pytest.skip("identical inputs: scipy gives NaN, we give p = 1 (tested below)")
+    ours = stats.wilcoxon(x, y)
+    ref = scipy_stats.wilcoxon(x, y)
+    assert close(ours.statistic, float(ref.statistic)), (ours, ref)
+    assert close(ours.pvalue, float(ref.pvalue)), (ours, ref)
+    d = x - y
+    ties = len(np.unique(np.abs(d[d != 0]))) < np.count_nonzero(d)
+    if len(x) > 50:
+        assert ours.method == "asymptotic"
+    elif not ties and np.all(d != 0):
+        assert ours.method == "exact"
+
+
+@pytest.mark.parametrize(("name", "x", "y"), CASES, ids=IDS)
+def test_sign_test_matches_binomtest(name, x, y):
+    ours = stats.sign_test(x, y)
+    wins, losses = int(np.sum(x > y)), int(np.sum(x < y))
+    ref = scipy_stats.binomtest(wins, wins + losses) if wins + losses else None
+    assert ours.statistic == wins
+    assert close(ours.pvalue, 1.0 if ref is None else ref.pvalue), (ours, ref)
+
+
+def _scipy_randomization(x, y):
+    return scipy_stats.permutation_test(
+        (x, y),
+        lambda a, b, axis: np.mean(a - b, axis=axis),
+        permutation_type="samples",
+        n_resamples=np.inf,
+        vectorized=True,
+    )
+
+
+@pytest.mark.parametrize(("name", "x", "y"), [c for c in CASES if len(c[1]) <= 14], ids=str)
+def test_exact_randomization_matches_permutation_test(name, x, y):
+    ours = stats.randomization_test(x, y)
+    ref = _scipy_randomization(x, y)
+    assert ours.method == "exact"
+    assert close(ours.statistic, float(ref.statistic), atol=1e-15)
+    assert close(ours.pvalue, float(ref.pvalue)), (ours, ref)
+
+
+def _brute_force_randomization(x, y):
+    """The exact two-sided randomization p-value by listing all 2^n sign vectors with
+    numpy (written here, independently of irmetrics): the share whose |sum| reaches
+    the observed |sum| (up to 1e-9 for rounding)."""
+    d = np.asarray(x) - np.asarray(y)
+    n = len(d)
+    obs = abs(d.sum())
+    count = 0
+    bits = np.arange(n, dtype=np.int64)
+    for start in range(0, 1 << n, 1 << 16):
+        masks = np.arange(start, min(start + (1 << 16), 1 << n), dtype=np.int64)
+        signs = 1 - 2 * ((masks[:, None] >> bits) & 1)
+        count += int(np.sum(np.abs(signs @ d) >= obs - 1e-9))
+    return count / (1 << n)
+
+
+def test_exact_randomization_at_twenty_queries():
+    rng = np.random.default_rng(3)
+    x, y = rng.random(20), np.clip(rng.random(20) - 0.1, 0, 1)
+    ours = stats.randomization_test(x, y)
+    assert ours.method == "exact"
+    assert close(ours.pvalue, _brute_force_randomization(x, y)), ours
+    # and scipy agrees with the brute force on a smaller case
+    x, y = x[:12], y[:12]
+    assert close(float(_scipy_randomization(x, y).pvalue), _brute_force_randomization(x, y))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_monte_carlo_within_three_standard_errors_of_exact(seed):
+    # 21 queries: just past exact enumeration, so the Monte Carlo path runs, and still
+    # small enough to enumerate the 2^21 assignments
+    rng = np.random.default_rng(seed)
+    x = rng.random(21)
+    y = np.clip(x - rng.normal(0.08, 0.2, 21), 0, 1)
+    exact = _brute_force_randomization(x, y)
+    n = 20_000
+    ours = stats.randomization_test(x, y, n_resamples=n, seed=seed)
+    assert ours.method == "Monte Carlo"
+    se = math.sqrt(exact * (1 - exact) / n)
+    assert abs(ours.pvalue - exact) <= 3 * se + 1 / n, (ours, exact, se)
+    # same seed, same p-value
+    assert stats.randomization_test(x, y, n_resamples=n, seed=seed).pvalue == ours.pvalue
+
+
+def _sakai_bootstrap(x, y, n, seed):
+    """Sakai's shifted bootstrap test, written independently with numpy."""
+    d = np.asarray(x) - np.asarray(y)
+    t0 = abs(d.mean() / (d.std(ddof=1) / math.sqrt(len(d))))
+    w = d - d.mean()
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(d), (n, len(d)))
+    s = w[idx]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = s.mean(axis=1) / (s.std(axis=1, ddof=1) / math.sqrt(len(d)))
+    return (np.sum(np.abs(t) >= t0) + 1) / (n + 1)
+
+
+@pytest.mark.parametrize("n_queries", [15, 40])
+def test_bootstrap_test_agrees_with_an_independent_implementation(n_queries):
+    rng = np.random.default_rng(n_queries)
+    x = rng.random(n_queries)
+    y = np.clip(x - rng.normal(0.05, 0.2, n_queries), 0, 1)
+    n = 20_000
+    ours = stats.bootstrap_test(x, y, n_resamples=n, seed=1)
+    ref = _sakai_bootstrap(x, y, n, 2)
+    se = math.sqrt(ref * (1 - ref) / n)
+    # two Monte Carlo estimates: their difference has sd sqrt(2) se
+    assert abs(ours.pvalue - ref) <= 4.5 * se + 2 / n, (ours, ref)
+    assert close(ours.statistic, float(np.mean(x - y)), atol=1e-15)
+
+
+@pytest.mark.parametrize(("name", "x", "y"), CASES, ids=IDS)
+def test_kendall_tau_matches_scipy(name, x, y):
+    ours = stats.kendall_tau(x, y)
+    ref = scipy_stats.kendalltau(x, y)
+    assert close(ours.statistic, float(ref.statistic)), (ours, ref)
+    assert close(ours.pvalue, float(ref.pvalue)), (ours, ref)
+    # the plain function is the same implementation
+    assert close(irmetrics.kendall_tau(list(x), list(y)), float(ref.statistic))
+
+
+def test_kendall_tau_large_is_fast_and_exact():
+    rng = np.random.default_rng(0)
+    x = rng.random(20_000)
+    y = x + rng.normal(0, 0.5, 20_000)
+    ours = stats.kendall_tau(x, y)
+    ref = scipy_stats.kendalltau(x, y)
+    assert close(ours.statistic, float(ref.statistic))
+    assert close(ours.pvalue, float(ref.pvalue), atol=1e-300)
+
+
+def _tau_ap_reference(x, y):
+    """tau_ap from its definition (Yilmaz et al. 2008, eq. 1), O(n^2)."""
+    order = sorted(range(len(y)), key=lambda i: -y[i])
+    n = len(order)
+    total = 0.0
+    for pos in range(1, n):
+        i = order[pos]
+        correct = sum(1 for j in order[:pos] if x[j] > x[i])
+        total += correct / pos
+    return 2 / (n - 1) * total - 1
+
+
+@pytest.mark.parametrize("n", [2, 3, 10, 57])
+def test_tau_ap_matches_its_definition(n):
+    rng = np.random.default_rng(n)
+    x, y = rng.permutation(n).astype(float), rng.permutation(n).astype(float)
+    assert close(stats.tau_ap(x, y).statistic, _tau_ap_reference(x, y), atol=1e-15)
+
+
+P_SETS = [
+    [0.01, 0.04, 0.03, 0.005],
+    [0.2, 0.2, 0.01, 0.5, 0.049, 0.9, 0.0001],
+    list(np.random.default_rng(5).random(40) ** 3),
+    [1.0, 1.0],
+    [0.05],
+]
+
+
+@pytest.mark.parametrize("pvalues", P_SETS)
+@pytest.mark.parametrize(
+    ("ours", "theirs"),
+    [
+        ("bonferroni", "bonferroni"),
+        ("holm", "holm"),
+        ("bh", "fdr_bh"),
+        ("by", "fdr_by"),
+        ("none", None),
+    ],
+)
+def test_corrections_match_statsmodels(pvalues, ours, theirs):
+    got = stats.correct(np.array(pvalues), ours)
+    if theirs is None:
+        assert got == list(pvalues)
+        return
+    ref = multitest.multipletests(pvalues, method=theirs)[1]
+    assert all(close(a, float(b), atol=1e-15) for a, b in zip(got, ref)), (got, ref)
+
+
+def test_effect_sizes_against_their_formulas():
+    from scipy.special import gamma
+
+    rng = np.random.default_rng(11)
+    x, y = rng.random(25), rng.random(25)
+    e = stats.effect_size(x, y, 0.9, n_resamples=2000, seed=3)
+    d = x - y
+    dz = d.mean() / d.std(ddof=1)
+    df = len(d) - 1
+    j = gamma(df / 2) / (math.sqrt(df / 2) * gamma((df - 1) / 2))
+    assert close(e["d_z"], dz) and close(e["g_z"], dz * j)
+    assert (e["wins"], e["ties"], e["losses"]) == (
+        int(np.sum(d > 0)),
+        int(np.sum(d == 0)),
+        int(np.sum(d < 0)),
+    )
+    lo, hi = scipy_stats.ttest_rel(x, y).confidence_interval(0.9)
+    assert close(e["ci"][0], float(lo)) and close(e["ci"][1], float(hi))
+    # the percentile bootstrap against scipy's, within Monte Carlo error
+    ref = scipy_stats.bootstrap(
+        (d,), np.mean, confidence_level=0.9, method="percentile", n_resamples=20_000, rng=1
+    ).confidence_interval
+    width = hi - lo
+    assert abs(e["bootstrap_ci"][0] - ref.low) < 0.05 * width
+    assert abs(e["bootstrap_ci"][1] - ref.high) < 0.05 * width
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_bca_interval_agrees_with_scipy_within_monte_carlo_error(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.random(30) ** 2  # skewed: BCa and percentile differ
+    y = rng.random(30) ** 3
+    e = stats.effect_size(x, y, 0.95, n_resamples=20_000, seed=seed)
+    ref = scipy_stats.bootstrap(
+        (x - y,), np.mean, confidence_level=0.95, method="BCa", n_resamples=20_000, rng=seed
+    ).confidence_interval
+    width = ref.high - ref.low
+    assert abs(e["bca_ci"][0] - ref.low) < 0.04 * width, (e, ref)
+    assert abs(e["bca_ci"][1] - ref.high) < 0.04 * width, (e, ref)
+    same = stats.effect_size(x, x, 0.95, n_resamples=100)
+    assert same["bca_ci"] == (0.0, 0.0)
+
+
+def test_identical_systems_give_p_one():
+    x = np.random.default_rng(1).random(30)
+    for r in (
+        stats.ttest(x, x),
+        stats.wilcoxon(x, x),
+        stats.sign_test(x, x),
+        stats.randomization_test(x, x, n_resamples=100),
+        stats.bootstrap_test(x, x, n_resamples=100),
+    ):
+        assert r.pvalue == 1.0, r
+    e = stats.effect_size(x, x)
+    assert (e["mean_diff"], e["d_z"], e["g_z"]) == (0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: stats.ttest([1.0], [2.0]), "at least 2"),
+        (lambda: stats.ttest([1.0, 2.0, 3.0], [2.0, 1.0]), "different numbers"),
+        (lambda: stats.wilcoxon([1.0, math.nan], [2.0, 1.0]), "NaN at position 1"),
+        (lambda: stats.randomization_test([1.0, 2.0], [2.0, 1.0], n_resamples=0), "n_resamples"),
+        (lambda: stats.bootstrap_test([1.0, 2.0], [2.0, 1.0], n_resamples=-5), "n_resamples"),
+        (lambda: stats.correct([0.1, 0.2], "hlm"), "did you mean 'holm'"),
+        (lambda: stats.correct([0.1, math.nan], "holm"), "not a number"),
+        (lambda: stats.tau_ap([1.0, 1.0, 2.0], [1.0, 2.0, 3.0]), "ties"),
+    ],
+)
+def test_bad_input_is_an_irmetrics_error(call, match):
+    with pytest.raises(irmetrics.Error, match=match):
+        call()
