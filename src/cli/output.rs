@@ -383,13 +383,20 @@ fn side_by_side(results: &[(PathBuf, Results)], args: &Args, out: &mut Vec<u8>) 
             rows.push(r);
         }
     }
-    let widths: Vec<usize> = (0..rows[0].len())
+    aligned(&rows, 2, out);
+    Ok(())
+}
+
+/// Rows as aligned columns two spaces apart: the first `left` columns to the left, the
+/// others (values) to the right.
+fn aligned(rows: &[Vec<String>], left: usize, out: &mut Vec<u8>) {
+    let widths: Vec<usize> = (0..rows.first().map_or(0, Vec::len))
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
         .collect();
-    for r in &rows {
+    for r in rows {
         let cells: Vec<String> = (r.iter().enumerate())
             .map(|(i, f)| {
-                if i < 2 {
+                if i < left {
                     format!("{f:<w$}", w = widths[i])
                 } else {
                     format!("{f:>w$}", w = widths[i])
@@ -399,7 +406,6 @@ fn side_by_side(results: &[(PathBuf, Results)], args: &Args, out: &mut Vec<u8>) 
         out.extend_from_slice(cells.join("  ").trim_end().as_bytes());
         out.push(b'\n');
     }
-    Ok(())
 }
 
 /// An aligned table: the first column left, the values right (cells are UTF-8: ids
@@ -410,9 +416,6 @@ fn table(rows: &[Vec<Vec<u8>>], res: &Results, path: &Path, out: &mut Vec<u8>) {
         .iter()
         .map(|r| r.iter().map(|c| text(c)).collect())
         .collect();
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
     out.extend_from_slice(
         format!(
             "run {} (runid {}), {} queries\n",
@@ -422,19 +425,5 @@ fn table(rows: &[Vec<Vec<u8>>], res: &Results, path: &Path, out: &mut Vec<u8>) {
         )
         .as_bytes(),
     );
-    for r in &rows {
-        let cells: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                if i == 0 {
-                    format!("{f:<w$}", w = widths[i])
-                } else {
-                    format!("{f:>w$}", w = widths[i])
-                }
-            })
-            .collect();
-        out.extend_from_slice(cells.join("  ").trim_end().as_bytes());
-        out.push(b'\n');
-    }
+    aligned(&rows, 1, out);
 }
