@@ -9,6 +9,7 @@ use std::hash::BuildHasher;
 use crate::error::{Error, Result};
 
 /// The hasher used for every id table.
+#[inline]
 pub(crate) fn hash_id(id: &[u8]) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(id)
 }
@@ -134,8 +135,9 @@ impl IdIndex {
         }
     }
 
-    /// Position of `id` in `ids`, if present.
-    #[inline]
+    /// Position of `id` in `ids`, if present. Always inlined: it is the one lookup per
+    /// ranked document of every evaluation, and left out of line it costs ~10%.
+    #[inline(always)]
     pub(crate) fn find(&self, ids: &Ids, id: &[u8]) -> Option<usize> {
         self.table
             .find(hash_id(id), |&i| ids.get(i as usize) == id)
