@@ -10,6 +10,7 @@ Under CI (``CI`` set to anything but ``""``, ``0`` or ``false``; ``.ci/run`` set
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -84,3 +85,15 @@ def shared() -> Path:
 @pytest.fixture(scope="session")
 def conformance(shared: Path) -> Path:
     return shared / "conformance"
+
+
+@pytest.fixture(scope="session")
+def v10_trec_like(conformance: Path) -> dict:
+    """The TREC-like generated case: its qrels and run paths and trec_eval's values
+    (``{measure: {query or "all": value}}``, full precision)."""
+    d = conformance / "generated" / "v10_trec_like"
+    return {
+        "qrels": d / "qrels.txt",
+        "run": d / "run.txt",
+        "expected": json.loads((d / "expected" / "default.full.json").read_text()),
+    }

@@ -116,13 +116,8 @@ def test_fork_child_evaluates() -> None:
 
 
 @pytest.fixture(scope="module")
-def case(conformance: Path) -> dict:
-    d = conformance / "generated" / "v10_trec_like"
-    return {
-        "qrels": d / "qrels.txt",
-        "run": d / "run.txt",
-        "expected": json.loads((d / "expected" / "default.full.json").read_text()),
-    }
+def case(v10_trec_like: dict) -> dict:
+    return v10_trec_like
 
 
 MEASURES = ["map", "P.10", "recall.100", "ndcg_cut.10", "ndcg", "bpref", "recip_rank"]

@@ -1,8 +1,8 @@
 """The built wheel, as a user installs it: one abi3 wheel (every CPython >= 3.10) with a
 manylinux tag that auditwheel confirms, installed into a fresh virtual environment
 (pulling numpy, its one dependency) where it evaluates a run to trec_eval's numbers,
-names the extra to install for output="pandas", and, with that extra, runs every Python
-example of the README.
+names the extra to install for output="pandas" and irmetrics.plot, and, with those
+extras, runs every Python example of the README.
 
 `.ci/run` builds the wheel and names it in IRMETRICS_WHEEL; without it (a developer's
 run of pytest) the test is skipped, which CI does not allow (see conftest.py).
@@ -79,19 +79,22 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_readme(
     expected = json.loads((case / "expected" / "default.full.json").read_text())
     assert got["map"] == pytest.approx(expected["map"]["all"], abs=1e-12)
     assert got["ndcg_cut.10"] == pytest.approx(expected["ndcg_cut_10"]["all"], abs=1e-12)
-    # without pandas (an extra), output="pandas" names what to install
-    code = (
-        "import irmetrics\n"
-        "try:\n"
-        "    irmetrics.evaluate({'q': {'d': 1}}, {'q': {'d': 1.0}}, 'map', output='pandas')\n"
-        "except irmetrics.MissingDependencyError as e:\n"
-        "    print(e)\n"
-    )
-    out = run("-c", code)
-    assert out.returncode == 0, out.stderr
-    assert "pip install 'irmetrics[pandas]'" in out.stdout
-    # with the extra, every README example runs
-    install = run("-m", "pip", "install", "-q", f"{wheel}[pandas]")
+    # without an extra, the call that needs it names what to install
+    needs = {
+        "pandas": "irmetrics.evaluate({'q': {'d': 1}}, {'q': {'d': 1.0}}, 'map', output='pandas')",
+        "plot": "irmetrics.plot.histogram({'q': {'d': 1}}, {'q': {'d': 1.0}})",
+    }
+    for extra, call in needs.items():
+        code = (
+            "import irmetrics, irmetrics.plot\n"
+            f"try:\n    {call}\n"
+            "except irmetrics.MissingDependencyError as e:\n    print(e)\n"
+        )
+        out = run("-c", code)
+        assert out.returncode == 0, out.stderr
+        assert f"pip install 'irmetrics[{extra}]'" in out.stdout, (extra, out.stdout)
+    # with the extras, every README example runs
+    install = run("-m", "pip", "install", "-q", f"{wheel}[pandas,plot]")
     assert install.returncode == 0, install.stderr
     blocks = _python_blocks(REPO / "README.md")
     assert blocks

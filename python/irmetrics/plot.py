@@ -1,0 +1,458 @@
+"""The pictures people look at: precision-recall curves, per-topic histograms and
+differences, a measure against its cut-off, ROC curves and the confusion matrix.
+
+Every function evaluates through the engine (the numbers are ``evaluate``'s, hence
+trec_eval's) and returns a :class:`Plot`: the matplotlib ``figure`` and ``ax``, and the
+plotted ``data`` as plain Python values, so a test or a report can check what was drawn.
+``ax=`` draws into a user's axes; ``Plot.save(path)`` writes PNG, SVG or PDF (by the
+extension) atomically. Needs matplotlib: ``pip install 'irmetrics[plot]'``.
+
+``runs`` (where several may be drawn) is one run (a :class:`~irmetrics.Run`, a path,
+a dict or a DataFrame), a list of runs (named by their run tags) or a dict
+``{name: run}``. Evaluation options (``relevance_level``, ``max_docs``,
+``judged_only``, ``num_docs_in_collection``, ``complete``, ``n_threads``) pass
+through to :class:`~irmetrics.Evaluator`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+
+from . import _core
+from ._core import Evaluator, InputError
+from .report import _named_runs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+__all__ = [
+    "Plot",
+    "by_cutoff",
+    "confusion_matrix",
+    "differences",
+    "histogram",
+    "precision_recall",
+    "roc",
+]
+
+_RECALL_LEVELS = [i / 10 for i in range(11)]
+_DEFAULT_CUTOFFS = (1, 3, 5, 10, 15, 20, 30, 50, 100, 200, 500, 1000)
+
+
+class Plot:
+    """A drawn picture: ``figure``, ``ax`` (matplotlib) and ``data`` (what was drawn,
+    as Python values; each function documents its layout)."""
+
+    def __init__(self, figure: Any, ax: Any, data: dict[str, Any]) -> None:
+        self.figure = figure
+        self.ax = ax
+        self.data = data
+
+    def save(self, path: str | os.PathLike[str], *, dpi: int | None = None) -> None:
+        """Write the figure to ``path`` (PNG, SVG or PDF, by its extension), atomically:
+        a temporary file in the same folder, renamed over ``path`` once complete."""
+        path = os.fspath(path)
+        fmt = os.path.splitext(path)[1].lstrip(".").lower()
+        if fmt not in ("png", "svg", "pdf"):
+            raise InputError(f"{path}: the extension must be .png, .svg or .pdf")
+        folder, base = os.path.split(os.path.abspath(path))
+        # a new file beside the target (mode 0o666 less the umask, as open() gives;
+        # tempfile.mkstemp would leave it 0o600), renamed over it once complete
+        tmp = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                self.figure.savefig(f, format=fmt, dpi=dpi, bbox_inches="tight")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+            dir_fd = os.open(folder, os.O_RDONLY)  # the rename itself made durable
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    def __repr__(self) -> str:
+        return f"<irmetrics.plot.Plot {sorted(self.data)}>"
+
+
+def _pyplot() -> Any:
+    _core._require("matplotlib", "irmetrics.plot", "'irmetrics[plot]'")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _axes(ax: Any) -> tuple[Any, Any]:
+    if ax is not None:
+        return ax.figure, ax
+    plt = _pyplot()
+    fig, new = plt.subplots(figsize=(6.4, 4.2))
+    return fig, new
+
+
+def _runs(runs: Any) -> list[tuple[str, Any]]:
+    """One run or several, named (see the module's docs)."""
+    if isinstance(runs, Mapping) and runs and all(isinstance(v, Mapping) for v in runs.values()):
+        # a dict of dicts is ambiguous: {name: {query: {doc: score}}} holds runs,
+        # {query: {doc: score}} is one run
+        first = next(iter(runs.values()))
+        if not all(isinstance(v, Mapping) for v in first.values()):
+            return [("run", _core.as_run(runs))]
+    if isinstance(runs, (str, bytes, os.PathLike)):
+        path = os.fsdecode(runs)
+        return [(os.path.basename(path), _core.as_run(runs))]
+    if isinstance(runs, (Mapping, list, tuple)):
+        return _named_runs(runs)
+    run = _core.as_run(runs)
+    return [(run.runid or "run", run)]
+
+
+def _one_run(run: Any) -> tuple[str, Any]:
+    named = _runs(run)
+    if len(named) != 1:
+        raise InputError(f"give one run here, not {len(named)}")
+    return named[0]
+
+
+def _per_query(ev: Evaluator, run: Any) -> tuple[list[str], dict[str, Any]]:
+    """Query ids and ``{column: numpy array}`` of one run's per-query values."""
+    ids, columns, values, _ = ev.evaluate_table(run)
+    return list(ids), {c: values[:, i] for i, c in enumerate(columns)}
+
+
+def _finish(fig: Any, ax: Any, title: str | None, legend: bool) -> None:
+    if title:
+        ax.set_title(title)
+    if legend:
+        ax.legend(loc="best", fontsize="small")
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+
+
+def precision_recall(
+    qrels: Any,
+    runs: Any,
+    *,
+    interpolated: bool = True,
+    cutoffs: Sequence[int] | None = None,
+    ax: Any = None,
+    title: str | None = None,
+    **options: Any,
+) -> Plot:
+    """Precision against recall, one curve per run.
+
+    ``interpolated=True`` (default): trec_eval's 11-point interpolated precision
+    (``iprec_at_recall``: at each recall level r, the highest precision at any rank whose
+    recall is >= r), averaged over queries. ``interpolated=False``: the raw curve, mean
+    recall@k against mean precision@k at each cut-off k of ``cutoffs`` (default every
+    rank from 1 to 100).
+
+    ``data``: ``{run: {"recall": [...], "precision": [...]}}``.
+    """
+    _pyplot()  # matplotlib first: a missing extra fails before any work
+    named = _runs(runs)
+    ks = list(cutoffs) if cutoffs is not None else list(range(1, 101))
+    if not interpolated and (not ks or any(int(k) != k or k < 1 for k in ks)):
+        raise InputError("cutoffs must be whole numbers >= 1")
+    if interpolated:
+        measures = ["iprec_at_recall"]
+    else:
+        spec = ",".join(str(int(k)) for k in ks)
+        measures = [f"P.{spec}", f"recall.{spec}"]
+    ev = Evaluator(qrels, measures, **options)
+    data: dict[str, Any] = {}
+    for name, run in named:
+        means = ev.evaluate(run, keys="canonical")
+        if interpolated:
+            recall = list(_RECALL_LEVELS)
+            precision = [means[f"iprec_at_recall_{r:.2f}"] for r in recall]
+        else:
+            recall = [means[f"recall_{int(k)}"] for k in ks]
+            precision = [means[f"P_{int(k)}"] for k in ks]
+        data[name] = {"recall": recall, "precision": precision}
+    fig, ax = _axes(ax)
+    for name, d in data.items():
+        ax.plot(d["recall"], d["precision"], marker="o" if interpolated else None, label=name)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("interpolated precision" if interpolated else "precision")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    _finish(fig, ax, title or "Precision-recall", legend=True)
+    return Plot(fig, ax, data)
+
+
+def _one_measure(ev: Evaluator, measure: str) -> str:
+    columns = ev.columns()
+    if len(columns) != 1:
+        raise InputError(f"{measure!r} names {len(columns)} values; name one (e.g. 'P@10')")
+    return columns[0]
+
+
+def histogram(
+    qrels: Any,
+    run: Any,
+    measure: str = "map",
+    *,
+    bins: int = 20,
+    ax: Any = None,
+    title: str | None = None,
+    **options: Any,
+) -> Plot:
+    """The distribution over topics of one measure (average precision by default),
+    as in TREC overviews. Values in [0, 1] are binned over [0, 1].
+
+    ``data``: ``{"query_ids": [...], "values": [...], "counts": [...], "edges": [...]}``
+    (``values`` in ``query_ids`` order; ``counts[i]`` values fall in ``edges[i]`` to
+    ``edges[i + 1]``, the last bin closed).
+    """
+    _pyplot()  # matplotlib first: a missing extra fails before any work
+    import numpy as np
+
+    ev = Evaluator(qrels, [measure], **options)
+    column = _one_measure(ev, measure)
+    name, r = _one_run(run)
+    ids, cols = _per_query(ev, r)
+    values = cols[column]
+    lo_hi = (0.0, 1.0) if values.size and values.min() >= 0 and values.max() <= 1 else None
+    counts, edges = np.histogram(values, bins=bins, range=lo_hi)
+    fig, ax = _axes(ax)
+    ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", edgecolor="white")
+    ax.set_xlabel(measure)
+    ax.set_ylabel("topics")
+    _finish(fig, ax, title or f"{measure} over {len(ids)} topics ({name})", legend=False)
+    return Plot(
+        fig,
+        ax,
+        {
+            "query_ids": ids,
+            "values": values.tolist(),
+            "counts": counts.tolist(),
+            "edges": edges.tolist(),
+        },
+    )
+
+
+def differences(
+    qrels: Any,
+    run_a: Any,
+    run_b: Any,
+    measure: str = "map",
+    *,
+    names: tuple[str, str] | None = None,
+    ax: Any = None,
+    title: str | None = None,
+    **options: Any,
+) -> Plot:
+    """Per-topic differences of one measure between two systems (``a - b``), sorted
+    from the largest gain to the largest loss, as in TREC overviews. Both runs must be
+    evaluated on the same topics (``complete=True`` evaluates every judged topic).
+
+    ``data``: ``{"query_ids": [...], "differences": [...], "wins": n, "losses": n,
+    "ties": n}`` (sorted by difference, descending; equal differences by query id).
+    """
+    _pyplot()  # matplotlib first: a missing extra fails before any work
+    ev = Evaluator(qrels, [measure], **options)
+    column = _one_measure(ev, measure)
+    (na, ra), (nb, rb) = _one_run(run_a), _one_run(run_b)
+    if names is not None:
+        na, nb = names
+    ids_a, cols_a = _per_query(ev, ra)
+    ids_b, cols_b = _per_query(ev, rb)
+    if ids_a != ids_b:
+        only = sorted(set(ids_a) ^ set(ids_b))
+        raise InputError(
+            f"the runs are evaluated on different topics (first: {only[0]!r}); "
+            "pass complete=True to evaluate every judged topic in both"
+        )
+    diff = (cols_a[column] - cols_b[column]).tolist()
+    order = sorted(range(len(ids_a)), key=lambda i: (-diff[i], ids_a[i]))
+    ids = [ids_a[i] for i in order]
+    values = [diff[i] for i in order]
+    fig, ax = _axes(ax)
+    colors = ["tab:green" if v > 0 else "tab:red" for v in values]
+    ax.bar(range(len(values)), values, color=colors, width=0.85)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xlabel(f"topic ({len(ids)}, sorted by difference)")
+    ax.set_ylabel(f"{measure}: {na} - {nb}")
+    ax.set_xlim(-0.5, len(values) - 0.5)
+    _finish(fig, ax, title or f"Per-topic {measure}, {na} vs {nb}", legend=False)
+    data = {
+        "query_ids": ids,
+        "differences": values,
+        "wins": sum(v > 0 for v in values),
+        "losses": sum(v < 0 for v in values),
+        "ties": sum(v == 0 for v in values),
+    }
+    return Plot(fig, ax, data)
+
+
+def by_cutoff(
+    qrels: Any,
+    runs: Any,
+    measure: str = "P",
+    *,
+    cutoffs: Sequence[int] = _DEFAULT_CUTOFFS,
+    ax: Any = None,
+    title: str | None = None,
+    **options: Any,
+) -> Plot:
+    """A measure against its cut-off k (``P``, ``recall``, ``ndcg_cut``, ``nDCG``,
+    ``success``, ... any family taking ``@k``), one line per run, k on a log axis.
+
+    ``data``: ``{run: {"k": [...], "values": [...]}}`` (mean over topics).
+    """
+    _pyplot()  # matplotlib first: a missing extra fails before any work
+    ks = [int(k) for k in cutoffs]
+    if not ks or any(k < 1 for k in ks):
+        raise InputError("cutoffs must be whole numbers >= 1")
+    names = [f"{measure}@{k}" for k in ks]
+    ev = Evaluator(qrels, names, **options)
+    data: dict[str, Any] = {}
+    for name, run in _runs(runs):
+        means = ev.evaluate(run)
+        data[name] = {"k": ks, "values": [means[n] for n in names]}
+    fig, ax = _axes(ax)
+    for name, d in data.items():
+        ax.plot(d["k"], d["values"], marker="o", label=name)
+    ax.set_xscale("log")
+    ax.set_xlabel("cut-off k")
+    ax.set_ylabel(f"{measure}@k")
+    _finish(fig, ax, title or f"{measure} by cut-off", legend=True)
+    return Plot(fig, ax, data)
+
+
+def _need_n(options: dict[str, Any], what: str) -> int:
+    n = options.get("num_docs_in_collection")
+    if not n:
+        raise InputError(
+            f"{what} needs num_docs_in_collection (trec_eval's -N): the number of "
+            "documents in the collection, of which the unretrieved ones are the negatives"
+        )
+    return int(n)
+
+
+def roc(
+    qrels: Any,
+    runs: Any,
+    *,
+    per_query: bool = False,
+    ax: Any = None,
+    title: str | None = None,
+    **options: Any,
+) -> Plot:
+    """ROC curves of rankings: at each rank k, the true positive rate (relevant in the
+    top k / relevant) against the false positive rate (non-relevant in the top k /
+    non-relevant in the collection), from rank 0 to the run's depth, then to (1, 1):
+    the unretrieved documents tie below every retrieved one. Needs
+    ``num_docs_in_collection``. Ties among retrieved scores are broken as trec_eval
+    ranks (score, then document id, descending), one document per step.
+
+    The drawn curve is the mean over topics at each rank; ``per_query=True`` also draws
+    each topic's curve. AUC per topic is the area under its curve (the trapezoid rule:
+    sklearn's ``roc_auc_score`` over the collection); topics without a relevant
+    document have no ROC curve and are left out (counted in ``data``).
+
+    ``data``: ``{run: {"fpr": [...], "tpr": [...], "auc": mean AUC, "per_query_auc":
+    {query: AUC}, "no_relevant": n}}``.
+    """
+    _pyplot()  # matplotlib first: a missing extra fails before any work
+    import numpy as np
+
+    _need_n(options, "roc")
+    named = _runs(runs)
+    count = Evaluator(qrels, ["num_ret", "num_rel"], **options)
+    data: dict[str, Any] = {}
+    curves: dict[str, Any] = {}
+    for name, run in named:
+        ids, cols = _per_query(count, run)
+        depth = int(cols["num_ret"].max()) if ids else 0
+        spec = ",".join(str(k) for k in range(1, depth + 1))
+        ev = Evaluator(qrels, [f"tpr.{spec}", f"fpr.{spec}"] if depth else ["num_rel"], **options)
+        ids2, c2 = _per_query(ev, run)
+        keep = cols["num_rel"] > 0
+        q = int(keep.sum())
+        zeros = np.zeros((q, 1))
+        ones = np.ones((q, 1))
+        tpr = np.hstack([zeros, *[c2[f"tpr_{k}"][keep, None] for k in range(1, depth + 1)], ones])
+        fpr = np.hstack([zeros, *[c2[f"fpr_{k}"][keep, None] for k in range(1, depth + 1)], ones])
+        # the trapezoid rule (numpy's own is trapz or trapezoid, by numpy version)
+        auc = (np.diff(fpr, axis=1) * (tpr[:, 1:] + tpr[:, :-1]) / 2).sum(axis=1)
+        kept = [i for i, k in zip(ids2, keep) if k]
+        data[name] = {
+            "fpr": fpr.mean(axis=0).tolist() if q else [],
+            "tpr": tpr.mean(axis=0).tolist() if q else [],
+            "auc": float(auc.mean()) if q else float("nan"),
+            "per_query_auc": dict(zip(kept, auc.tolist())),
+            "no_relevant": len(ids2) - q,
+        }
+        curves[name] = (fpr, tpr)
+    fig, ax = _axes(ax)
+    for name, d in data.items():
+        (line,) = ax.plot(d["fpr"], d["tpr"], label=f"{name} (AUC {d['auc']:.3f})")
+        if per_query:
+            fpr, tpr = curves[name]
+            for i in range(fpr.shape[0]):
+                ax.plot(fpr[i], tpr[i], color=line.get_color(), alpha=0.15, linewidth=0.6)
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=0.8)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    _finish(fig, ax, title or "ROC", legend=True)
+    return Plot(fig, ax, data)
+
+
+def confusion_matrix(
+    qrels: Any,
+    run: Any,
+    k: int = 10,
+    *,
+    ax: Any = None,
+    title: str | None = None,
+    **options: Any,
+) -> Plot:
+    """The confusion matrix of "retrieved in the top k" against "relevant", summed
+    over topics; the collection's other documents are the true negatives, so it needs
+    ``num_docs_in_collection``. Relevant means a label >= ``relevance_level``.
+
+    ``data``: ``{"tn", "fp", "fn", "tp": counts, "matrix": [[tn, fp], [fn, tp]]}``
+    (sklearn's layout: rows the truth, columns the prediction, negative first).
+    """
+    _pyplot()  # matplotlib first: a missing extra fails before any work
+    import numpy as np
+
+    n = _need_n(options, "confusion_matrix")
+    if int(k) != k or k < 1:
+        raise InputError(f"k must be a whole number >= 1, not {k!r}")
+    k = int(k)
+    ev = Evaluator(qrels, [f"hits@{k}", "num_ret", "num_rel"], **options)
+    name, r = _one_run(run)
+    _, cols = _per_query(ev, r)
+    tp_q = cols[f"hits_{k}"]
+    predicted = np.minimum(cols["num_ret"], k)
+    tp = int(tp_q.sum())
+    fp = int((predicted - tp_q).sum())
+    fn = int((cols["num_rel"] - tp_q).sum())
+    tn = int((n - predicted - (cols["num_rel"] - tp_q)).sum())
+    matrix = [[tn, fp], [fn, tp]]
+    fig, ax = _axes(ax)
+    ax.imshow(np.array(matrix, dtype=float), cmap="Blues")
+    for i in range(2):
+        for j in range(2):
+            ax.text(j, i, f"{matrix[i][j]:,}", ha="center", va="center")
+    ax.set_xticks([0, 1], [f"not in top {k}", f"in top {k}"])
+    ax.set_yticks([0, 1], ["not relevant", "relevant"])
+    ax.set_xlabel("retrieved")
+    ax.set_ylabel("judged")
+    ax.set_title(title or f"Confusion matrix at k={k} ({name})")
+    fig.tight_layout()
+    return Plot(fig, ax, {"tn": tn, "fp": fp, "fn": fn, "tp": tp, "matrix": matrix})
