@@ -211,6 +211,13 @@ impl Default for QrelsBuilder {
     }
 }
 
+/// Pieces of one query's judgments (columns grouped by query on the Python side).
+impl crate::intake::PieceSink<i64> for QrelsBuilder {
+    fn piece(&mut self, piece: crate::intake::Rows<i64>, mark: u64) -> Result<()> {
+        self.rows.piece(piece, mark)
+    }
+}
+
 impl QrelsBuilder {
     /// Add one judgment.
     pub fn add(&mut self, qid: &[u8], doc: &[u8], label: i64) -> Result<()> {

@@ -685,12 +685,8 @@ pub(crate) fn qrels_from_columns(
         }
         out
     };
-    check_lengths(py, [q.len(), d.len(), labels.len()], "label")?;
     let mut b = QrelsBuilder::default();
-    for (row, l) in labels.into_iter().enumerate() {
-        b.add(&q.bytes(row, "query id")?, &d.bytes(row, "document id")?, l)
-            .map_err(|e| to_py(py, e))?;
-    }
+    column_queries(&q, &d, &labels, &mut b)?;
     b.build().map_err(|e| to_py(py, e))
 }
 
@@ -752,24 +748,28 @@ impl<'py> IdColumn<'py> {
         if let Ok(l) = col.cast::<PyList>() {
             return Ok(IdColumn::List(l.clone()));
         }
-        if let Some(ints) = Self::integers(col) {
+        // a pandas (or polars) column becomes an array once: for a string column each
+        // call of to_numpy makes a Python object per row
+        let converted = if col.hasattr("to_numpy").unwrap_or(false) {
+            col.call_method0("to_numpy").ok()
+        } else {
+            None
+        };
+        let arr = converted.as_ref().unwrap_or(col);
+        if let Some(ints) = Self::integers(arr) {
             return Ok(IdColumn::Ints(col.py(), ints));
         }
-        let objects = |a: &Bound<'py, PyAny>| {
-            let a = a
-                .extract::<numpy::PyReadonlyArray1<'py, Py<PyAny>>>()
-                .ok()?;
-            let (items, len) = a
+        if let Some(a) = arr
+            .extract::<numpy::PyReadonlyArray1<'py, Py<PyAny>>>()
+            .ok()
+        {
+            if let Some((items, len)) = a
                 .as_slice()
+                .ok()
                 .map(|s| (s.as_ptr().cast::<*mut pyo3::ffi::PyObject>(), s.len()))
-                .ok()?;
-            Some(IdColumn::Objects(a, items, len))
-        };
-        if let Some(c) = objects(col) {
-            return Ok(c);
-        }
-        if let Some(c) = col.call_method0("to_numpy").ok().and_then(|a| objects(&a)) {
-            return Ok(c);
+            {
+                return Ok(IdColumn::Objects(a, items, len));
+            }
         }
         if let Ok(l) = col.call_method0("tolist") {
             if let Ok(l) = l.cast_into::<PyList>() {
@@ -780,16 +780,8 @@ impl<'py> IdColumn<'py> {
         Ok(IdColumn::List(PyList::new(col.py(), items)?))
     }
 
-    /// The values of a numpy array or pandas column of integers (any width, signed or
-    /// not), if it is one.
-    fn integers(col: &Bound<'py, PyAny>) -> Option<Vec<i128>> {
-        let arr = if col.hasattr("to_numpy").unwrap_or(false) {
-            col.call_method0("to_numpy").ok()? // pandas (and polars) columns
-        } else if col.hasattr("dtype").unwrap_or(false) {
-            col.clone() // a numpy array
-        } else {
-            return None;
-        };
+    /// The values of a numpy array of integers (any width, signed or not), if it is one.
+    fn integers(arr: &Bound<'py, PyAny>) -> Option<Vec<i128>> {
         let dtype = arr.getattr("dtype").ok()?;
         let kind: String = dtype.getattr("kind").ok()?.extract().ok()?;
         match kind.as_str() {
@@ -872,16 +864,15 @@ impl<'py> IdColumn<'py> {
 /// The rows as pieces (consecutive rows of one query id) into `sink`, each marked with
 /// its first row. Returns false, having stopped early, when `sink` would refuse a
 /// query that comes back after another (the rows are not grouped by query).
-fn column_queries(
+fn column_queries<V: crate::intake::Value>(
     q: &IdColumn<'_>,
     d: &IdColumn<'_>,
-    scores: &Floats<'_>,
-    sink: &mut dyn PieceSink<f64>,
+    scores: &[V],
+    sink: &mut dyn PieceSink<V>,
 ) -> PyResult<bool> {
     let py = q.py();
-    let scores = scores.as_slice();
     let n = scores.len();
-    check_lengths(py, [q.len(), d.len(), n], "score")?;
+    check_lengths(py, [q.len(), d.len(), n], V::NAME)?;
     let mut i = 0;
     let mut taken = 0usize;
     while i < n {
@@ -935,7 +926,7 @@ pub(crate) fn run_from_columns(
     let scores = Floats::of(scores, "score")?;
     let (q, d) = (IdColumn::of(qids)?, IdColumn::of(docs)?);
     let mut rows = Grouper::new(Place::new("run", Unit::Row));
-    column_queries(&q, &d, &scores, &mut rows)?;
+    column_queries(&q, &d, scores.as_slice(), &mut rows)?;
     Run::from_grouper(rows, runid).map_err(|e| to_py(py, e))
 }
 
@@ -957,14 +948,14 @@ pub(crate) fn evaluate_columns(
         Place::new("run", Unit::Row),
         runid.clone(),
         false,
-        |b| column_queries(&q, &d, &floats, b),
+        |b| column_queries(&q, &d, floats.as_slice(), b),
         |f| py.detach(f),
     )?;
     let res = match res {
         Some(r) => r,
         None => {
             let mut rows = Grouper::new(Place::new("run", Unit::Row));
-            column_queries(&q, &d, &floats, &mut rows)?;
+            column_queries(&q, &d, floats.as_slice(), &mut rows)?;
             let run = Run::from_grouper(rows, runid).map_err(|e| to_py(py, e))?;
             py.detach(|| ev.evaluate(&run))
         }
