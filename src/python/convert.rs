@@ -759,10 +759,7 @@ impl<'py> IdColumn<'py> {
         if let Some(ints) = Self::integers(arr) {
             return Ok(IdColumn::Ints(col.py(), ints));
         }
-        if let Some(a) = arr
-            .extract::<numpy::PyReadonlyArray1<'py, Py<PyAny>>>()
-            .ok()
-        {
+        if let Ok(a) = arr.extract::<numpy::PyReadonlyArray1<'py, Py<PyAny>>>() {
             if let Some((items, len)) = a
                 .as_slice()
                 .ok()
