@@ -47,6 +47,7 @@
 //! | which system is better? | `compare/`: `paired.rs` (t, Wilcoxon, sign, randomization, bootstrap tests), `correct.rs` (Holm, BH, ...), `effect.rs` (d_z, g_z, intervals), `tukey.rs` (studentized range, Tukey HSD, randomized Tukey), `anova.rs` (two-way ANOVA), `report.rs` ([`compare()`](compare::compare) and the `Report`'s formats), `rng.rs` (one seeded stream per resample) |
 //! | the command line | `cli/args.rs` (trec_eval's flags), `cli/output.rs` (trec, JSON, CSV, table), `cli/mod.rs` (the flow) |
 //! | fusion and normalization (ranx's methods) | `fusion/`: `names.rs` (methods, norms, parameters), `norm.rs`, `kernels.rs`, `trained.rs` (methods learnt from qrels), `optimize.rs` (grid search), `mod.rs` (per-query flow); `cli/fuse.rs`, `python/fusion.rs` |
+//! | dense matrices (one row per query: sklearn's shape) | `dense.rs` (to qrels and a run; sklearn's DCG with tie averaging) |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
 //!
 //! New capabilities (comparing systems: `compare/`; fusion, online metrics) each get a
@@ -58,6 +59,7 @@
 pub mod cli;
 pub mod compare;
 pub mod correlation;
+pub mod dense;
 pub mod error;
 pub mod evaluate;
 pub mod fusion;

@@ -18,6 +18,7 @@
 mod cli;
 mod convert;
 mod data;
+mod dense;
 mod errors;
 mod evaluate;
 mod extras;
@@ -176,6 +177,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     extras::register(m)?;
+    dense::register(m)?;
     fusion::register(m)?;
     stats::register(m)?;
     Ok(())
