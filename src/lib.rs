@@ -37,7 +37,7 @@
 //!
 //! | question | where |
 //! |---|---|
-//! | where does a run or qrels line become data? | `trec/run.rs`, `trec/qrels.rs` (fields in `trec/fields.rs`, files and blocks in `trec/io.rs`), then [`intake`] |
+//! | where does a run or qrels line become data? | `trec/run.rs`, `trec/qrels.rs` (fields in `trec/fields.rs`, files and blocks in `trec/io.rs`), then [`intake`]; other formats (JSONL, ranx's JSON, TSV) and the choice by file name: `formats/` |
 //! | how do rows become whole queries (any source)? | [`intake`]: `Grouper`, `Sequence`, `Origins`, the score policy, the duplicate check |
 //! | where does Python meet Rust? | `python/` (not public): `data.rs` (Qrels, Run), `evaluate.rs` (Evaluator), `convert.rs` (values, columns), `pipeline.rs`, `errors.rs` |
 //! | where are measure names parsed? | `measure/parse.rs` (the one grammar); the catalogue of families is data in `measure/family.rs` |
@@ -62,6 +62,7 @@ pub mod correlation;
 pub mod dense;
 pub mod error;
 pub mod evaluate;
+pub mod formats;
 pub mod fusion;
 mod ids;
 pub mod intake;

@@ -219,6 +219,14 @@ impl crate::intake::PieceSink<i64> for QrelsBuilder {
 }
 
 impl QrelsBuilder {
+    /// A builder whose messages name `place` (a file and its lines, for readers of
+    /// other formats).
+    pub(crate) fn at(place: Place) -> Self {
+        QrelsBuilder {
+            rows: Grouper::new(place),
+        }
+    }
+
     /// Add one judgment.
     pub fn add(&mut self, qid: &[u8], doc: &[u8], label: i64) -> Result<()> {
         self.rows.add(qid, doc, label)

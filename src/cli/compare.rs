@@ -181,12 +181,12 @@ pub fn run_compare(
     }
     crate::parallel::env_threads()?;
     let measures = MeasureSet::parse(&args.measures)?;
-    let qrels = crate::trec::read_qrels_cancellable(&args.qrels, cancel)?;
+    let qrels = crate::formats::read_qrels(&args.qrels, None, cancel)?;
     let ev = Evaluator::new(qrels, measures, args.options.clone())?;
     let runs = args
         .runs
         .iter()
-        .map(|p| crate::trec::read_run_cancellable(p, cancel))
+        .map(|p| crate::formats::read_run(p, None, cancel))
         .collect::<Result<Vec<_>>>()?;
     let names = run_names(&args.runs);
     let refs: Vec<&crate::run::Run> = runs.iter().collect();

@@ -206,11 +206,11 @@ pub fn run_fuse(
     crate::parallel::env_threads()?;
     let mut runs = Vec::with_capacity(a.runs.len());
     for path in &a.runs {
-        runs.push(crate::trec::read_run_cancellable(path, cancel)?);
+        runs.push(crate::formats::read_run(path, None, cancel)?);
     }
     let refs: Vec<&Run> = runs.iter().collect();
     let qrels = match &a.qrels {
-        Some(p) => Some(crate::trec::read_qrels_cancellable(p, cancel)?),
+        Some(p) => Some(crate::formats::read_qrels(p, None, cancel)?),
         None => None,
     };
     if a.optimize {

@@ -34,7 +34,7 @@ pub fn evaluate_args(args: &Args, cancel: Option<&AtomicBool>) -> Result<Vec<(Pa
         crate::trec::set_max_line_bytes(n);
     }
     let measures = MeasureSet::parse(&args.measures)?;
-    let qrels = crate::trec::read_qrels_cancellable(&args.qrels, cancel)?;
+    let qrels = crate::formats::read_qrels(&args.qrels, None, cancel)?;
     let ev = Evaluator::new(qrels, measures, args.options.clone())?;
     args.runs
         .iter()
@@ -42,7 +42,7 @@ pub fn evaluate_args(args: &Args, cancel: Option<&AtomicBool>) -> Result<Vec<(Pa
             let res = if args.stream {
                 ev.evaluate_file_cancellable(path, cancel)?
             } else {
-                let run = crate::trec::read_run_cancellable(path, cancel)?;
+                let run = crate::formats::read_run(path, None, cancel)?;
                 ev.evaluate_cancellable(&run, cancel)?
             };
             Ok((path.clone(), res))

@@ -28,13 +28,19 @@ impl Evaluator {
         self.evaluate_file_cancellable(path, None)
     }
 
-    /// [`Evaluator::evaluate_file`], stopping soon after `cancel` is set.
+    /// [`Evaluator::evaluate_file`], stopping soon after `cancel` is set. A file whose
+    /// name implies another format ([`crate::formats::Format::of_path`]) is read whole.
     pub fn evaluate_file_cancellable(
         &self,
         path: impl AsRef<Path>,
         cancel: Option<&AtomicBool>,
     ) -> Result<Results> {
         let path = path.as_ref();
+        // TREC text streams; the other formats (by the file name) are read whole
+        if crate::formats::Format::of_path(path) != crate::formats::Format::Trec {
+            let run = crate::formats::read_run(path, None, cancel)?;
+            return self.evaluate_cancellable(&run, cancel);
+        }
         let blocks = crate::trec::Blocks::open(path, None, cancel)?;
         self.evaluate_blocks(blocks, &path.display().to_string(), cancel)
     }

@@ -15,6 +15,13 @@ use crate::qrels::Qrels;
 use crate::run::Run;
 
 /// Relevance judgments: for each query, document ids with integer labels.
+/// A `format=` argument (None: by the file name).
+fn file_format(py: Python<'_>, name: Option<&str>) -> PyResult<Option<crate::formats::Format>> {
+    name.map(crate::formats::Format::parse)
+        .transpose()
+        .map_err(|e| errors::to_py(py, e))
+}
+
 #[pyclass(frozen, name = "Qrels", module = "irmetrics")]
 pub struct PyQrels {
     pub(super) inner: Arc<Qrels>,
@@ -22,11 +29,14 @@ pub struct PyQrels {
 
 #[pymethods]
 impl PyQrels {
-    /// Read a TREC qrels file (`qid iter docno rel`); gzip is detected, "-" is stdin.
+    /// Read a qrels file: TREC (`qid iter docno rel`), JSONL, ranx's JSON or BEIR's
+    /// TSV, by `format` or the file name; gzip is detected, "-" is stdin.
     #[staticmethod]
-    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, format = None))]
+    fn from_file(py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<Self> {
+        let format = file_format(py, format)?;
         let q = heavy(py, |cancel| {
-            crate::trec::read_qrels_cancellable(&path, Some(cancel))
+            crate::formats::read_qrels(&path, format, Some(cancel))
         })?;
         Ok(PyQrels { inner: Arc::new(q) })
     }
@@ -105,14 +115,13 @@ impl PyQrels {
         nested_dict(py, self.inner.queries().iter().map(|q| (q.id(), q.iter())))
     }
 
-    /// Write TREC qrels text to a file.
-    fn to_file(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    /// Write the judgments to a file, atomically, in `format` (trec, jsonl, json, tsv;
+    /// None: as the file name implies, TREC otherwise).
+    #[pyo3(signature = (path, format = None))]
+    fn to_file(&self, py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<()> {
+        let format = file_format(py, format)?;
         let q = self.inner.clone();
-        heavy(py, move |_| {
-            let mut buf = Vec::new();
-            let _ = crate::trec::write_qrels(&q, &mut buf);
-            crate::trec::write_atomically(&path, &buf)
-        })
+        heavy(py, move |_| q.to_file(&path, format))
     }
 
     /// Query ids, in byte order.
@@ -155,11 +164,15 @@ pub struct PyRun {
 
 #[pymethods]
 impl PyRun {
-    /// Read a TREC run file (`qid iter docno rank score tag`); gzip is detected, "-" is stdin.
+    /// Read a run file: TREC (`qid iter docno rank score tag`), JSONL, ranx's JSON or
+    /// MS MARCO's TSV (`qid docid rank`, scored -rank), by `format` or the file name;
+    /// gzip is detected, "-" is stdin.
     #[staticmethod]
-    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, format = None))]
+    fn from_file(py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<Self> {
+        let format = file_format(py, format)?;
         let r = heavy(py, |cancel| {
-            crate::trec::read_run_cancellable(&path, Some(cancel))
+            crate::formats::read_run(&path, format, Some(cancel))
         })?;
         Ok(PyRun { inner: Arc::new(r) })
     }
@@ -240,14 +253,13 @@ impl PyRun {
         nested_dict(py, self.inner.queries().iter().map(|q| (q.id(), q.iter())))
     }
 
-    /// Write TREC run text to a file (ranked, ranks from 1).
-    fn to_file(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    /// Write the run to a file, atomically, ranked (ranks from 1), in `format` (trec,
+    /// jsonl, json, tsv; None: as the file name implies, TREC otherwise).
+    #[pyo3(signature = (path, format = None))]
+    fn to_file(&self, py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<()> {
+        let format = file_format(py, format)?;
         let r = self.inner.clone();
-        heavy(py, move |_| {
-            let mut buf = Vec::new();
-            let _ = crate::trec::write_run(&r, &mut buf);
-            crate::trec::write_atomically(&path, &buf)
-        })
+        heavy(py, move |_| r.to_file(&path, format))
     }
 
     /// Query ids, in byte order.
@@ -537,7 +549,7 @@ pub(super) fn qrels_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Qrels>> {
     }
     let py = obj.py();
     let q = match Input::of(obj, "qrels", "Qrels")? {
-        Input::Path(p) => PyQrels::from_file(py, p)?,
+        Input::Path(p) => PyQrels::from_file(py, p, None)?,
         Input::Dict(d) => PyQrels::from_dict(d.as_any())?,
         Input::Frame(f) => PyQrels::from_dataframe(&f, None, None, None)?,
     };
@@ -551,7 +563,7 @@ pub(super) fn run_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Run>> {
     }
     let py = obj.py();
     let r = match Input::of(obj, "run", "Run")? {
-        Input::Path(p) => PyRun::from_file(py, p)?,
+        Input::Path(p) => PyRun::from_file(py, p, None)?,
         Input::Dict(d) => PyRun::from_dict(d.as_any(), None)?,
         Input::Frame(f) => PyRun::from_dataframe(&f, None, None, None, None)?,
     };

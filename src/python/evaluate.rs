@@ -57,7 +57,7 @@ fn evaluate_any(
         Input::Path(path) => {
             let ev = ev.clone();
             heavy(py, move |cancel| {
-                let r = crate::trec::read_run_cancellable(&path, Some(cancel))?;
+                let r = crate::formats::read_run(&path, None, Some(cancel))?;
                 ev.evaluate_cancellable(&r, Some(cancel))
             })
         }

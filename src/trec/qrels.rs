@@ -13,11 +13,6 @@ use crate::intake::{Origins, Place, Rows};
 use crate::qrels::{Qrels, QrelsQuery};
 
 impl Qrels {
-    /// Read a TREC qrels file (`qid iter docno rel`); `.gz` is detected by content, `-` is stdin.
-    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Qrels> {
-        read_qrels_cancellable(path.as_ref(), None)
-    }
-
     /// Parse TREC qrels text; `source` names it in error messages.
     pub fn from_bytes(data: &[u8], source: &str) -> Result<Qrels> {
         parse_qrels(data, source)

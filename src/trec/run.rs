@@ -16,12 +16,6 @@ use crate::intake::{Grouper, PieceSink, Place};
 use crate::run::{Run, RunQuery};
 
 impl Run {
-    /// Read a TREC run file (`qid iter docno rank score tag`); `.gz` is detected by
-    /// content, `-` is stdin.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Run> {
-        read_run(path.as_ref())
-    }
-
     /// Parse TREC run text; `source` names it in error messages.
     pub fn from_bytes(data: &[u8], source: &str) -> Result<Run> {
         parse_run(data, source)
