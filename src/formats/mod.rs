@@ -599,7 +599,8 @@ mod tests {
             "{\"qid\":\"q\",\"docno\":\"d\",\"score\":9.7350000000000012}\n",
         );
         let run = Run::from_file(&p).unwrap();
-        assert_eq!(run.queries()[0].values[0], 9.735_000_000_000_001_2_f64);
+        let exact: f64 = "9.7350000000000012".parse().unwrap(); // std: correctly rounded
+        assert_eq!(run.queries()[0].values[0], exact);
         let p = file(
             &dir,
             "d.jsonl",
