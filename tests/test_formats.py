@@ -211,3 +211,66 @@ def test_bad_qrels_and_formats(tmp_path: Path):
     with pytest.raises(irmetrics.Error, match="not UTF-8 text, which JSON cannot hold"):
         run.to_file(tmp_path / "out.json")
     assert not (tmp_path / "out.json").exists()
+
+
+# ----------------------------------------------------------- rows, ir_datasets
+
+
+@pytest.fixture(scope="module")
+def v10(conformance: Path) -> tuple[Path, Path, dict]:
+    d = conformance / "generated" / "v10_trec_like"
+    want = irmetrics.evaluate(d / "qrels.txt", d / "run.txt", "all_trec", per_query=True)
+    return d / "qrels.txt", d / "run.txt", want
+
+
+def test_ir_measures_named_tuples_and_plain_generators(v10):
+    import ir_measures
+
+    qrels, run, want = v10
+    q = irmetrics.Qrels.from_rows(ir_measures.read_trec_qrels(str(qrels)))
+    r = irmetrics.Run.from_rows(ir_measures.read_trec_run(str(run)))
+    assert irmetrics.evaluate(q, r, "all_trec", per_query=True) == want
+    # a generator of plain tuples, consumed once, in any query order
+    rows = ((f[0], f[2], float(f[4])) for f in reversed(_rows(run)))
+    assert (
+        irmetrics.evaluate(qrels, irmetrics.Run.from_rows(rows), "all_trec", per_query=True) == want
+    )
+
+
+def test_a_local_ir_datasets_dataset(v10):
+    import ir_datasets
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TrecQrels, TrecScoredDocs
+    from ir_datasets.util import LocalDownload
+
+    qrels, run, want = v10
+    ds = Dataset(TrecQrels(LocalDownload(qrels), {}), TrecScoredDocs(LocalDownload(run)))
+    name = "irmetrics-test/v10-trec-like"
+    if name not in ir_datasets.registry:
+        ir_datasets.registry.register(name, ds)
+    q = irmetrics.Qrels.from_ir_datasets(name)  # by id, loaded with ir_datasets.load
+    r = irmetrics.Run.from_ir_datasets(ds, name="bm25")  # or the dataset itself
+    assert r.runid == "bm25"
+    assert irmetrics.evaluate(q, r, "all_trec", per_query=True) == want
+    only_qrels = Dataset(TrecQrels(LocalDownload(qrels), {}))
+    with pytest.raises(irmetrics.InputError, match="has no scored documents"):
+        irmetrics.Run.from_ir_datasets(only_qrels)
+
+
+def test_bad_rows(monkeypatch):
+    with pytest.raises(irmetrics.Error, match="row 1 has 2 fields"):
+        irmetrics.Run.from_rows([("q1", "d1", 0.5), ("q1", "d2")])
+    with pytest.raises(irmetrics.Error, match="relevance of row 0 must be a whole-number label"):
+        irmetrics.Qrels.from_rows([("q1", "d1", 1.5)])
+    with pytest.raises(irmetrics.Error, match="expected an iterable of"):
+        irmetrics.Run.from_rows(3)
+    with pytest.raises(irmetrics.Error, match=r"row 0 \(object\) is not a tuple"):
+        irmetrics.Run.from_rows([object()])
+    with pytest.raises(
+        irmetrics.Error,
+        match=r"row 1: document 'd1' appears twice for query 'q1' \(first at row 0\)",
+    ):
+        irmetrics.Run.from_rows([("q1", "d1", 0.5), ("q1", "d1", 0.4)])
+    monkeypatch.setitem(sys.modules, "ir_datasets", None)
+    with pytest.raises(irmetrics.MissingDependencyError, match="pip install ir_datasets"):
+        irmetrics.Qrels.from_ir_datasets("msmarco-passage/dev")

@@ -690,6 +690,92 @@ pub(crate) fn qrels_from_columns(
     b.build().map_err(|e| to_py(py, e))
 }
 
+/// Rows from any iterable of `(query_id, doc_id, value, ...)`: tuples and named tuples
+/// (ir_datasets' `TrecQrel` / `ScoredDoc`, ir_measures' `Qrel` / `ScoredDoc`) by
+/// position, other objects by the attributes `query_id`, `doc_id` and `relevance` (or
+/// `score`). Consecutive rows of one query go to `sink` as one piece, so a stream of
+/// any length is grouped without a Python object kept per row.
+fn iterable_rows<V: crate::intake::Value>(
+    rows: &Bound<'_, PyAny>,
+    sink: &mut dyn PieceSink<V>,
+    value_attr: &str,
+    value: fn(&Bound<'_, PyAny>, &dyn Fn() -> String) -> PyResult<V>,
+) -> PyResult<()> {
+    let py = rows.py();
+    let iter = rows.try_iter().map_err(|_| {
+        format_err(
+            py,
+            format!(
+                "expected an iterable of (query_id, doc_id, {value_attr}) rows, got {}",
+                type_name(rows)
+            ),
+        )
+    })?;
+    let mut piece: Option<(crate::intake::Rows<V>, u64)> = None;
+    for (row, item) in iter.enumerate() {
+        let item = item?;
+        let at = |what: &str| format!("{what} of row {row}");
+        let (q, d, v) = if let Ok(t) = item.cast::<pyo3::types::PyTuple>() {
+            if t.len() < 3 {
+                return Err(format_err(
+                    py,
+                    format!(
+                        "row {row} has {} fields; expected (query_id, doc_id, {value_attr})",
+                        t.len()
+                    ),
+                ));
+            }
+            (t.get_item(0)?, t.get_item(1)?, t.get_item(2)?)
+        } else {
+            let get = |name: &str| {
+                item.getattr(name).map_err(|_| {
+                    format_err(
+                        py,
+                        format!(
+                            "row {row} ({}) is not a tuple and has no attribute {name:?}",
+                            type_name(&item)
+                        ),
+                    )
+                })
+            };
+            (get("query_id")?, get("doc_id")?, get(value_attr)?)
+        };
+        let qid = id_bytes(&q, &|| at("query id"))?;
+        let doc = id_bytes(&d, &|| at("document id"))?;
+        let v = value(&v, &|| at(value_attr))?;
+        if !matches!(&piece, Some((p, _)) if *p.id() == *qid) {
+            if let Some((p, mark)) = piece.take() {
+                sink.piece(p, mark).map_err(|e| to_py(py, e))?;
+            }
+            piece = Some((crate::intake::Rows::new(&qid), row as u64));
+        }
+        if let Some((p, _)) = &mut piece {
+            p.push(&doc, v).map_err(|e| to_py(py, e))?;
+        }
+        if row % 65_536 == 65_535 {
+            py.check_signals()?;
+        }
+    }
+    if let Some((p, mark)) = piece {
+        sink.piece(p, mark).map_err(|e| to_py(py, e))?;
+    }
+    Ok(())
+}
+
+/// Judgments from an iterable of rows (see [`iterable_rows`]).
+pub(crate) fn qrels_from_rows(rows: &Bound<'_, PyAny>) -> PyResult<Qrels> {
+    let mut b = QrelsBuilder::default();
+    iterable_rows(rows, &mut b, "relevance", label_value)?;
+    b.build().map_err(|e| to_py(rows.py(), e))
+}
+
+/// A run from an iterable of rows (see [`iterable_rows`]).
+pub(crate) fn run_from_rows(rows: &Bound<'_, PyAny>, runid: Vec<u8>) -> PyResult<Run> {
+    let mut g = Grouper::new(Place::new("run", Unit::Row));
+    iterable_rows(rows, &mut g, "score", score_value)?;
+    Run::from_grouper(g, runid).map_err(|e| to_py(rows.py(), e))
+}
+
 /// Numbers as a vector: a float64 numpy array copied once, other array-likes converted
 /// once by numpy, anything else value by value.
 pub(crate) fn float_vec(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<f64>> {

@@ -15,6 +15,34 @@ use crate::qrels::Qrels;
 use crate::run::Run;
 
 /// Relevance judgments: for each query, document ids with integer labels.
+/// `dataset.<method>()` of an ir_datasets dataset, loading it first when given by id;
+/// a dataset without that part says so.
+fn ir_datasets_iter<'py>(
+    dataset: &Bound<'py, PyAny>,
+    method: &str,
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = dataset.py();
+    let dataset = if dataset.is_instance_of::<PyString>() {
+        errors::require(py, "ir_datasets", "a dataset by its id", "ir_datasets")?;
+        py.import("ir_datasets")?.call_method1("load", (dataset,))?
+    } else {
+        dataset.clone()
+    };
+    let has = format!("has_{}", method.trim_end_matches("_iter"));
+    let provides = dataset
+        .call_method0(has.as_str())
+        .and_then(|v| v.is_truthy())
+        .unwrap_or_else(|_| dataset.hasattr(method).unwrap_or(false));
+    if !provides {
+        return Err(input_err(
+            py,
+            format!("the dataset {} has no {what}", dataset.repr()?),
+        ));
+    }
+    dataset.call_method0(method)
+}
+
 /// A `format=` argument (None: by the file name).
 fn file_format(py: Python<'_>, name: Option<&str>) -> PyResult<Option<crate::formats::Format>> {
     name.map(crate::formats::Format::parse)
@@ -65,6 +93,23 @@ impl PyQrels {
         Ok(PyQrels {
             inner: Arc::new(guarded(d.py(), || convert::qrels_from_dict(d))?),
         })
+    }
+
+    /// Build from an iterable of `(query_id, doc_id, relevance)` rows: tuples, named
+    /// tuples (ir_datasets' and ir_measures' `Qrel`), or objects with those attributes.
+    #[staticmethod]
+    fn from_rows(rows: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PyQrels {
+            inner: Arc::new(guarded(rows.py(), || convert::qrels_from_rows(rows))?),
+        })
+    }
+
+    /// The judgments of an ir_datasets dataset (an object, or its id, loaded with
+    /// `ir_datasets.load`), read from its `qrels_iter()`.
+    #[staticmethod]
+    fn from_ir_datasets(dataset: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let rows = ir_datasets_iter(dataset, "qrels_iter", "qrels")?;
+        Self::from_rows(&rows)
     }
 
     /// Build from three equally long columns: query ids, doc ids, labels.
@@ -203,6 +248,29 @@ impl PyRun {
         Ok(PyRun {
             inner: Arc::new(guarded(d.py(), || convert::run_from_dict(d, runid))?),
         })
+    }
+
+    /// Build from an iterable of `(query_id, doc_id, score)` rows: tuples, named tuples
+    /// (ir_datasets' and ir_measures' `ScoredDoc`), or objects with those attributes.
+    #[staticmethod]
+    #[pyo3(signature = (rows, name = None))]
+    fn from_rows(rows: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let runid = convert::runid_arg(name)?;
+        Ok(PyRun {
+            inner: Arc::new(guarded(rows.py(), || convert::run_from_rows(rows, runid))?),
+        })
+    }
+
+    /// The scored documents of an ir_datasets dataset (an object, or its id), read from
+    /// its `scoreddocs_iter()`.
+    #[staticmethod]
+    #[pyo3(signature = (dataset, name = None))]
+    fn from_ir_datasets(
+        dataset: &Bound<'_, PyAny>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let rows = ir_datasets_iter(dataset, "scoreddocs_iter", "scored documents")?;
+        Self::from_rows(&rows, name)
     }
 
     /// Build from three equally long columns: query ids, doc ids, scores.
