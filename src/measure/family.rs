@@ -8,7 +8,7 @@ use crate::stats::Statistic;
 
 /// The kind of judgments a family is computed from ([`Family::judgments`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Judgments {
+pub enum JudgmentKind {
     /// Any: the family does not look at judgments (runid, num_q).
     Any,
     /// Graded relevance labels: qrels (`-R qrels`).
@@ -278,17 +278,17 @@ impl Family {
     /// The judgments the family is computed from: qrels (`-R qrels`, the default),
     /// preferences (`-R prefs` or `-R qrels_prefs`), judgment groups (`-R qrels_jg`), or
     /// any of them (runid, num_q).
-    pub fn judgments(self) -> Judgments {
+    pub fn judgments(self) -> JudgmentKind {
         use Family::*;
         match self {
-            RunId | NumQ => Judgments::Any,
+            RunId | NumQ => JudgmentKind::Any,
             PrefsNumPrefsPoss | PrefsNumPrefsFul | PrefsNumPrefsFulRet | PrefsSimp | PrefsPair
             | PrefsAvgjg | PrefsAvgjgRnonrel | PrefsSimpRet | PrefsPairRet | PrefsAvgjgRet
             | PrefsAvgjgRnonrelRet | PrefsSimpImp | PrefsPairImp | PrefsAvgjgImp => {
-                Judgments::Prefs
+                JudgmentKind::Prefs
             }
-            MapAvgjg | PAvgjg | RprecMultAvgjg => Judgments::Groups,
-            _ => Judgments::Qrels,
+            MapAvgjg | PAvgjg | RprecMultAvgjg => JudgmentKind::Groups,
+            _ => JudgmentKind::Qrels,
         }
     }
 

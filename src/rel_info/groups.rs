@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{show, Error, Location, Result, Unit};
 use crate::evaluate::{Evaluator, Options, Scratch};
-use crate::measure::{Family, Judgments as Needs, Measure, MeasureSet};
+use crate::measure::{Family, JudgmentKind as Needs, Measure, MeasureSet};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::results::{Results, Row};
 use crate::run::Run;

@@ -23,7 +23,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::error::{show, Error, Result};
 use crate::evaluate::Options;
-use crate::measure::{Judgments as Needs, MeasureSet};
+use crate::measure::{JudgmentKind as Needs, MeasureSet};
 use crate::results::Results;
 use crate::run::{Run, RunQuery};
 

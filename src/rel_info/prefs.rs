@@ -198,7 +198,7 @@ impl Prefs {
         options: &Options,
         cancel: Option<&AtomicBool>,
     ) -> Result<Results> {
-        measures.check_judgments(crate::measure::Judgments::Prefs)?;
+        measures.check_judgments(crate::measure::JudgmentKind::Prefs)?;
         let pairs = super::pair_queries(
             self.queries.iter().map(|q| (q.id(), q)),
             run,
