@@ -253,3 +253,48 @@ fn command_line_flags() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every row of tests/data/prefs/cases.tsv prints trec_eval 10.0's bytes: generated
+/// preferences and judgment groups (transitive sub-groups, ties, level -1, -M, -J, -l,
+/// -c) and DL19's qrels read as preferences and as judgment groups, with -Z (see the
+/// folder's README.md for where the expected files come from).
+#[test]
+fn parity_cases_print_trec_eval_bytes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/prefs");
+    let table = std::fs::read_to_string(dir.join("cases.tsv")).unwrap();
+    let mut rows = 0;
+    for line in table.lines().skip(1) {
+        let [flags, judgments, run, expected] = line.split('\t').collect::<Vec<_>>()[..] else {
+            panic!("bad row {line:?}");
+        };
+        let file = |f: &str| file_in(&dir, f);
+        let mut argv: Vec<String> = Vec::new();
+        let mut words = flags.split_whitespace();
+        while let Some(w) = words.next() {
+            argv.push(w.to_string());
+            if w == "-Z" {
+                argv.push(file(words.next().unwrap()));
+            }
+        }
+        argv.extend([file(judgments), file(run)]);
+        let got = cli(&argv.iter().map(String::as_str).collect::<Vec<_>>())
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        let want = std::fs::read_to_string(dir.join(expected)).unwrap();
+        assert!(got == want, "{line}: output differs from trec_eval's");
+        rows += 1;
+    }
+    assert_eq!(rows, 18);
+    // case 3's qrels as preferences: prefs_avgjg_Rnonrel is undefined in trec_eval
+    let (j, r) = (file_in(&dir, "case3.qrels_jg"), file_in(&dir, "case3.run"));
+    let e = message(cli(&["-c", "-R", "qrels_prefs", "-m", "all_prefs", &j, &r]).unwrap_err());
+    assert!(
+        e.starts_with(
+            "query 'q63', judgment group 'j2': prefs_avgjg_Rnonrel keeps the group's first R"
+        ) && e.contains("its value is undefined"),
+        "{e}"
+    );
+}
+
+fn file_in(dir: &std::path::Path, name: &str) -> String {
+    dir.join(name).display().to_string()
+}
