@@ -101,7 +101,7 @@ pub(super) struct Class {
 }
 
 /// How a judgment group's preferences are held.
-pub(super) enum Prefs {
+pub(super) enum Relation {
     /// One sub-group: classes of equal level, best first.
     Classes(Vec<Class>),
     /// Several sub-groups: the transitive preference relation over the query's judged
@@ -114,8 +114,15 @@ pub(super) enum Prefs {
     },
 }
 
+impl Default for Relation {
+    fn default() -> Self {
+        Relation::Classes(Vec::new())
+    }
+}
+
 /// One judgment group's counts (trec_eval's `JG`). `possible_*` include the
 /// fulfilled ones.
+#[derive(Default)]
 pub(super) struct Group {
     pub(super) fulfilled_ret: u64,
     pub(super) possible_ret: u64,
@@ -126,7 +133,7 @@ pub(super) struct Group {
     pub(super) num_rel_ret: u64,
     pub(super) num_nonrel: u64,
     pub(super) num_nonrel_ret: u64,
-    pub(super) prefs: Prefs,
+    pub(super) relation: Relation,
 }
 
 /// A query's counts over one ranking.
@@ -191,21 +198,6 @@ pub(super) fn count(
     Ok(out)
 }
 
-fn empty_group(prefs: Prefs) -> Group {
-    Group {
-        fulfilled_ret: 0,
-        possible_ret: 0,
-        fulfilled_imp: 0,
-        possible_imp: 0,
-        possible_notoccur: 0,
-        num_rel: 0,
-        num_rel_ret: 0,
-        num_nonrel: 0,
-        num_nonrel_ret: 0,
-        prefs,
-    }
-}
-
 /// Pairs (x, y), x from `xs` and y from `ys` (both ascending), with x < y.
 fn pairs_ascending(xs: &[u32], ys: &[u32]) -> u64 {
     let mut below = 0;
@@ -231,7 +223,7 @@ fn class_group(group: &[Entry], out: &mut QueryCounts) -> Group {
         .collect();
     let njr = out.num_judged_ret as u32;
     let retrieved = |c: &Class| c.ranks.partition_point(|&r| r < njr);
-    let mut g = empty_group(Prefs::Classes(Vec::new()));
+    let mut g = Group::default();
     for (i, c1) in classes.iter().enumerate() {
         let a = retrieved(c1);
         let (a_n, a_out) = (a as u64, (c1.ranks.len() - a) as u64);
@@ -264,7 +256,7 @@ fn class_group(group: &[Entry], out: &mut QueryCounts) -> Group {
     }
     g.possible_ret += g.fulfilled_ret;
     g.possible_imp += g.fulfilled_imp;
-    g.prefs = Prefs::Classes(classes);
+    g.relation = Relation::Classes(classes);
     g
 }
 
@@ -317,7 +309,7 @@ fn matrix_group(group: &[Entry], out: &mut QueryCounts, names: &Names) -> Result
             )));
         }
     }
-    let mut g = empty_group(Prefs::Classes(Vec::new()));
+    let mut g = Group::default();
     for (i, &l) in levels.iter().enumerate() {
         let ret = i < njr;
         if l > 0.0 {
@@ -345,7 +337,7 @@ fn matrix_group(group: &[Entry], out: &mut QueryCounts, names: &Names) -> Result
     }
     g.possible_ret += g.fulfilled_ret;
     g.possible_imp += g.fulfilled_imp;
-    g.prefs = Prefs::Matrix { prefers, levels };
+    g.relation = Relation::Matrix { prefers, levels };
     Ok(g)
 }
 
@@ -362,8 +354,8 @@ impl Group {
     pub(super) fn recount(&self, num_judged_ret: usize, retrieved: bool) -> Option<(u64, u64)> {
         let njr = num_judged_ret as u32;
         let (mut ful, mut poss) = (0u64, 0u64);
-        match &self.prefs {
-            Prefs::Classes(classes) => {
+        match &self.relation {
+            Relation::Classes(classes) => {
                 let last = classes.last()?;
                 let part = |c: &[u32]| {
                     if retrieved {
@@ -414,7 +406,7 @@ impl Group {
                     tally(&c1.ranks, kept);
                 }
             }
-            Prefs::Matrix { prefers, levels } => {
+            Relation::Matrix { prefers, levels } => {
                 let n = levels.len();
                 let scan = if retrieved { num_judged_ret } else { n };
                 let mut seen = 0;
