@@ -48,6 +48,8 @@
 //! | the command line | `cli/args.rs` (trec_eval's flags), `cli/output.rs` (trec, JSON, CSV, table), `cli/mod.rs` (the flow) |
 //! | fusion and normalization (ranx's methods) | `fusion/`: `names.rs` (methods, norms, parameters), `norm.rs`, `kernels.rs`, `trained.rs` (methods learnt from qrels), `optimize.rs` (grid search), `mod.rs` (per-query flow); `cli/fuse.rs`, `python/fusion.rs` |
 //! | dense matrices (one row per query: sklearn's shape) | `dense.rs` (to qrels and a run; sklearn's DCG with tie averaging) |
+//! | preference judgments, judgment groups (trec_eval's `-R prefs`, `qrels_prefs`, `qrels_jg`) | `rel_info/`: `prefs.rs` (the `prefs_*` measures), `pref_counts.rs`, `groups.rs` (the `*_avgjg` measures); lines read by `trec/lines.rs` |
+//! | z-scores (`-Z`) | `zscore.rs`: the table of means and deviations, and results turned into z-scores |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
 //!
 //! New capabilities (comparing systems: `compare/`; fusion, online metrics) each get a
@@ -70,10 +72,12 @@ pub mod measure;
 pub mod metrics;
 pub mod parallel;
 pub mod qrels;
+pub mod rel_info;
 pub mod results;
 pub mod run;
 pub mod stats;
 pub mod trec;
+pub mod zscore;
 
 #[cfg(feature = "python")]
 mod python;

@@ -33,6 +33,8 @@ pub struct Results {
     relstrings: Vec<String>,
     summary: Vec<f64>,
     runid: Vec<u8>,
+    /// The values are z-scores (`-Z`, [`crate::zscore`]).
+    zscores: bool,
 }
 
 impl Results {
@@ -85,7 +87,46 @@ impl Results {
             relstrings,
             summary,
             runid,
+            zscores: false,
         }
+    }
+
+    /// The same results with z-scores for values and `all` row (laid out as `values`).
+    pub(crate) fn into_zscores(mut self, values: Vec<f64>, summary: Vec<f64>) -> Results {
+        self.values = values;
+        self.summary = summary;
+        self.zscores = true;
+        self
+    }
+
+    /// Whether the values are z-scores (`-Z`).
+    pub fn is_zscores(&self) -> bool {
+        self.zscores
+    }
+
+    /// A column's name as trec_eval prints it: with `-Z`, `Z` before the name of every
+    /// value turned into a z-score (not runid, not relstring).
+    pub fn printed_name(&self, col: &Column) -> String {
+        if self.zscored(col) {
+            format!("Z{}", col.name)
+        } else {
+            col.name.clone()
+        }
+    }
+
+    fn zscored(&self, col: &Column) -> bool {
+        self.zscores && !matches!(col.family, Family::RunId | Family::Relstring)
+    }
+
+    /// The `%-22s\t` start of a column's trec_eval lines (`Z%-22s\t` for a z-score).
+    fn line_prefix(&self, col: &Column) -> String {
+        let z = if self.zscored(col) { "Z" } else { "" };
+        format!("{z}{:<22}\t", col.name)
+    }
+
+    /// Whether a column prints as a count (`%ld`): counts that are not z-scores.
+    pub fn prints_integer(&self, col: &Column) -> bool {
+        col.family.is_integer() && !self.zscored(col)
     }
 
     /// Replace the `all` value of a family's column (for trec_eval compatibility).
@@ -256,12 +297,12 @@ impl Results {
                 match col.family {
                     Family::Relstring => continue,
                     Family::RunId => {
-                        write!(line, "{:<22}\tall\t", col.name)?;
+                        write!(line, "{}all\t", self.line_prefix(col))?;
                         line.extend_from_slice(&self.runid);
                     }
-                    f => {
-                        write!(line, "{:<22}\tall\t", col.name)?;
-                        write_value(&mut line, f, self.summary[c])?;
+                    _ => {
+                        write!(line, "{}all\t", self.line_prefix(col))?;
+                        write_value(&mut line, self.prints_integer(col), self.summary[c])?;
                     }
                 }
                 line.push(b'\n');
@@ -290,7 +331,7 @@ impl Results {
         // each printed column's name, padded as trec_eval's `%-22s\t`, made once
         let prefixes: Vec<(usize, Vec<u8>)> = (self.columns.iter().enumerate())
             .filter(|(_, col)| Self::is_per_query(col))
-            .map(|(c, col)| (c, format!("{:<22}\t", col.name).into_bytes()))
+            .map(|(c, col)| (c, self.line_prefix(col).into_bytes()))
             .collect();
         crate::parallel::write_in_chunks(
             self.query_ids.len(),
@@ -324,7 +365,7 @@ impl Results {
                 buf.push(b'\'');
             } else {
                 // writing to a Vec cannot fail
-                let _ = write_value(buf, col.family, self.value(q, *c));
+                let _ = write_value(buf, self.prints_integer(col), self.value(q, *c));
             }
             buf.push(b'\n');
         }
@@ -340,8 +381,8 @@ impl Results {
 }
 
 /// `%ld` for counts, `%6.4f` for everything else (NaN printed as glibc does: `-nan`).
-fn write_value(w: &mut Vec<u8>, f: Family, v: f64) -> std::io::Result<()> {
-    if f.is_integer() {
+fn write_value(w: &mut Vec<u8>, integer: bool, v: f64) -> std::io::Result<()> {
+    if integer {
         write!(w, "{}", v as i64)?;
     } else if v.is_nan() {
         write!(w, "{:>6}", "-nan")?;

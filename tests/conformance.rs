@@ -1,8 +1,9 @@
-//! trec_eval 10.0 conformance, in Rust: every supported row of
+//! trec_eval 10.0 conformance, in Rust: every row of
 //! `../shared/conformance/{trec_eval_suite,generated,bad_input}/MANIFEST.tsv` is run
 //! through `irmetrics::cli::run` and compared with trec_eval's stored output by the
 //! rules of `check_conformance.py` (strict mode). Rows that carry a full-precision
-//! JSON are additionally compared value by value (1e-6) through the library, because
+//! JSON are additionally compared value by value (1e-6) through the library (the
+//! command line's flow, `cli::evaluate_args`, unrounded), because
 //! 4-decimal text hides small errors.
 //!
 //! Without `../shared` the test passes with a notice, unless `CI` is set.
@@ -17,20 +18,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use irmetrics::{Evaluator, MeasureSet, Qrels, Results, Run};
+use irmetrics::Results;
 
 const SUITES: [&str; 3] = ["trec_eval_suite", "generated", "bad_input"];
-
-/// trec_eval_suite rows that need features irmetrics does not have (preference
-/// judgments, `-R qrels_jg`, z-scores), with the flag that shows why.
-const UNSUPPORTED: [(&str, &str); 6] = [
-    ("test_prefs", "-R prefs"),
-    ("test_prefs_comment", "-R prefs"),
-    ("test_qrels_prefs", "-R qrels_prefs"),
-    ("test_qrels_jg", "-R qrels_jg"),
-    ("test_qrels_jg_comments", "-R qrels_jg"),
-    ("test_aqZ", "-Z"),
-];
 
 /// Absolute tolerance for full-precision values (the checker's default `--tol`).
 const TOL: f64 = 1e-6;
@@ -179,10 +169,15 @@ fn json_f64(v: &serde_json::Value) -> Option<f64> {
 type FullJson = BTreeMap<String, BTreeMap<String, serde_json::Value>>;
 
 fn check_row(row: &Row, tally: &Mutex<Tally>) {
-    let argv: Vec<String> = row
-        .flags
-        .split_whitespace()
-        .map(str::to_string)
+    // the checker's `absolutise_flags`: the file after -Z lies in the suite
+    let flags: Vec<&str> = row.flags.split_whitespace().collect();
+    let argv: Vec<String> = flags
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match i.checked_sub(1).map(|p| flags[p]) {
+            Some("-Z") => row.suite.join(t).display().to_string(),
+            _ => t.to_string(),
+        })
         .chain([
             row.suite.join(&row.qrels).display().to_string(),
             row.suite.join(&row.run).display().to_string(),
@@ -264,12 +259,12 @@ fn check_row(row: &Row, tally: &Mutex<Tally>) {
 
 /// Every float of the full-precision JSON against the library's unrounded values.
 fn compare_full(argv: &[String], full: &FullJson, errors: &mut Vec<String>) -> usize {
+    // the command line's flow (any judgments format, z-scores), unrounded values
     let args = irmetrics::cli::parse_args(argv).unwrap();
-    let measures = MeasureSet::parse(&args.measures).unwrap();
-    let qrels = Qrels::from_file(&args.qrels).unwrap();
-    let ev = Evaluator::new(qrels, measures, args.options.clone()).unwrap();
-    let res = ev
-        .evaluate(&Run::from_file(&args.runs[0]).unwrap())
+    let (_, res) = irmetrics::cli::evaluate_args(&args, None)
+        .unwrap()
+        .into_iter()
+        .next()
         .unwrap();
     let qids: HashMap<String, usize> = res
         .query_ids()
@@ -279,7 +274,7 @@ fn compare_full(argv: &[String], full: &FullJson, errors: &mut Vec<String>) -> u
         .collect();
     let mut matched = 0;
     for (c, col) in res.columns().iter().enumerate() {
-        let Some(per) = full.get(&col.name) else {
+        let Some(per) = full.get(&res.printed_name(col)) else {
             continue;
         };
         for (q, v) in per {
@@ -330,20 +325,10 @@ fn trec_eval_conformance() {
         );
         return;
     }
-    let mut rows = Vec::new();
-    let mut skipped = 0;
-    for suite in SUITES {
-        for row in read_manifest(&root.join(suite)) {
-            if let Some((_, why)) = UNSUPPORTED.iter().find(|(c, _)| *c == row.case) {
-                // the skip list must not hide a row that became something else
-                assert!(row.flags.contains(why), "{}: flags {}", row.case, row.flags);
-                skipped += 1;
-                continue;
-            }
-            rows.push(row);
-        }
-    }
-    assert_eq!(skipped, UNSUPPORTED.len());
+    let rows: Vec<Row> = SUITES
+        .iter()
+        .flat_map(|suite| read_manifest(&root.join(suite)))
+        .collect();
 
     let tally = Mutex::new(Tally::default());
     let next = AtomicUsize::new(0);
@@ -370,12 +355,12 @@ fn trec_eval_conformance() {
         t.full_values_matched
     );
     assert!(t.failures.is_empty(), "{}", t.failures.join("\n"));
-    // 86 rows of 92 (6 unsupported): counts guard against a silently empty run
-    assert_eq!(rows.len(), 86);
+    // every row of the three suites: counts guard against a silently empty run
+    assert_eq!(rows.len(), 92);
     assert_eq!(t.rows_rejected_as_trec_eval, 18);
-    // 61 = 86 - 18 rejects - 6 lenient rows we refuse - 1 info row; it moves only
+    // 67 = 92 - 18 rejects - 6 lenient rows we refuse - 1 info row; it moves only
     // when the policy on odd inputs changes
-    assert_eq!(t.rows_compared, 61);
+    assert_eq!(t.rows_compared, 67);
     assert!(t.values_matched >= 109_000, "{} values", t.values_matched);
     assert!(
         t.full_values_matched >= 100_000,

@@ -3,8 +3,8 @@
 Runs ../shared/conformance/check_conformance.py (trec_eval 10.0's own test suite,
 generated edge cases at full precision, and bad inputs) against the installed
 ``irmetrics`` command line and against the Python API (``irmetrics.compat``), in
-``--strict`` mode. The ``-R prefs``, ``-R qrels_prefs``, ``-R qrels_jg`` and ``-Z``
-rows of trec_eval_suite are not supported yet and are left out by name.
+``--strict`` mode: every row, the ``-R prefs``, ``-R qrels_prefs``, ``-R qrels_jg`` and
+``-Z`` rows of trec_eval's suite included.
 """
 
 from __future__ import annotations
@@ -14,27 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-SUPPORTED_SUITE_CASES = [
-    "test",
-    "test_with_comments",
-    "comment_test",
-    "test_a",
-    "test_aq",
-    "test_aqc",
-    "test_aqcM",
-    "test_aql",
-    "test_meas_params",
-    "test_302_aq",
-]
-UNSUPPORTED_SUITE_CASES = [
-    "test_prefs",
-    "test_prefs_comment",
-    "test_qrels_prefs",
-    "test_qrels_jg",
-    "test_qrels_jg_comments",
-    "test_aqZ",
-]
 
 
 def check(conformance: Path, *args: str) -> str:
@@ -61,57 +40,41 @@ def manifest_rows(suite: Path) -> int:
 
 
 CLI = f"{sys.executable} -m irmetrics {{flags}} {{qrels}} {{run}}"
-SUITE_ARGS = [a for c in SUPPORTED_SUITE_CASES for a in ("--case", c)]
+SUITES = ["trec_eval_suite", "generated", "bad_input"]
 
 
-@pytest.mark.parametrize("suite", ["generated", "bad_input"])
+@pytest.mark.parametrize("suite", SUITES)
 def test_cli_conformance(conformance: Path, suite: str) -> None:
     last = check(conformance, "--suite", str(conformance / suite), "--cmd", CLI)
-    # every row ran (47 generated, 29 bad_input as stored)
+    # every row ran (16 trec_eval_suite, 47 generated, 29 bad_input as stored)
     assert last == f"{manifest_rows(conformance / suite)} passed, 0 failed"
 
 
-def test_cli_trec_eval_suite(conformance: Path) -> None:
-    suite = str(conformance / "trec_eval_suite")
-    last = check(conformance, "--suite", suite, "--cmd", CLI, *SUITE_ARGS)
-    assert last == f"{len(SUPPORTED_SUITE_CASES)} passed, 0 failed"
-
-
 def test_python_api_conformance(conformance: Path) -> None:
-    suites = ["--suite", str(conformance / "generated"), "--suite", str(conformance / "bad_input")]
+    suites = [a for s in SUITES for a in ("--suite", str(conformance / s))]
     last = check(conformance, *suites, "--python", "irmetrics.compat:trec_eval")
-    rows = manifest_rows(conformance / "generated") + manifest_rows(conformance / "bad_input")
+    rows = sum(manifest_rows(conformance / s) for s in SUITES)
     assert last == f"{rows} passed, 0 failed"
-    suite = str(conformance / "trec_eval_suite")
-    last = check(
-        conformance, "--suite", suite, "--python", "irmetrics.compat:trec_eval", *SUITE_ARGS
-    )
-    assert last == f"{len(SUPPORTED_SUITE_CASES)} passed, 0 failed"
 
 
-@pytest.mark.parametrize("case", UNSUPPORTED_SUITE_CASES)
-def test_unsupported_rows_are_refused_clearly(conformance: Path, case: str) -> None:
-    """Preference/judgment-group formats and z-scores are refused with a message."""
-    import csv
-
-    manifest = (conformance / "trec_eval_suite" / "MANIFEST.tsv").read_text().splitlines()
-    rows = list(csv.DictReader(manifest, delimiter="\t"))
-    row = next(r for r in rows if r["case"] == case)
-    suite = conformance / "trec_eval_suite"
-    args = row["flags"].split()
-    args = [str(suite / a) if (suite / a).is_file() else a for a in args]
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "irmetrics",
-            *args,
-            str(suite / row["qrels"]),
-            str(suite / row["run"]),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 2
-    assert "not supported" in proc.stderr or "only the 'qrels'" in proc.stderr
+@pytest.mark.parametrize(
+    ("fmt", "text", "where"),
+    [
+        ("prefs", "q g s d 1\nq g s e\n", ":2: malformed line: expected 5 fields"),
+        ("qrels_prefs", "q 0 d 1\nq 0 d 2\n", ":2: document 'd' appears twice"),
+        ("qrels_jg", "q 0 d 1\nq 0 e x\n", ":2: relevance label 'x' is not a whole number"),
+    ],
+)
+def test_bad_judgment_files_name_file_and_line(
+    tmp_path: Path, fmt: str, text: str, where: str
+) -> None:
+    """A malformed preference or judgment-group file: exit 1, file and line named."""
+    judgments = tmp_path / "judgments.txt"
+    judgments.write_text(text)
+    run = tmp_path / "run.txt"
+    run.write_text("q Q0 d 1 2.0 r\nq Q0 e 2 1.0 r\n")
+    cmd = [sys.executable, "-m", "irmetrics", "-R", fmt, str(judgments), str(run)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert f"{judgments}{where}" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and "panicked" not in proc.stderr

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::evaluate::Options;
+use crate::rel_info::RelFormat;
 
 /// Usage text.
 pub const USAGE: &str = "\
@@ -32,6 +33,15 @@ trec_eval options:
   -N NUM             number of documents in the collection (utility, fallout and
                      the confusion-matrix rates); 0 = unknown [default], else at
                      least the judged documents of every query
+  -R FORMAT          format of QRELS: qrels [default]; prefs (qid jg jsg docno
+                     level: preferences, -m all_prefs / prefs); qrels_prefs (qrels
+                     read as preferences, column 2 the judgment group); qrels_jg
+                     (qrels of several judgment groups, -m qrels_jg: map_avgjg,
+                     P_avgjg, Rprec_mult_avgjg)
+  -Z FILE            print z-scores: each value becomes (value - mean) / stddev
+                     with FILE's 'qid measure mean stddev' lines
+  -T FORMAT          format of RUN: trec_results, the only one
+  -D LEVEL           trec_eval's debug level: accepted, no traces printed
 other options:
   --format FMT       trec (default), json, csv or table
   --output FILE      write to FILE (atomically: a temporary file, then renamed)
@@ -91,6 +101,10 @@ pub struct Args {
     pub help: bool,
     /// `-v`.
     pub version: bool,
+    /// `-R`: the format of the judgments file.
+    pub rel_format: RelFormat,
+    /// `-Z`: a table of per-query means and deviations; values become z-scores.
+    pub zscores: Option<PathBuf>,
 }
 
 pub(super) fn usage_err(msg: impl Into<String>) -> Error {
@@ -137,6 +151,8 @@ where
         max_line_bytes: None,
         help: false,
         version: false,
+        rel_format: RelFormat::Qrels,
+        zscores: None,
     };
     let mut positional: Vec<PathBuf> = Vec::new();
     let mut p = lexopt::Parser::from_args(argv);
@@ -164,18 +180,28 @@ where
             Short('N') | Long("number_docs_in_coll") => {
                 a.options.num_docs_in_collection = num("-N", &text("-N", p.value().map_err(lex)?)?)?
             }
-            Short(f @ ('R' | 'T' | 'Z' | 'D')) => {
-                let flag = format!("-{f}");
-                let v = text(&flag, p.value().map_err(lex)?)?;
-                match (f, v.as_str()) {
-                    ('R', "qrels") | ('T', "trec_results") => {}
-                    ('R', _) => {
-                        return Err(usage_err(format!(
-                            "-R {v}: only the 'qrels' relevance format is supported \
-                             (preference and judgment-group formats are not yet)"
-                        )))
-                    }
-                    _ => return Err(usage_err(format!("option {flag} {v} is not supported"))),
+            Short('R') | Long("Rel_info_format") => {
+                let v = text("-R", p.value().map_err(lex)?)?;
+                a.rel_format = RelFormat::parse(&v).map_err(|e| usage_err(e.to_string()))?;
+            }
+            Short('T') | Long("Results_format") => {
+                let v = text("-T", p.value().map_err(lex)?)?;
+                if v != "trec_results" {
+                    return Err(usage_err(format!(
+                        "-T {v}: the only results format is trec_results (as in trec_eval)"
+                    )));
+                }
+            }
+            Short('Z') | Long("Zscore") => a.zscores = Some(p.value().map_err(lex)?.into()),
+            Short('D') | Long("Debug_level") => {
+                // trec_eval's debug level (its traces are not reproduced); `-D N.qid`
+                // would also restrict the evaluation to one query
+                let v = text("-D", p.value().map_err(lex)?)?;
+                if v.contains('.') || v.trim().parse::<i64>().is_err() {
+                    return Err(usage_err(format!(
+                        "-D {v}: the debug level must be a whole number (trec_eval's \
+                         -D level.query form is not supported)"
+                    )));
                 }
             }
             Long("format") => {
@@ -214,7 +240,7 @@ where
     a.runs = positional.split_off(1);
     a.qrels = positional.remove(0);
     if a.measures.is_empty() {
-        a.measures.push("official".into());
+        a.measures.push(a.rel_format.default_measures().into());
     }
     Ok(a)
 }

@@ -22,7 +22,9 @@ use std::sync::atomic::AtomicBool;
 use crate::error::{Error, Result};
 use crate::evaluate::Evaluator;
 use crate::measure::MeasureSet;
+use crate::rel_info::{Judgments, RelFormat};
 use crate::results::Results;
+use crate::zscore::ZScores;
 
 /// Evaluate every run the arguments name, in order: the flow shared by the command
 /// line and `irmetrics.compat`. Stops with [`Error::Interrupted`] soon after `cancel`
@@ -34,20 +36,44 @@ pub fn evaluate_args(args: &Args, cancel: Option<&AtomicBool>) -> Result<Vec<(Pa
         crate::trec::set_max_line_bytes(n);
     }
     let measures = MeasureSet::parse(&args.measures)?;
-    let qrels = crate::formats::read_qrels(&args.qrels, None, cancel)?;
-    let ev = Evaluator::new(qrels, measures, args.options.clone())?;
-    args.runs
-        .iter()
-        .map(|path| {
-            let res = if args.stream {
-                ev.evaluate_file_cancellable(path, cancel)?
-            } else {
+    let results = if args.rel_format == RelFormat::Qrels {
+        let qrels = crate::formats::read_qrels(&args.qrels, None, cancel)?;
+        let ev = Evaluator::new(qrels, measures, args.options.clone())?;
+        args.runs
+            .iter()
+            .map(|path| {
+                let res = if args.stream {
+                    ev.evaluate_file_cancellable(path, cancel)?
+                } else {
+                    let run = crate::formats::read_run(path, None, cancel)?;
+                    ev.evaluate_cancellable(&run, cancel)?
+                };
+                Ok((path.clone(), res))
+            })
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        // measures first: a wrong measure is named before any file is read
+        crate::rel_info::check_format(&measures, args.rel_format)?;
+        let judgments = Judgments::from_file(&args.qrels, args.rel_format)?;
+        args.runs
+            .iter()
+            .map(|path| {
                 let run = crate::formats::read_run(path, None, cancel)?;
-                ev.evaluate_cancellable(&run, cancel)?
-            };
-            Ok((path.clone(), res))
-        })
-        .collect()
+                let res = judgments.evaluate(&run, &measures, &args.options, cancel)?;
+                Ok((path.clone(), res))
+            })
+            .collect::<Result<Vec<_>>>()?
+    };
+    match &args.zscores {
+        None => Ok(results),
+        Some(table) => {
+            let table = ZScores::from_file(table)?;
+            results
+                .into_iter()
+                .map(|(path, res)| Ok((path, table.apply(&res)?)))
+                .collect()
+        }
+    }
 }
 
 /// The exit status of the command line for an error: 2 for usage errors (bad options,

@@ -11,8 +11,8 @@ use crate::measure::Family;
 use crate::results::Results;
 
 /// A value as JSON: integers for counting measures, null for NaN and infinities.
-fn json_value(family: Family, v: f64) -> Value {
-    if family.is_integer() && v.is_finite() {
+fn json_value(integer: bool, v: f64) -> Value {
+    if integer && v.is_finite() {
         Value::from(v as i64)
     } else {
         serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
@@ -146,8 +146,8 @@ fn render(
                     .filter(|&&c| cols[c].family != Family::NumQ)
                     .map(|&c| {
                         (
-                            cols[c].name.clone(),
-                            json_value(cols[c].family, res.summary(c)),
+                            res.printed_name(&cols[c]),
+                            json_value(res.prints_integer(&cols[c]), res.summary(c)),
                         )
                     })
                     .collect();
@@ -186,11 +186,15 @@ fn render(
             if several.unwrap_or(0) == 0 {
                 let mut header = several.map_or(Vec::new(), |_| vec![b"run".to_vec()]);
                 header.push(b"query".to_vec());
-                header.extend(shown.iter().map(|&c| cols[c].name.clone().into_bytes()));
+                header.extend(
+                    shown
+                        .iter()
+                        .map(|&c| res.printed_name(&cols[c]).into_bytes()),
+                );
                 rows.push(header);
             }
             let fmt = |c: usize, v: f64| -> Vec<u8> {
-                if cols[c].family.is_integer() {
+                if res.prints_integer(&cols[c]) {
                     format!("{}", v as i64)
                 } else if table {
                     format!("{v:.4}")
@@ -286,7 +290,7 @@ fn per_query_json(
         .iter()
         .filter(|&&c| Results::is_per_query(&cols[c]))
         .map(|&c| {
-            let mut key = serde_json::to_vec(&cols[c].name).unwrap_or_default();
+            let mut key = serde_json::to_vec(&res.printed_name(&cols[c])).unwrap_or_default();
             key.push(b':');
             (c, key)
         })
@@ -307,7 +311,7 @@ fn per_query_json(
                         buf.push(b',');
                     }
                     buf.extend_from_slice(key);
-                    let v = json_value(cols[*c].family, res.value(q, *c));
+                    let v = json_value(res.prints_integer(&cols[*c]), res.value(q, *c));
                     serde_json::to_writer(&mut *buf, &v).map_err(json_err)?;
                 }
                 buf.push(b'}');

@@ -104,6 +104,7 @@ impl Evaluator {
         for m in measures.measures() {
             m.check()?;
         }
+        measures.check_judgments(crate::measure::JudgmentKind::Qrels)?;
         crate::parallel::check_threads(options.n_threads as i128, "n_threads (--threads)")?;
         crate::parallel::env_threads()?;
         check_num_docs(&qrels, options.num_docs_in_collection)?;

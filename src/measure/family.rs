@@ -6,6 +6,19 @@
 
 use crate::stats::Statistic;
 
+/// The kind of judgments a family is computed from ([`Family::judgments`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JudgmentKind {
+    /// Any: the family does not look at judgments (runid, num_q).
+    Any,
+    /// Graded relevance labels: qrels (`-R qrels`).
+    Qrels,
+    /// Preferences between documents (`-R prefs` or `-R qrels_prefs`).
+    Prefs,
+    /// Qrels in judgment groups (`-R qrels_jg`).
+    Groups,
+}
+
 /// What a family's parameters look like (trec_eval's four kinds, plus none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
@@ -187,6 +200,25 @@ families! {
     SetMap => "set_map", None, [], Mean, false, "set_P * set_recall.";
     SetF => "set_F", Numbers, [1.0], Mean, false, "F-measure of the retrieved set, (1+b^2)PR/(b^2 P+R); parameter b.";
     NumNonrelJudgedRet => "num_nonrel_judged_ret", None, [], Sum, true, "Number of judged non-relevant documents retrieved.";
+    // ---- preference judgments (-R prefs, -R qrels_prefs; rel_info/prefs.rs) ----
+    PrefsNumPrefsPoss => "prefs_num_prefs_poss", None, [], Sum, true, "Preferences possible, whether or not their documents are retrieved (sum over queries).";
+    PrefsNumPrefsFul => "prefs_num_prefs_ful", None, [], Sum, true, "Preferences fulfilled, implied ones included (only one of the two documents retrieved, above the other) (sum).";
+    PrefsNumPrefsFulRet => "prefs_num_prefs_ful_ret", None, [], Sum, true, "Preferences fulfilled between two retrieved documents (sum).";
+    PrefsSimp => "prefs_simp", None, [], Mean, false, "Preferences fulfilled / preferences possible (a preference between two unretrieved documents counts as failed).";
+    PrefsPair => "prefs_pair", None, [], Mean, false, "Average over document pairs of the fraction of the judgment groups' preferences on the pair that the ranking fulfils.";
+    PrefsAvgjg => "prefs_avgjg", None, [], Mean, false, "prefs_simp within each judgment group, averaged over the groups.";
+    PrefsAvgjgRnonrel => "prefs_avgjg_Rnonrel", None, [], Mean, false, "prefs_avgjg with each group's non-relevant documents (level 0) cut or padded to its number of relevant ones, R (akin to bpref).";
+    PrefsSimpRet => "prefs_simp_ret", None, [], Mean, false, "prefs_simp over preferences between two retrieved documents only.";
+    PrefsPairRet => "prefs_pair_ret", None, [], Mean, false, "prefs_pair over pairs of two retrieved documents only.";
+    PrefsAvgjgRet => "prefs_avgjg_ret", None, [], Mean, false, "prefs_avgjg over preferences between two retrieved documents only.";
+    PrefsAvgjgRnonrelRet => "prefs_avgjg_Rnonrel_ret", None, [], Mean, false, "prefs_avgjg_Rnonrel over retrieved documents only.";
+    PrefsSimpImp => "prefs_simp_imp", None, [], Mean, false, "prefs_simp ignoring preferences whose two documents are both unretrieved.";
+    PrefsPairImp => "prefs_pair_imp", None, [], Mean, false, "prefs_pair ignoring pairs whose two documents are both unretrieved.";
+    PrefsAvgjgImp => "prefs_avgjg_imp", None, [], Mean, false, "prefs_avgjg ignoring preferences whose two documents are both unretrieved.";
+    // ---- judgment groups (-R qrels_jg; rel_info/jg.rs) ----
+    MapAvgjg => "map_avgjg", None, [], Mean, false, "map of each judgment group's judgments, averaged over the query's groups.";
+    PAvgjg => "P_avgjg", Cutoffs, [5, 10, 15, 20, 30, 100, 200, 500, 1000], Mean, false, "P at cut-off k of each judgment group, averaged over the query's groups.";
+    RprecMultAvgjg => "Rprec_mult_avgjg", Fractions, [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0], Mean, false, "Rprec_mult of each judgment group, averaged over the query's groups.";
     Rbp => "rbp", Pairs, [], Mean, false, "Rank-biased precision (p = 0.9 by default), gains rescaled to [0, 1].";
     RbpResid => "rbp_resid", Pairs, [], Mean, false, "RBP residual: the most RBP can rise if every unjudged document were relevant.";
     Unj => "unj", Cutoffs, [5, 10, 20], Mean, false, "Fraction of unjudged documents in the top k.";
@@ -243,6 +275,23 @@ impl Family {
         self <= Family::Unj
     }
 
+    /// The judgments the family is computed from: qrels (`-R qrels`, the default),
+    /// preferences (`-R prefs` or `-R qrels_prefs`), judgment groups (`-R qrels_jg`), or
+    /// any of them (runid, num_q).
+    pub fn judgments(self) -> JudgmentKind {
+        use Family::*;
+        match self {
+            RunId | NumQ => JudgmentKind::Any,
+            PrefsNumPrefsPoss | PrefsNumPrefsFul | PrefsNumPrefsFulRet | PrefsSimp | PrefsPair
+            | PrefsAvgjg | PrefsAvgjgRnonrel | PrefsSimpRet | PrefsPairRet | PrefsAvgjgRet
+            | PrefsAvgjgRnonrelRet | PrefsSimpImp | PrefsPairImp | PrefsAvgjgImp => {
+                JudgmentKind::Prefs
+            }
+            MapAvgjg | PAvgjg | RprecMultAvgjg => JudgmentKind::Groups,
+            _ => JudgmentKind::Qrels,
+        }
+    }
+
     /// Whether the family needs the number of documents in the collection (-N).
     pub fn needs_num_docs(self) -> bool {
         use Family::*;
@@ -278,7 +327,7 @@ impl Family {
             // recall levels: recall lies in [0, 1]; a level above 1 is never reached
             IprecAtRecall | Iprec | Pt11Avg => &[param!("recall level", Unit)],
             // trec_eval's R-multiples: a negative multiple is a rank below 1
-            RprecMult => &[param!("multiple of R", NonNegative)],
+            RprecMult | RprecMultAvgjg => &[param!("multiple of R", NonNegative)],
             // how many documents relstring shows
             Relstring => &[param!("length", NonNegative)],
             // a*relret + b*nonrelret + c*relnotret + d*nonrelnotret: any weights
@@ -324,6 +373,29 @@ impl Family {
     }
 }
 
+/// trec_eval's `all_prefs`: runid, num_q and every preference measure.
+const ALL_PREFS: &[Family] = {
+    use Family::*;
+    &[
+        RunId,
+        NumQ,
+        PrefsNumPrefsPoss,
+        PrefsNumPrefsFul,
+        PrefsNumPrefsFulRet,
+        PrefsSimp,
+        PrefsPair,
+        PrefsAvgjg,
+        PrefsAvgjgRnonrel,
+        PrefsSimpRet,
+        PrefsPairRet,
+        PrefsAvgjgRet,
+        PrefsAvgjgRnonrelRet,
+        PrefsSimpImp,
+        PrefsPairImp,
+        PrefsAvgjgImp,
+    ]
+};
+
 /// trec_eval's nicknames: a name for a list of families.
 pub(super) const NICKNAMES: &[(&str, &[Family])] = {
     use Family::*;
@@ -361,6 +433,10 @@ pub(super) const NICKNAMES: &[(&str, &[Family])] = {
                 SetF,
             ],
         ),
+        ("all_prefs", ALL_PREFS),
+        // trec_eval's `prefs`: the first eight of `all_prefs`
+        ("prefs", ALL_PREFS.split_at(8).0),
+        ("qrels_jg", &[RunId, NumQ, MapAvgjg, PAvgjg, RprecMultAvgjg]),
         (
             "all_trec",
             &[

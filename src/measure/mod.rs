@@ -17,7 +17,9 @@
 mod family;
 mod parse;
 
-pub use family::{nickname, Domain, Family, Param, ParamKind, MAX_EXPONENT, MAX_GAIN};
+pub use family::{
+    nickname, Domain, Family, JudgmentKind, Param, ParamKind, MAX_EXPONENT, MAX_GAIN,
+};
 pub use parse::{parse_measure, parse_measure_as};
 
 /// Whose meaning a name takes where the peers give one spelling two meanings. Names
@@ -366,6 +368,28 @@ impl MeasureSet {
     /// True when nothing was requested.
     pub fn is_empty(&self) -> bool {
         self.measures.is_empty()
+    }
+
+    /// Every measure must be computable from the judgments at hand ([`JudgmentKind`]:
+    /// qrels, preferences or judgment groups; runid and num_q from any).
+    pub fn check_judgments(&self, holds: JudgmentKind) -> Result<()> {
+        let format = |n: JudgmentKind| match n {
+            JudgmentKind::Prefs => "preference judgments (-R prefs or -R qrels_prefs)",
+            JudgmentKind::Groups => "qrels in judgment groups (-R qrels_jg)",
+            _ => "plain qrels (-R qrels, the default)",
+        };
+        for m in &self.measures {
+            let needs = m.family.judgments();
+            if needs != JudgmentKind::Any && needs != holds {
+                return Err(Error::Measure(format!(
+                    "measure '{}' is computed from {}, but the judgments are {}",
+                    m.family.name(),
+                    format(needs),
+                    format(holds)
+                )));
+            }
+        }
+        Ok(())
     }
 }
 

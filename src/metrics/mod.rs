@@ -108,6 +108,12 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
     use Family::*;
     match m.family {
         RunId | NumQ | Relstring => out.fill(0.0),
+        // computed from other judgments by `crate::rel_info` (preference counts; map, P
+        // and Rprec_mult per judgment group), never from one qrels
+        PrefsNumPrefsPoss | PrefsNumPrefsFul | PrefsNumPrefsFulRet | PrefsSimp | PrefsPair
+        | PrefsAvgjg | PrefsAvgjgRnonrel | PrefsSimpRet | PrefsPairRet | PrefsAvgjgRet
+        | PrefsAvgjgRnonrelRet | PrefsSimpImp | PrefsPairImp | PrefsAvgjgImp | MapAvgjg
+        | PAvgjg | RprecMultAvgjg => out.fill(0.0),
         NumRet | NumRel | NumRelRet | NumNonrelJudgedRet => counts::count(m.family, c, out),
         Map | GmMap => out[0] = ap::average_precision(c),
         MapCut => ap::average_precision_cut(c, m.cutoffs(), out),

@@ -106,13 +106,13 @@ pub(super) fn trec_eval<'py>(py: Python<'py>, argv: Vec<OsString>) -> PyResult<B
             if !crate::results::Results::is_per_query(col) {
                 continue;
             }
-            let d = entry(&col.name)?;
+            let d = entry(&res.printed_name(col))?;
             for (q, id) in ids.iter().enumerate() {
                 match col.family {
                     Family::Relstring => {
                         d.set_item(id, format!("'{}'", res.relstring(q).unwrap_or("")))?
                     }
-                    f if f.is_integer() => d.set_item(id, res.value(q, c) as i64)?,
+                    _ if res.prints_integer(col) => d.set_item(id, res.value(q, c) as i64)?,
                     _ => d.set_item(id, res.value(q, c))?,
                 }
             }
@@ -120,13 +120,14 @@ pub(super) fn trec_eval<'py>(py: Python<'py>, argv: Vec<OsString>) -> PyResult<B
     }
     if summary {
         for (c, col) in cols.iter().enumerate() {
+            let d = || entry(&res.printed_name(col));
             match col.family {
                 Family::Relstring => continue,
                 Family::RunId => {
-                    entry(&col.name)?.set_item("all", super::convert::id_to_py(py, res.runid())?)?
+                    d()?.set_item("all", super::convert::id_to_py(py, res.runid())?)?
                 }
-                f if f.is_integer() => entry(&col.name)?.set_item("all", res.summary(c) as i64)?,
-                _ => entry(&col.name)?.set_item("all", res.summary(c))?,
+                _ if res.prints_integer(col) => d()?.set_item("all", res.summary(c) as i64)?,
+                _ => d()?.set_item("all", res.summary(c))?,
             }
         }
     }

@@ -14,10 +14,12 @@
 //! | `fields.rs` | splitting lines into fields, strict labels and scores, chunking |
 //! | `qrels.rs` | the qrels reader (`Qrels::from_file`, `from_bytes`) |
 //! | `run.rs` | the run reader (`Run::from_file`, `from_bytes`), pieces to a sink |
+//! | `lines.rs` | the small files of trec_eval's other formats (preferences, judgment groups, z-scores), line by line |
 //! | `write.rs` | TREC writers and atomic file output |
 
 mod fields;
 mod io;
+pub(crate) mod lines;
 mod qrels;
 mod run;
 mod write;
