@@ -232,7 +232,7 @@ fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64>
 }
 
 /// A float label that is a whole number within 64 bits, as that integer.
-fn whole_label(f: f64) -> Option<i64> {
+pub(super) fn whole_label(f: f64) -> Option<i64> {
     // 2^63 is a double: values at or above it (or below -2^63) do not fit
     (f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f))
         .then_some(f as i64)

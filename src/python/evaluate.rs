@@ -62,6 +62,13 @@ fn evaluate_any(
             })
         }
         Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new())),
+        Input::Arrow(t) => {
+            let run = PyRun::from_table(py, &t, [None; 3], Vec::new())?.inner;
+            let ev = ev.clone();
+            heavy(py, move |cancel| {
+                ev.evaluate_cancellable(&run, Some(cancel))
+            })
+        }
         Input::Frame(f) => {
             let (q, d, s) = run_frame_columns(&f, None, None, None)?;
             guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, Vec::new())).map_err(|e| {

@@ -5,7 +5,8 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `mod.rs` | the module, `heavy` / `guarded` (GIL release, Ctrl-C, panics) |
-//! | `data.rs` | `Qrels` and `Run` classes (files, text, dicts, columns, frames) |
+//! | `data.rs` | `Qrels` and `Run` classes (files, text, dicts, columns, frames, Arrow data) |
+//! | `arrow.rs` | Arrow data in (the PyCapsule interface, read in Rust) and out |
 //! | `evaluate.rs` | `Evaluator`, which input kind a run is, results to dicts / numpy |
 //! | `convert.rs` | Python values to the intake's pieces (ids, labels, scores, columns) |
 //! | `pipeline.rs` | conversion on the GIL thread overlapping evaluation on others |
@@ -15,6 +16,7 @@
 //! | `fusion.rs` | `normalize`, `fuse` (ranx's normalizations and fusion methods) |
 //! | `stats.rs` | significance tests, corrections, effect sizes, comparing runs (`crate::compare`) |
 
+mod arrow;
 mod cli;
 mod convert;
 mod data;
@@ -162,6 +164,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyQrels>()?;
     m.add_class::<PyRun>()?;
     m.add_class::<PyEvaluator>()?;
+    m.add_class::<arrow::PyArrowData>()?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(measures, m)?)?;
     m.add_function(wrap_pyfunction!(parse_cli_args, m)?)?;
