@@ -90,8 +90,8 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_readme(
     out = run("-c", code)
     assert out.returncode == 0, out.stderr
     assert "pip install 'irmetrics[pandas]'" in out.stdout
-    # with the extra, every README example runs
-    install = run("-m", "pip", "install", "-q", f"{wheel}[pandas]")
+    # with the extras (pandas, pyarrow, polars), every README example runs
+    install = run("-m", "pip", "install", "-q", f"{wheel}[all]")
     assert install.returncode == 0, install.stderr
     blocks = _python_blocks(REPO / "README.md")
     assert blocks

@@ -11,6 +11,7 @@ use super::arrow::{self, Columns, Frame, PyArrowData, Table};
 use super::convert::{self, id_to_py};
 use super::errors;
 use super::errors::input_err;
+use super::pickle;
 use super::{guarded, heavy};
 use crate::qrels::Qrels;
 use crate::run::Run;
@@ -140,6 +141,13 @@ impl PyQrels {
     /// The judgments as a `pandas.DataFrame` (`query_id`, `doc_id`, `relevance`).
     fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         arrow::to_frame(py, self.arrow_data(py)?, Frame::Pandas, "Qrels.to_pandas()")
+    }
+
+    /// Pickled as one flat `bytes` (no Python object per judgment).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let q = self.inner.clone();
+        let bytes = heavy(py, move |_| Ok(pickle::qrels_bytes(&q)))?;
+        pickle::reduce(py, "_qrels_from_pickle", bytes)
     }
 
     /// `{query_id: {doc_id: label}}`.
@@ -329,6 +337,13 @@ impl PyRun {
     /// The run as a `pandas.DataFrame` (`query_id`, `doc_id`, `score`).
     fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         arrow::to_frame(py, self.arrow_data(py)?, Frame::Pandas, "Run.to_pandas()")
+    }
+
+    /// Pickled as one flat `bytes` (no Python object per result), tag included.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let r = self.inner.clone();
+        let bytes = heavy(py, move |_| Ok(pickle::run_bytes(&r)))?;
+        pickle::reduce(py, "_run_from_pickle", bytes)
     }
 
     /// `{query_id: {doc_id: score}}`.

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::convert::{self, bool_arg, id_to_py, int_arg, short_repr, wide_int};
-use super::data::{explain_missing, qrels_of, run_frame_columns, Input, PyRun};
+use super::data::{explain_missing, qrels_of, run_frame_columns, Input, PyQrels, PyRun};
 use super::errors;
 use super::{guarded, heavy};
 use crate::evaluate::{Evaluator, Options};
@@ -85,6 +85,11 @@ fn evaluate_any(
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
 pub struct PyEvaluator {
     pub(super) inner: Arc<Evaluator>,
+    /// What it was made of, for pickling: the judgments, the measure names as given
+    /// and whose meaning they take.
+    qrels: Arc<crate::qrels::Qrels>,
+    measures: Vec<String>,
+    names: Option<String>,
 }
 
 #[pymethods]
@@ -140,9 +145,9 @@ impl PyEvaluator {
         let dialect = names
             .map_or(Ok(Names::Irmetrics), Names::parse)
             .map_err(|e| errors::to_py(py, e))?;
-        let names = measure_names(measures)?;
+        let measures = measure_names(measures)?;
         let set = guarded(py, || {
-            MeasureSet::parse_as(&names, dialect).map_err(|e| errors::to_py(py, e))
+            MeasureSet::parse_as(&measures, dialect).map_err(|e| errors::to_py(py, e))
         })?;
         let options = Options {
             relevance_level,
@@ -153,10 +158,13 @@ impl PyEvaluator {
             n_threads,
         };
         let ev = guarded(py, || {
-            Evaluator::new(qrels, set, options).map_err(|e| errors::to_py(py, e))
+            Evaluator::new(qrels.clone(), set, options).map_err(|e| errors::to_py(py, e))
         })?;
         Ok(PyEvaluator {
             inner: Arc::new(ev),
+            qrels,
+            measures,
+            names: names.map(str::to_string),
         })
     }
 
@@ -268,6 +276,30 @@ impl PyEvaluator {
         let r = run.inner.clone();
         let res = heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)))?;
         Ok(String::from_utf8_lossy(&res.to_trec(per_query, summary)).into_owned())
+    }
+
+    /// Pickled as `Evaluator(qrels, measures, **options)` (the qrels as flat bytes).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let o = self.inner.options();
+        let kw = PyDict::new(py);
+        kw.set_item("complete", o.complete)?;
+        kw.set_item("relevance_level", o.relevance_level)?;
+        kw.set_item("max_docs", o.max_docs)?;
+        kw.set_item("judged_only", o.judged_only)?;
+        kw.set_item("num_docs_in_collection", o.num_docs_in_collection)?;
+        kw.set_item("n_threads", o.n_threads)?;
+        kw.set_item("names", self.names.as_deref())?;
+        let cls = py.get_type::<PyEvaluator>();
+        let make = py
+            .import("functools")?
+            .getattr("partial")?
+            .call((cls,), Some(&kw))?;
+        let qrels = PyQrels {
+            inner: self.qrels.clone(),
+        };
+        Ok((make, (qrels, self.measures.clone()))
+            .into_pyobject(py)?
+            .into_any())
     }
 
     /// The canonical names of the values computed, in trec_eval's order.

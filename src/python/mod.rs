@@ -9,6 +9,7 @@
 //! | `arrow.rs` | Arrow data in (the PyCapsule interface, read in Rust) and out |
 //! | `evaluate.rs` | `Evaluator`, which input kind a run is, results to dicts / numpy |
 //! | `convert.rs` | Python values to the intake's pieces (ids, labels, scores, columns) |
+//! | `pickle.rs` | `Qrels`, `Run` (flat bytes) and `Evaluator` pickled |
 //! | `pipeline.rs` | conversion on the GIL thread overlapping evaluation on others |
 //! | `errors.rs` | the exception hierarchy and the one mapping from crate errors |
 //! | `cli.rs` | the command line, trec_eval's flags, the measure catalogue |
@@ -24,6 +25,7 @@ mod errors;
 mod evaluate;
 mod extras;
 mod fusion;
+mod pickle;
 mod pipeline;
 mod stats;
 
@@ -176,6 +178,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_require, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(pickle::_run_from_pickle, m)?)?;
+    m.add_function(wrap_pyfunction!(pickle::_qrels_from_pickle, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     extras::register(m)?;
