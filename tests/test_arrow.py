@@ -7,7 +7,6 @@ and are checked against the file route by test_conformance.py).
 
 from __future__ import annotations
 
-import csv
 import math
 import random
 import sys
@@ -19,56 +18,11 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from generated_cases import generated_cases, plain
 
 import irmetrics
 
 # ---------------------------------------------------------------- the generated cases
-
-
-def manifest_rows(conformance: Path) -> list[dict[str, str]]:
-    suite = conformance / "generated"
-    text = (suite / "MANIFEST.tsv").read_text().splitlines()
-    return [r for r in csv.DictReader(text, delimiter="\t") if r["expect"] == "ok"]
-
-
-def options(flags: str) -> tuple[list[str], dict[str, Any]]:
-    """trec_eval's flags of a manifest row as measures and Evaluator options."""
-    args = flags.split()
-    measures: list[str] = []
-    opts: dict[str, Any] = {}
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "-m":
-            measures.append(args[i + 1])
-            i += 1
-        elif a == "-c":
-            opts["complete"] = True
-        elif a == "-J":
-            opts["judged_only"] = True
-        elif a == "-l":
-            opts["relevance_level"] = int(args[i + 1])
-            i += 1
-        elif a == "-M":
-            opts["max_docs"] = int(args[i + 1])
-            i += 1
-        else:
-            assert a == "-q", f"flag {a} not handled by this test"
-        i += 1
-    return measures, opts
-
-
-def plain(res: dict[str, Any]) -> dict[str, Any]:
-    """Results with NaN made comparable (NaN != NaN); everything else as it is."""
-
-    def one(v: Any) -> Any:
-        if isinstance(v, dict):
-            return {k: one(x) for k, x in v.items()}
-        if isinstance(v, float) and math.isnan(v):
-            return "NaN"
-        return v
-
-    return one(res)
 
 
 def id_array(ids: list[str]) -> pa.Array:
@@ -187,14 +141,8 @@ ROUTES: dict[str, Callable[[pa.Table, pa.Table], tuple[Any, Any]]] = {
 
 
 @pytest.fixture(scope="module")
-def cases(conformance: Path) -> list[tuple[str, Path, Path, list[str], dict[str, Any]]]:
-    suite = conformance / "generated"
-    out = []
-    for row in manifest_rows(conformance):
-        measures, opts = options(row["flags"])
-        out.append((row["case"], suite / row["qrels"], suite / row["run"], measures, opts))
-    assert len(out) == 47  # every row of the suite that trec_eval evaluates
-    return out
+def cases(conformance: Path) -> list:
+    return generated_cases(conformance)
 
 
 @pytest.mark.parametrize("route", sorted(ROUTES))

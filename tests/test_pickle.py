@@ -4,31 +4,18 @@ on the conformance suite's generated cases."""
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import pickle
 from pathlib import Path
 from typing import Any
 
 import pytest
+from generated_cases import plain
 
 import irmetrics
 
 CASES = ["v01_binary_basic", "v03_score_ties", "v06_exotic_ids", "v10_trec_like"]
 MEASURES = ["all_trec"]
-
-
-def plain(res: dict[str, Any]) -> dict[str, Any]:
-    """Results with NaN made comparable (NaN != NaN)."""
-    out: dict[str, Any] = {}
-    for k, v in res.items():
-        if isinstance(v, dict):
-            out[k] = plain(v)
-        elif isinstance(v, float) and math.isnan(v):
-            out[k] = "NaN"
-        else:
-            out[k] = v
-    return out
 
 
 def evaluate_in_child(args: tuple[Any, Any]) -> dict[str, Any]:

@@ -694,6 +694,38 @@ pub(crate) fn qrels_from_columns(
     b.build().map_err(|e| to_py(py, e))
 }
 
+/// One query's results from two parallel columns (document ids and scores: lists or
+/// numpy arrays), as an owned piece (the push API's `add`).
+pub(crate) fn query_rows(
+    qid: &Bound<'_, PyAny>,
+    docs: &Bound<'_, PyAny>,
+    scores: &Bound<'_, PyAny>,
+) -> PyResult<RunQuery> {
+    let py = qid.py();
+    super::errors::require_numpy(py, "reading columns")?;
+    let q = id_bytes(qid, &|| format!("query id {}", short_repr(qid)))?;
+    let floats = Floats::of(scores, "score")?;
+    let d = IdColumn::of(docs)?;
+    let s = floats.as_slice();
+    if d.len() != s.len() {
+        return Err(format_err(
+            py,
+            format!(
+                "query {}: the document ids and scores differ in length ({}, {})",
+                short_repr(qid),
+                d.len(),
+                s.len()
+            ),
+        ));
+    }
+    let mut rq = RunQuery::new(&q);
+    for (i, &score) in s.iter().enumerate() {
+        rq.push(&d.bytes(i, "document id")?, score)
+            .map_err(|e| to_py(py, e))?;
+    }
+    Ok(rq)
+}
+
 /// Numbers as a vector: a float64 numpy array copied once, other array-likes converted
 /// once by numpy, anything else value by value.
 pub(crate) fn float_vec(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<f64>> {

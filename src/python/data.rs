@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use super::arrow::{self, Columns, Frame, PyArrowData, Table};
 use super::convert::{self, id_to_py};
@@ -762,6 +762,26 @@ pub(super) fn as_qrels(obj: &Bound<'_, PyAny>) -> PyResult<PyQrels> {
 pub(super) fn as_run(obj: &Bound<'_, PyAny>) -> PyResult<PyRun> {
     Ok(PyRun {
         inner: run_of(obj)?,
+    })
+}
+
+/// A `Run` from the bytes of its pickle (`Run.__reduce__`).
+#[pyfunction]
+pub(super) fn _run_from_pickle(py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<PyRun> {
+    let data = data.as_bytes();
+    let run = heavy(py, |_| pickle::run_from_bytes(data))?;
+    Ok(PyRun {
+        inner: Arc::new(run),
+    })
+}
+
+/// `Qrels` from the bytes of its pickle (`Qrels.__reduce__`).
+#[pyfunction]
+pub(super) fn _qrels_from_pickle(py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<PyQrels> {
+    let data = data.as_bytes();
+    let qrels = heavy(py, |_| pickle::qrels_from_bytes(data))?;
+    Ok(PyQrels {
+        inner: Arc::new(qrels),
     })
 }
 

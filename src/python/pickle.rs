@@ -6,13 +6,10 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::data::{PyQrels, PyRun};
-use super::heavy;
 use crate::error::{Error, Result, Unit};
 use crate::intake::{Grouper, PieceSink, Place, Rows, Value};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::Run;
-use std::sync::Arc;
 
 /// The first bytes of a pickled run or qrels, with the layout's version.
 const RUN_MAGIC: &[u8; 8] = b"irmRun01";
@@ -144,7 +141,7 @@ pub(super) fn run_bytes(run: &Run) -> Vec<u8> {
     encode(RUN_MAGIC, run.runid(), queries)
 }
 
-fn run_from_bytes(data: &[u8]) -> Result<Run> {
+pub(super) fn run_from_bytes(data: &[u8]) -> Result<Run> {
     let mut rows = Grouper::new(Place::new("pickled run", Unit::Row));
     let mut mark = 0u64;
     let tag = decode::<f64>(RUN_MAGIC, data, |q| {
@@ -161,30 +158,10 @@ pub(super) fn qrels_bytes(qrels: &Qrels) -> Vec<u8> {
     encode(QRELS_MAGIC, b"", queries)
 }
 
-fn qrels_from_bytes(data: &[u8]) -> Result<Qrels> {
+pub(super) fn qrels_from_bytes(data: &[u8]) -> Result<Qrels> {
     let mut b = QrelsBuilder::default();
     decode::<i64>(QRELS_MAGIC, data, |q| b.add_rows(q))?;
     b.build()
-}
-
-/// A `Run` from the bytes of its pickle (`Run.__reduce__`).
-#[pyfunction]
-pub(super) fn _run_from_pickle(py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<PyRun> {
-    let data = data.as_bytes();
-    let run = heavy(py, |_| run_from_bytes(data))?;
-    Ok(PyRun {
-        inner: Arc::new(run),
-    })
-}
-
-/// `Qrels` from the bytes of its pickle (`Qrels.__reduce__`).
-#[pyfunction]
-pub(super) fn _qrels_from_pickle(py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<PyQrels> {
-    let data = data.as_bytes();
-    let qrels = heavy(py, |_| qrels_from_bytes(data))?;
-    Ok(PyQrels {
-        inner: Arc::new(qrels),
-    })
 }
 
 /// `(rebuild, (bytes,))` for `__reduce__`: `rebuild` is one of this module's functions.
