@@ -1,6 +1,6 @@
 //! Arrow data in and out, through the Arrow PyCapsule interface
 //! (`__arrow_c_stream__` / `__arrow_c_array__`): pyarrow tables and readers, polars
-//! frames, DuckDB results, anything that exports it. The batches are imported without
+//! frames, anything that exports it. The batches are imported without
 //! a copy, read in Rust with the GIL released (no Python object per row), and each row
 //! goes into the one intake (the builders); out, a run or qrels is exported as one
 //! record batch that pyarrow or polars imports.

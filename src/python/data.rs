@@ -106,8 +106,8 @@ impl PyQrels {
     }
 
     /// Build from Arrow data: any object with `__arrow_c_stream__` or
-    /// `__arrow_c_array__` (a pyarrow Table or RecordBatchReader, a polars DataFrame, a
-    /// DuckDB result, ...), read without a Python object per row. Columns are found by
+    /// `__arrow_c_array__` (a pyarrow Table or RecordBatchReader, a polars DataFrame,
+    /// ...), read without a Python object per row. Columns are found by
     /// name as in `from_dataframe`, or given explicitly.
     #[staticmethod]
     #[pyo3(signature = (data, *, query = None, doc = None, label = None))]
