@@ -378,3 +378,24 @@ def test_ids_that_are_not_utf8_go_out_as_binary_and_come_back() -> None:
     assert irmetrics.Qrels.from_arrow(qrels.to_arrow()).to_dict() == qrels.to_dict()
     expected = irmetrics.evaluate(qrels, run, ["P.1", "map"])
     assert irmetrics.evaluate(qrels.to_polars(), run.to_arrow(), ["P.1", "map"]) == expected
+
+
+def test_a_struct_array_with_null_rows_is_refused() -> None:
+    """Through ``__arrow_c_array__``, a table is a struct array; a null row of it has no
+    query, document or score."""
+    fields = [pa.array(["1", "1"]), pa.array(["a", "b"]), pa.array([1.0, 2.0])]
+    names = ["qid", "docno", "score"]
+    mask = pa.array([False, True])
+    table = pa.StructArray.from_arrays(fields, names=names, mask=mask)
+
+    class Rows:
+        def __arrow_c_array__(self, requested_schema: object = None) -> object:
+            return table.__arrow_c_array__(requested_schema)
+
+    with pytest.raises(irmetrics.InputError, match="null rows"):
+        irmetrics.Run.from_arrow(Rows())
+    ok = pa.StructArray.from_arrays(fields, names=names)
+    ok_rows = type(
+        "OkRows", (), {"__arrow_c_array__": lambda self, s=None: ok.__arrow_c_array__(s)}
+    )
+    assert irmetrics.Run.from_arrow(ok_rows()).to_dict() == {"1": {"a": 1.0, "b": 2.0}}

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from . import _core, stats
 from ._core import (
+    ArrowData,
     Error,
     Evaluator,
     FileError,
@@ -64,6 +65,7 @@ __all__ = [
     "set_max_line_bytes",
     "spearman_rho",
     "system_correlation",
+    "ArrowData",
     "Error",
     "Evaluator",
     "FileError",

@@ -1,9 +1,9 @@
 //! Arrow data in and out, through the Arrow PyCapsule interface
 //! (`__arrow_c_stream__` / `__arrow_c_array__`): pyarrow tables and readers, polars
-//! frames, anything that exports it. The batches are imported without
-//! a copy, read in Rust with the GIL released (no Python object per row), and each row
-//! goes into the one intake (the builders); out, a run or qrels is exported as one
-//! record batch that pyarrow or polars imports.
+//! frames, anything that exports it. The batches are imported without a copy, read in
+//! Rust with the GIL released (no Python object per row), and each row goes into the
+//! one intake (the builders); out, a run or qrels is exported as one record batch that
+//! pyarrow or polars imports.
 
 use std::borrow::Cow;
 use std::ffi::CString;
@@ -25,6 +25,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 
+use super::convert::id_list;
 use super::errors;
 use crate::error::{Error, Location, Result, Unit};
 use crate::qrels::{Qrels, QrelsBuilder};
@@ -41,6 +42,11 @@ impl Table {
     /// (which exports it since pandas 2.2, through pyarrow) keeps the pandas route,
     /// which reads its columns in place.
     pub(super) fn of(obj: &Bound<'_, PyAny>) -> PyResult<Option<Table>> {
+        // a producer's malformed data must not panic across into Python
+        super::guarded(obj.py(), || Self::import(obj))
+    }
+
+    fn import(obj: &Bound<'_, PyAny>) -> PyResult<Option<Table>> {
         let py = obj.py();
         let module = obj
             .get_type()
@@ -99,6 +105,9 @@ impl Table {
                     array.data_type()
                 )));
             };
+            if columns.null_count() > 0 {
+                return Err(bad("the table (a struct array) has null rows".into()));
+            }
             let batch = RecordBatch::from(columns);
             return Ok(Some(Table {
                 schema: batch.schema(),
@@ -155,9 +164,24 @@ impl Table {
                 first,
             };
             let column = |k: usize| {
-                let col = batch.column(cols.index[k]).as_ref();
+                let col = batch.columns().get(cols.index[k]).ok_or_else(|| {
+                    Error::Input(format!(
+                        "{source}: a record batch lacks the {} column '{}'",
+                        cols.what[k], cols.names[k]
+                    ))
+                })?;
+                let col = col.as_ref();
+                if col.len() != batch.num_rows() {
+                    return Err(Error::Input(format!(
+                        "{source}: the {} column '{}' of a record batch has {} rows, not {}",
+                        cols.what[k],
+                        cols.names[k],
+                        col.len(),
+                        batch.num_rows()
+                    )));
+                }
                 place(k).no_nulls(col)?;
-                Ok::<_, Error>(col)
+                Ok(col)
             };
             let (q, d, v) = (column(0)?, column(1)?, column(2)?);
             let (q, d) = (IdArray::of(q, &place(0))?, IdArray::of(d, &place(1))?);
@@ -561,7 +585,7 @@ pub(super) fn to_frame<'py>(
                             .iter()
                             .flatten()
                             .map(|s| s.as_bytes());
-                        id_list(py, ids)?
+                        id_list(py, ids)?.into_any()
                     }
                     // ids that are not UTF-8, as str with surrogate escapes: kept as
                     // objects (pandas' own string dtypes would refuse them)
@@ -577,13 +601,4 @@ pub(super) fn to_frame<'py>(
             pandas.call_method1("DataFrame", (columns,))
         }
     }
-}
-
-/// Ids as a list of `str` (bytes that are not UTF-8 decoded with surrogateescape).
-fn id_list<'py, 'a>(
-    py: Python<'py>,
-    ids: impl Iterator<Item = &'a [u8]>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let ids: PyResult<Vec<_>> = ids.map(|id| super::convert::id_to_py(py, id)).collect();
-    Ok(pyo3::types::PyList::new(py, ids?)?.into_any())
 }

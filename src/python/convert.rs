@@ -148,6 +148,15 @@ pub(crate) fn id_to_py<'py>(py: Python<'py>, id: &[u8]) -> PyResult<Bound<'py, P
     }
 }
 
+/// A list of ids as Python strings (see [`id_to_py`]).
+pub(crate) fn id_list<'py, 'a>(
+    py: Python<'py>,
+    ids: impl Iterator<Item = &'a [u8]>,
+) -> PyResult<Bound<'py, PyList>> {
+    let ids: PyResult<Vec<_>> = ids.map(|id| id_to_py(py, id)).collect();
+    PyList::new(py, ids?)
+}
+
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use super::arrow::{self, Columns, Frame, PyArrowData, Table};
-use super::convert::{self, id_to_py};
+use super::convert::{self, id_list, id_to_py};
 use super::errors;
 use super::errors::input_err;
 use super::pickle;
@@ -443,15 +443,6 @@ fn nested_dict<'py, 'a, V: IntoPyObject<'py>>(
         out.set_item(id_to_py(py, qid)?, inner)?;
     }
     Ok(out)
-}
-
-/// A list of ids as Python strings.
-fn id_list<'py, 'a>(
-    py: Python<'py>,
-    ids: impl Iterator<Item = &'a [u8]>,
-) -> PyResult<Bound<'py, PyList>> {
-    let ids: PyResult<Vec<_>> = ids.map(|id| id_to_py(py, id)).collect();
-    PyList::new(py, ids?)
 }
 
 const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid"];
