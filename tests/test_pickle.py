@@ -100,3 +100,25 @@ def test_a_spawn_pool_evaluates_to_the_file_routes_numbers(conformance: Path) ->
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         got = pool.map(evaluate_in_child, jobs)
     assert [plain(g) for g in got] == [plain(e) for e in expected]
+
+
+@pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
+def test_reports_pickle(conformance: Path, test: str) -> None:
+    d = conformance / "generated" / "v10_trec_like"
+    runs = {"a": d / "run.txt", "b": irmetrics.Run.from_dict(_shifted(d / "run.txt"))}
+    report = irmetrics.compare(
+        d / "qrels.txt", runs, ["map", "P@10"], test=test, n_resamples=500, seed=3
+    )
+    back = pickle.loads(pickle.dumps(report))
+    assert back.to_dict() == report.to_dict()
+    assert back.to_markdown() == report.to_markdown()
+
+
+def _shifted(path: Path) -> dict[str, dict[str, float]]:
+    """Another system: the run with each query's last document moved to the top."""
+    run = irmetrics.Run.from_file(path).to_dict()
+    out = {}
+    for q, docs in run.items():
+        last = min(docs, key=lambda doc: (docs[doc], doc))
+        out[q] = {**docs, last: max(docs.values()) + 1.0}
+    return out
