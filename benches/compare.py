@@ -26,7 +26,9 @@ SCALES = {  # name: (queries, results per query)
     "L": (100_000, 100),
     "XL": (50_000, 1_000),
 }
-ROUTES = ("file", "dict", "df", "cli", "stream", "perquery")
+ROUTES = ("file", "dict", "df", "polars", "cli", "stream", "perquery")
+# routes run only when asked for (--routes): they need packages beyond the defaults
+OPT_IN_ROUTES = ("polars",)
 # command-line routes: a process per run, its output on stdout
 CLI_ROUTES = ("cli", "stream", "perquery")
 TOOLS = ("irmetrics", "pytrec_eval", "ranx", "ir_measures", "trec_eval")
@@ -195,6 +197,21 @@ def read_frames(qrels_path, run_path, names):
     return qdf, rdf
 
 
+def read_polars(qrels_path, run_path):
+    """polars frames for (qrels, run), ids as strings (read in Rust by polars)."""
+    import polars as pl
+
+    opts = {"separator": " ", "has_header": False, "infer_schema": False}
+    qdf = pl.read_csv(qrels_path, new_columns=["qid", "_", "docno", "label"], **opts)
+    rdf = pl.read_csv(
+        run_path, new_columns=["qid", "_q0", "docno", "_rank", "score", "_tag"], **opts
+    )
+    return (
+        qdf.select("qid", "docno", pl.col("label").cast(pl.Int64)),
+        rdf.select("qid", "docno", pl.col("score").cast(pl.Float64)),
+    )
+
+
 def frame_to_dict(df, qc, dc, vc, cast):
     return {q: dict(zip(g[dc], map(cast, g[vc]))) for q, g in df.groupby(qc, sort=False)}
 
@@ -288,6 +305,13 @@ class IrMetrics(Tool):
         q, d, s, lab = self.df_names
         with t("qrels"):
             ev = irm.Evaluator(irm.Qrels.from_columns(qdf[q], qdf[d], qdf[lab]), IRM_MEASURES)
+        with t("evaluate"):
+            return self._means(ev.evaluate(rdf))
+
+    # polars frames are read through the Arrow PyCapsule interface, in Rust
+    def route_polars(self, irm, qdf, rdf, t):
+        with t("qrels"):
+            ev = irm.Evaluator(qdf, IRM_MEASURES)
         with t("evaluate"):
             return self._means(ev.evaluate(rdf))
 
@@ -502,6 +526,8 @@ def child(spec):
         mod = tool.imp()
         if route == "dict":
             args = (read_qrels_dict(spec["qrels"]), read_run_dict(spec["run"]))
+        elif route == "polars":
+            args = read_polars(spec["qrels"], spec["run"])
         else:
             args = read_frames(spec["qrels"], spec["run"], tool.df_names)
         cpu0, maxrss0 = _cpu()
@@ -1117,7 +1143,8 @@ def main(argv=None):
         return child_entry(args.child)
 
     args.scales = split_list(args.scale or ["S"], SCALES, "scale")
-    args.routes = split_list(args.routes or [",".join(ROUTES)], ROUTES, "route")
+    default_routes = [r for r in ROUTES if r not in OPT_IN_ROUTES]
+    args.routes = split_list(args.routes or [",".join(default_routes)], ROUTES, "route")
     args.tools = split_list(args.tools or [",".join(TOOLS)], TOOLS, "tool")
     if "irmetrics" not in args.tools:
         args.tools.insert(0, "irmetrics")

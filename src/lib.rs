@@ -39,7 +39,7 @@
 //! |---|---|
 //! | where does a run or qrels line become data? | `trec/run.rs`, `trec/qrels.rs` (fields in `trec/fields.rs`, files and blocks in `trec/io.rs`), then [`intake`]; other formats (JSONL, ranx's JSON, TSV) and the choice by file name: `formats/` |
 //! | how do rows become whole queries (any source)? | [`intake`]: `Grouper`, `Sequence`, `Origins`, the score policy, the duplicate check |
-//! | where does Python meet Rust? | `python/` (not public): `data.rs` (Qrels, Run), `evaluate.rs` (Evaluator), `convert.rs` (values, columns), `pipeline.rs`, `errors.rs` |
+//! | where does Python meet Rust? | `python/` (not public): `data.rs` (Qrels, Run), `evaluate.rs` (Evaluator), `convert.rs` (values, columns), `arrow.rs` (Arrow data in and out), `stream.rs` (the push API), `pickle.rs`, `results.rs` (results to dicts), `pipeline.rs`, `errors.rs` |
 //! | where are measure names parsed? | `measure/parse.rs` (the one grammar); the catalogue of families is data in `measure/family.rs` |
 //! | where is nDCG (or any measure) computed? | `metrics/`: one file per concept, listed in `metrics/mod.rs` (nDCG and every gain-based measure: `metrics/dcg.rs`) |
 //! | where is the per-query loop and the `all` row? | `evaluate/mod.rs` (`Evaluator`), `evaluate/stream.rs` (`QueryStream`), `results.rs` |

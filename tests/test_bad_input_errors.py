@@ -451,12 +451,18 @@ def test_pandas_columns() -> None:
 
 
 def test_wrong_argument_types() -> None:
-    with pytest.raises(InputError, match="qrels must be a Qrels, a dict, a DataFrame or a file"):
+    with pytest.raises(
+        InputError, match="qrels must be a Qrels, a dict, a DataFrame, Arrow data or a file"
+    ):
         irmetrics.evaluate(42, {"q": {"d": 1.0}}, "map")
-    with pytest.raises(InputError, match="run must be a Run, a dict, a DataFrame or a file path"):
+    with pytest.raises(
+        InputError, match="run must be a Run, a dict, a DataFrame, Arrow data or a file path"
+    ):
         irmetrics.evaluate({"q": {"d": 1}}, [1], "map")
     ev = irmetrics.Evaluator(Qrels.from_dict({"q": {"d": 1}}), "map")
-    with pytest.raises(InputError, match="run must be a Run, a dict, a DataFrame or a file path"):
+    with pytest.raises(
+        InputError, match="run must be a Run, a dict, a DataFrame, Arrow data or a file path"
+    ):
         ev.evaluate([("q", "d", 1.0)])
     with pytest.raises(InputError, match="run must be a Run, .* not int"):
         irmetrics.compare_runs(1, {"q": {"d": 1.0}})

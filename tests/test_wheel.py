@@ -93,8 +93,8 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_readme(
         out = run("-c", code)
         assert out.returncode == 0, out.stderr
         assert f"pip install 'irmetrics[{extra}]'" in out.stdout, (extra, out.stdout)
-    # with the extras, every README example runs
-    install = run("-m", "pip", "install", "-q", f"{wheel}[pandas,plot]")
+    # with the extras (pandas, matplotlib, pyarrow, polars), every README example runs
+    install = run("-m", "pip", "install", "-q", f"{wheel}[all]")
     assert install.returncode == 0, install.stderr
     blocks = _python_blocks(REPO / "README.md")
     assert blocks

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from . import _core, stats
 from ._core import (
+    ArrowData,
     Error,
     Evaluator,
     FileError,
@@ -27,6 +28,7 @@ from ._core import (
     MissingDependencyError,
     MissingQueryError,
     Qrels,
+    QueryStream,
     Run,
     __version__,
     canonical_names,
@@ -63,6 +65,7 @@ __all__ = [
     "set_max_line_bytes",
     "spearman_rho",
     "system_correlation",
+    "ArrowData",
     "Error",
     "Evaluator",
     "FileError",
@@ -72,6 +75,7 @@ __all__ = [
     "MissingDependencyError",
     "MissingQueryError",
     "Qrels",
+    "QueryStream",
     "Run",
     "__version__",
     "canonical_names",
@@ -109,7 +113,9 @@ def evaluate(
 
     ``qrels`` and ``run`` may be :class:`Qrels` / :class:`Run` objects, nested dicts
     (``{query_id: {doc_id: label_or_score}}``), pandas DataFrames (columns found by
-    name, as in ``from_dataframe``) or file paths. ``measures`` uses
+    name, as in ``from_dataframe``), Arrow data (a polars DataFrame, a pyarrow Table or
+    anything with ``__arrow_c_stream__``, read in Rust as in ``from_arrow``) or file
+    paths. ``measures`` uses
     trec_eval (``"P.5,10"``, ``"ndcg_cut.10"``, ``"all_trec"``), ir_measures
     (``"nDCG@10"``, ``"P(rel=2)@5"``) or ranx (``"ndcg@10"``, ``"mrr"``) names.
     Measures beyond trec_eval use the same spellings: ``"hits@10"``, ``"f1@10"``,
@@ -131,7 +137,9 @@ def evaluate(
     names (``"P_5"``, ``"P_10"``). ``output="numpy"`` returns
     ``(query_ids, columns, values, summary)`` with a float64 ``values`` array of shape
     ``(queries, columns)``; ``output="pandas"`` a DataFrame indexed by query id (its
-    ``attrs["all"]`` holds trec_eval's summary values). Both use canonical names.
+    ``attrs["all"]`` holds trec_eval's summary values); ``output="arrow"`` a pyarrow
+    Table and ``output="polars"`` a polars DataFrame, each with a ``query_id`` column
+    and one float64 column per value. All use canonical names.
 
     ``stream=True`` (``run`` a path) evaluates the file query by query without
     loading it; the file must be grouped by query.
@@ -156,18 +164,46 @@ def evaluate(
             # a path, checked above
             return ev.evaluate_file(run, per_query=per_query, aggregate=aggregate)  # type: ignore[arg-type]
         return ev.evaluate(run, per_query=per_query, aggregate=aggregate)
-    if output not in ("numpy", "pandas"):
-        raise ValueError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")
+    if output not in _TABLES:
+        raise ValueError(f"output must be 'dict', {', '.join(map(repr, _TABLES))}, not {output!r}")
     table = ev.evaluate_table(run, stream=stream)
-    if output == "numpy":
-        return table
+    return _TABLES[output](*table)
+
+
+def _numpy_table(ids: list[str], columns: list[str], values: Any, summary: Any) -> Any:
+    return ids, columns, values, summary
+
+
+def _pandas_table(ids: list[str], columns: list[str], values: Any, summary: Any) -> Any:
     _core._require("pandas", "output='pandas'", "'irmetrics[pandas]'")
     import pandas as pd
 
-    ids, columns, values, summary = table
     df = pd.DataFrame(values, index=pd.Index(ids, name="query_id"), columns=columns)
     df.attrs["all"] = dict(zip(columns, summary.tolist()))
     return df
+
+
+def _arrow_table(ids: list[str], columns: list[str], values: Any, summary: Any) -> Any:
+    _core._require("pyarrow", "output='arrow'", "'irmetrics[arrow]'")
+    import pyarrow as pa
+
+    return pa.table({"query_id": ids, **{c: values[:, i] for i, c in enumerate(columns)}})
+
+
+def _polars_table(ids: list[str], columns: list[str], values: Any, summary: Any) -> Any:
+    _core._require("polars", "output='polars'", "'irmetrics[polars]'")
+    import polars as pl
+
+    return pl.DataFrame({"query_id": ids, **{c: values[:, i] for i, c in enumerate(columns)}})
+
+
+#: The tables that ``evaluate(..., output=...)`` returns, built from the one numpy table.
+_TABLES = {
+    "numpy": _numpy_table,
+    "pandas": _pandas_table,
+    "arrow": _arrow_table,
+    "polars": _polars_table,
+}
 
 
 def _values(values: Mapping[Any, float] | Iterable[float]) -> list[float]:

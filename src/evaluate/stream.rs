@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use super::{Evaluator, Scratch};
 use crate::error::{show, Error, Result, Unit};
@@ -76,25 +77,24 @@ impl Evaluator {
         self.stream_of(Place::new(source, Unit::None), STREAM_HINT, cancel)
     }
 
+    /// [`Evaluator::stream`] holding a share of the evaluator instead of a borrow: a
+    /// stream that lives as long as its owner wants (a Python object's).
+    pub fn stream_shared(ev: Arc<Evaluator>, source: &str) -> QueryStream<'static> {
+        QueryStream::new(
+            Held::Shared(ev),
+            Place::new(source, Unit::None),
+            STREAM_HINT,
+            None,
+        )
+    }
+
     pub(crate) fn stream_of<'a>(
         &'a self,
         place: Place,
         hint: &'static str,
         cancel: Option<&'a AtomicBool>,
     ) -> QueryStream<'a> {
-        QueryStream {
-            ev: self,
-            cancel,
-            rows: (0..self.qrels.len()).map(|_| None).collect(),
-            sequence: Sequence::new(place, hint),
-            pending: Vec::new(),
-            pending_results: 0,
-            examples: Vec::new(),
-            spare: Vec::new(),
-            recycle: false,
-            check_duplicates: true,
-            pool: crate::parallel::Pool::new(self.options.n_threads),
-        }
+        QueryStream::new(Held::Borrowed(self), place, hint, cancel)
     }
 }
 
@@ -114,7 +114,7 @@ impl Evaluator {
 /// assert_eq!(res.summary_by_name("P_1"), Some(0.5));
 /// ```
 pub struct QueryStream<'a> {
-    ev: &'a Evaluator,
+    ev: Held<'a>,
     cancel: Option<&'a AtomicBool>,
     /// One slot per qrels query.
     rows: Vec<Option<Row>>,
@@ -131,10 +131,48 @@ pub struct QueryStream<'a> {
     pool: crate::parallel::Pool,
 }
 
+/// The evaluator a stream works for: borrowed, or shared by the stream's owner.
+enum Held<'a> {
+    Borrowed(&'a Evaluator),
+    Shared(Arc<Evaluator>),
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Evaluator;
+    fn deref(&self) -> &Evaluator {
+        match self {
+            Held::Borrowed(ev) => ev,
+            Held::Shared(ev) => ev,
+        }
+    }
+}
+
 /// Pending results that make a batch worth evaluating in parallel.
 pub(crate) const BATCH_RESULTS: usize = 1 << 18;
 
-impl QueryStream<'_> {
+impl<'a> QueryStream<'a> {
+    fn new(
+        ev: Held<'a>,
+        place: Place,
+        hint: &'static str,
+        cancel: Option<&'a AtomicBool>,
+    ) -> QueryStream<'a> {
+        let pool = crate::parallel::Pool::new(ev.options.n_threads);
+        QueryStream {
+            rows: (0..ev.qrels.len()).map(|_| None).collect(),
+            ev,
+            cancel,
+            sequence: Sequence::new(place, hint),
+            pending: Vec::new(),
+            pending_results: 0,
+            examples: Vec::new(),
+            spare: Vec::new(),
+            recycle: false,
+            check_duplicates: true,
+            pool,
+        }
+    }
+
     /// Add one query's results (`(document, score)` pairs in any order); fails if the
     /// query was added before, a document occurs twice or a score is NaN.
     pub fn add<'d>(
@@ -186,7 +224,7 @@ impl QueryStream<'_> {
         }
         let pending = std::mem::take(&mut self.pending);
         self.pending_results = 0;
-        let ev = self.ev;
+        let ev = &*self.ev;
         let place = &self.sequence.place;
         let check = self.check_duplicates;
         let out = self.pool.install(|| {
@@ -227,10 +265,10 @@ impl QueryStream<'_> {
             self.take(q);
         }
         self.flush()?;
-        let ev = self.ev;
-        let mut rows = self.rows;
+        let ev = &*self.ev;
+        let mut rows = std::mem::take(&mut self.rows);
         let matched = rows.iter().filter(|r| r.is_some()).count();
-        let examples = self.examples;
+        let examples = std::mem::take(&mut self.examples);
         ev.check_coverage(matched, || examples.iter().map(|i| i.to_vec()).collect())?;
         let queries: Vec<&QrelsQuery> = ev.qrels.queries().iter().collect();
         if !ev.options.complete {
@@ -327,6 +365,21 @@ mod tests {
         }
         let got = stream.finish(b"t".to_vec()).unwrap();
         assert_eq!(got.to_trec(true, false), want);
+    }
+
+    #[test]
+    fn a_shared_stream_equals_whole_evaluation() {
+        let (qrels, run) = big();
+        let ms = MeasureSet::parse(&["map", "ndcg_cut.10", "P.5"]).unwrap();
+        let ev = Arc::new(Evaluator::new(qrels, ms, Options::default()).unwrap());
+        let want = ev.evaluate(&run).unwrap().to_trec(true, true);
+        let mut stream = Evaluator::stream_shared(ev.clone(), "r");
+        drop(ev); // the stream holds its own share
+        for q in run.queries() {
+            stream.add(q.id(), q.iter()).unwrap();
+        }
+        let got = stream.finish(b"t".to_vec()).unwrap();
+        assert_eq!(got.to_trec(true, true), want);
     }
 
     #[test]

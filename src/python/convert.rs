@@ -148,6 +148,15 @@ pub(crate) fn id_to_py<'py>(py: Python<'py>, id: &[u8]) -> PyResult<Bound<'py, P
     }
 }
 
+/// A list of ids as Python strings (see [`id_to_py`]).
+pub(crate) fn id_list<'py, 'a>(
+    py: Python<'py>,
+    ids: impl Iterator<Item = &'a [u8]>,
+) -> PyResult<Bound<'py, PyList>> {
+    let ids: PyResult<Vec<_>> = ids.map(|id| id_to_py(py, id)).collect();
+    PyList::new(py, ids?)
+}
+
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
@@ -232,7 +241,7 @@ fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64>
 }
 
 /// A float label that is a whole number within 64 bits, as that integer.
-fn whole_label(f: f64) -> Option<i64> {
+pub(super) fn whole_label(f: f64) -> Option<i64> {
     // 2^63 is a double: values at or above it (or below -2^63) do not fit
     (f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f))
         .then_some(f as i64)
@@ -774,6 +783,38 @@ pub(crate) fn run_from_rows(rows: &Bound<'_, PyAny>, runid: Vec<u8>) -> PyResult
     let mut g = Grouper::new(Place::new("run", Unit::Row));
     iterable_rows(rows, &mut g, "score", score_value)?;
     Run::from_grouper(g, runid).map_err(|e| to_py(rows.py(), e))
+}
+
+/// One query's results from two parallel columns (document ids and scores: lists or
+/// numpy arrays), as an owned piece (the push API's `add`).
+pub(crate) fn query_rows(
+    qid: &Bound<'_, PyAny>,
+    docs: &Bound<'_, PyAny>,
+    scores: &Bound<'_, PyAny>,
+) -> PyResult<RunQuery> {
+    let py = qid.py();
+    super::errors::require_numpy(py, "reading columns")?;
+    let q = id_bytes(qid, &|| format!("query id {}", short_repr(qid)))?;
+    let floats = Floats::of(scores, "score")?;
+    let d = IdColumn::of(docs)?;
+    let s = floats.as_slice();
+    if d.len() != s.len() {
+        return Err(format_err(
+            py,
+            format!(
+                "query {}: the document ids and scores differ in length ({}, {})",
+                short_repr(qid),
+                d.len(),
+                s.len()
+            ),
+        ));
+    }
+    let mut rq = RunQuery::new(&q);
+    for (i, &score) in s.iter().enumerate() {
+        rq.push(&d.bytes(i, "document id")?, score)
+            .map_err(|e| to_py(py, e))?;
+    }
+    Ok(rq)
 }
 
 /// Numbers as a vector: a float64 numpy array copied once, other array-likes converted

@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
-use super::convert::{self, id_to_py};
+use super::arrow::{self, Columns, Frame, PyArrowData, Table};
+use super::convert::{self, id_list, id_to_py};
 use super::errors;
 use super::errors::input_err;
+use super::pickle;
 use super::{guarded, heavy};
 use crate::qrels::Qrels;
 use crate::run::Run;
@@ -137,6 +139,9 @@ impl PyQrels {
         doc: Option<&str>,
         label: Option<&str>,
     ) -> PyResult<Self> {
+        if let Some(table) = Table::of(df)? {
+            return Self::from_table(df.py(), &table, [query, doc, label]);
+        }
         let q = frame_column(df, query, QUERY_COLUMNS, "query id")?;
         let d = frame_column(df, doc, DOC_COLUMNS, "document id")?;
         let l = frame_column(df, label, LABEL_COLUMNS, "label")?;
@@ -153,6 +158,51 @@ impl PyQrels {
         Ok(PyQrels {
             inner: Arc::new(qrels),
         })
+    }
+
+    /// Build from Arrow data: any object with `__arrow_c_stream__` or
+    /// `__arrow_c_array__` (a pyarrow Table or RecordBatchReader, a polars DataFrame,
+    /// ...), read without a Python object per row. Columns are found by
+    /// name as in `from_dataframe`, or given explicitly.
+    #[staticmethod]
+    #[pyo3(signature = (data, *, query = None, doc = None, label = None))]
+    fn from_arrow(
+        data: &Bound<'_, PyAny>,
+        query: Option<&str>,
+        doc: Option<&str>,
+        label: Option<&str>,
+    ) -> PyResult<Self> {
+        let table = arrow_table(data)?;
+        Self::from_table(data.py(), &table, [query, doc, label])
+    }
+
+    /// The judgments as Arrow data (`query_id`, `doc_id`, `relevance`; queries in id
+    /// order), which `pyarrow.table(...)` or `polars.DataFrame(...)` take as they are.
+    fn arrow_data(&self, py: Python<'_>) -> PyResult<PyArrowData> {
+        let q = self.inner.clone();
+        heavy(py, move |_| arrow::qrels_rows(&q))
+    }
+
+    /// The judgments as a `pyarrow.Table` (`query_id`, `doc_id`, `relevance`).
+    fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::to_frame(py, self.arrow_data(py)?, Frame::Arrow, "Qrels.to_arrow()")
+    }
+
+    /// The judgments as a `polars.DataFrame` (`query_id`, `doc_id`, `relevance`).
+    fn to_polars<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::to_frame(py, self.arrow_data(py)?, Frame::Polars, "Qrels.to_polars()")
+    }
+
+    /// The judgments as a `pandas.DataFrame` (`query_id`, `doc_id`, `relevance`).
+    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::to_frame(py, self.arrow_data(py)?, Frame::Pandas, "Qrels.to_pandas()")
+    }
+
+    /// Pickled as one flat `bytes` (no Python object per judgment).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let q = self.inner.clone();
+        let bytes = heavy(py, move |_| Ok(pickle::qrels_bytes(&q)))?;
+        pickle::reduce(py, "_qrels_from_pickle", bytes)
     }
 
     /// `{query_id: {doc_id: label}}`.
@@ -197,6 +247,19 @@ impl PyQrels {
             self.inner.len(),
             self.inner.num_judgments()
         )
+    }
+}
+
+impl PyQrels {
+    /// Judgments from Arrow data, columns found by name unless `given`.
+    pub(super) fn from_table(
+        py: Python<'_>,
+        table: &Table,
+        given: [Option<&str>; 3],
+    ) -> PyResult<Self> {
+        let cols = arrow_columns(py, table, given, (LABEL_COLUMNS, "label"))?;
+        let q = heavy(py, |cancel| table.qrels(cols, cancel))?;
+        Ok(PyQrels { inner: Arc::new(q) })
     }
 }
 
@@ -303,6 +366,9 @@ impl PyRun {
         name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let runid = convert::runid_arg(name)?;
+        if let Some(table) = Table::of(df)? {
+            return Self::from_table(df.py(), &table, [query, doc, score], runid);
+        }
         let (q, d, s) = run_frame_columns(df, query, doc, score)?;
         let run = convert::run_from_columns(&q, &d, &s, runid).map_err(|e| {
             explain_missing(
@@ -314,6 +380,51 @@ impl PyRun {
         Ok(PyRun {
             inner: Arc::new(run),
         })
+    }
+
+    /// Build from Arrow data (see `Qrels.from_arrow`); `name` becomes the runid.
+    #[staticmethod]
+    #[pyo3(signature = (data, *, query = None, doc = None, score = None, name = None))]
+    fn from_arrow(
+        data: &Bound<'_, PyAny>,
+        query: Option<&str>,
+        doc: Option<&str>,
+        score: Option<&str>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let runid = convert::runid_arg(name)?;
+        let table = arrow_table(data)?;
+        Self::from_table(data.py(), &table, [query, doc, score], runid)
+    }
+
+    /// The run as Arrow data (`query_id`, `doc_id`, `score`; queries in id order, each
+    /// ranked as trec_eval ranks it), which `pyarrow.table(...)` or
+    /// `polars.DataFrame(...)` take as they are.
+    fn arrow_data(&self, py: Python<'_>) -> PyResult<PyArrowData> {
+        let r = self.inner.clone();
+        heavy(py, move |_| arrow::run_rows(&r))
+    }
+
+    /// The run as a `pyarrow.Table` (`query_id`, `doc_id`, `score`).
+    fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::to_frame(py, self.arrow_data(py)?, Frame::Arrow, "Run.to_arrow()")
+    }
+
+    /// The run as a `polars.DataFrame` (`query_id`, `doc_id`, `score`).
+    fn to_polars<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::to_frame(py, self.arrow_data(py)?, Frame::Polars, "Run.to_polars()")
+    }
+
+    /// The run as a `pandas.DataFrame` (`query_id`, `doc_id`, `score`).
+    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::to_frame(py, self.arrow_data(py)?, Frame::Pandas, "Run.to_pandas()")
+    }
+
+    /// Pickled as one flat `bytes` (no Python object per result), tag included.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let r = self.inner.clone();
+        let bytes = heavy(py, move |_| Ok(pickle::run_bytes(&r)))?;
+        pickle::reduce(py, "_run_from_pickle", bytes)
     }
 
     /// `{query_id: {doc_id: score}}`.
@@ -368,6 +479,36 @@ impl PyRun {
     }
 }
 
+impl PyRun {
+    /// A run from Arrow data, columns found by name unless `given`.
+    pub(super) fn from_table(
+        py: Python<'_>,
+        table: &Table,
+        given: [Option<&str>; 3],
+        runid: Vec<u8>,
+    ) -> PyResult<Self> {
+        let cols = arrow_columns(py, table, given, (SCORE_COLUMNS, "score"))?;
+        let r = heavy(py, |cancel| table.run(cols, &runid, cancel))?;
+        Ok(PyRun { inner: Arc::new(r) })
+    }
+}
+
+/// The Arrow data an object exports, or an `irmetrics.InputError` saying what is taken.
+fn arrow_table(data: &Bound<'_, PyAny>) -> PyResult<Table> {
+    Table::of(data)?.ok_or_else(|| {
+        errors::input_err(
+            data.py(),
+            format!(
+                "expected Arrow data (an object with __arrow_c_stream__ or __arrow_c_array__, \
+                 such as a pyarrow Table or a polars DataFrame), got {}",
+                data.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ),
+        )
+    })
+}
+
 /// `{query_id: {doc_id: value}}` from the crate's per-query iterators.
 fn nested_dict<'py, 'a, V: IntoPyObject<'py>>(
     py: Python<'py>,
@@ -384,18 +525,10 @@ fn nested_dict<'py, 'a, V: IntoPyObject<'py>>(
     Ok(out)
 }
 
-/// A list of ids as Python strings.
-fn id_list<'py, 'a>(
-    py: Python<'py>,
-    ids: impl Iterator<Item = &'a [u8]>,
-) -> PyResult<Bound<'py, PyList>> {
-    let ids: PyResult<Vec<_>> = ids.map(|id| id_to_py(py, id)).collect();
-    PyList::new(py, ids?)
-}
-
 const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid"];
 const DOC_COLUMNS: &[&str] = &["doc_id", "docno", "docid"];
 const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "score"];
+const SCORE_COLUMNS: &[&str] = &["score"];
 
 /// A data frame's column labels, checked where the frame comes in: one level (a
 /// MultiIndex is refused: its labels are tuples, which no column name matches).
@@ -436,6 +569,45 @@ fn frame_labels<'py>(df: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>>
         .collect::<PyResult<Vec<_>>>()
 }
 
+/// Which of a table's columns `names` is the `what` column: the one named `given`, or
+/// the first of `candidates` present. The message of a refusal (no such column, or its
+/// name on more than one column, with `dedupe` saying how to drop the duplicates) shows
+/// the columns found (`shown`) and how to name one.
+fn find_column(
+    names: &[Option<String>],
+    shown: &dyn Fn() -> Vec<String>,
+    given: Option<&str>,
+    candidates: &[&str],
+    what: &str,
+    dedupe: &str,
+) -> Result<usize, String> {
+    let pick = match given {
+        Some(g) => names.iter().position(|n| n.as_deref() == Some(g)),
+        None => candidates
+            .iter()
+            .find_map(|c| names.iter().position(|n| n.as_deref() == Some(*c))),
+    };
+    let Some(pick) = pick else {
+        return Err(format!(
+            "no {what} column: looked for {} among the columns [{}]; name it explicitly",
+            given.map_or_else(|| format!("{candidates:?}"), |g| format!("'{g}'")),
+            shown().join(", ")
+        ));
+    };
+    let col_name = names[pick].clone().unwrap_or_default();
+    let same = names
+        .iter()
+        .filter(|n| n.as_deref() == Some(&col_name))
+        .count();
+    if same > 1 {
+        return Err(format!(
+            "the table has {same} columns named '{col_name}' (the {what} column); rename or \
+             drop the duplicates{dedupe}"
+        ));
+    }
+    Ok(pick)
+}
+
 /// A DataFrame column given by name, or the first of `candidates` present; refused
 /// (naming the column) when that name labels more than one column.
 fn frame_column<'py>(
@@ -444,43 +616,46 @@ fn frame_column<'py>(
     candidates: &[&str],
     what: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let py = df.py();
     let labels = frame_labels(df)?;
     let name = |l: &Bound<'py, PyAny>| l.cast::<PyString>().ok().map(|s| s.to_string());
     let names: Vec<Option<String>> = labels.iter().map(name).collect();
-    let pick = match given {
-        Some(g) => names.iter().position(|n| n.as_deref() == Some(g)),
-        None => candidates
+    let shown = || labels.iter().map(convert::short_repr).collect();
+    let dedupe = ", e.g. df.loc[:, ~df.columns.duplicated()]";
+    let pick = find_column(&names, &shown, given, candidates, what, dedupe)
+        .map_err(|e| errors::input_err(df.py(), e))?;
+    df.get_item(&labels[pick])
+}
+
+/// The columns of Arrow data holding the query ids, the document ids and the values
+/// (`third`: label or score), found by name as in a DataFrame unless given.
+fn arrow_columns(
+    py: Python<'_>,
+    table: &Table,
+    given: [Option<&str>; 3],
+    third: (&[&str], &'static str),
+) -> PyResult<Columns> {
+    let names = table.names();
+    let shown = || {
+        names
             .iter()
-            .find_map(|c| names.iter().position(|n| n.as_deref() == Some(*c))),
+            .map(|n| format!("'{}'", n.as_deref().unwrap_or_default()))
+            .collect()
     };
-    let Some(pick) = pick else {
-        let shown: Vec<String> = labels.iter().map(convert::short_repr).collect();
-        return Err(errors::input_err(
-            py,
-            format!(
-                "no {what} column: looked for {} among the columns [{}]; name it explicitly",
-                given.map_or_else(|| format!("{candidates:?}"), |g| format!("'{g}'")),
-                shown.join(", ")
-            ),
-        ));
-    };
-    let label = &labels[pick];
-    let col_name = names[pick].clone().unwrap_or_default();
-    let same = names
-        .iter()
-        .filter(|n| n.as_deref() == Some(&col_name))
-        .count();
-    if same > 1 {
-        return Err(errors::input_err(
-            py,
-            format!(
-                "the DataFrame has {same} columns named '{col_name}' (the {what} column); \
-                 rename or drop the duplicates, e.g. df.loc[:, ~df.columns.duplicated()]"
-            ),
-        ));
+    let roles = [
+        (QUERY_COLUMNS, "query id"),
+        (DOC_COLUMNS, "document id"),
+        third,
+    ];
+    let mut index = [0; 3];
+    for (k, (candidates, what)) in roles.iter().enumerate() {
+        index[k] = find_column(&names, &shown, given[k], candidates, what, "")
+            .map_err(|e| errors::input_err(py, e))?;
     }
-    df.get_item(label)
+    Ok(Columns {
+        names: index.map(|i| names[i].clone().unwrap_or_default()),
+        index,
+        what: roles.map(|r| r.1),
+    })
 }
 
 /// A run frame's query id, document id and score columns (found by name unless given).
@@ -494,7 +669,7 @@ pub(super) fn run_frame_columns<'py>(
     Ok((
         frame_column(df, query, QUERY_COLUMNS, "query id")?,
         frame_column(df, doc, DOC_COLUMNS, "document id")?,
-        frame_column(df, score, &["score"], "score")?,
+        frame_column(df, score, SCORE_COLUMNS, "score")?,
     ))
 }
 
@@ -576,6 +751,7 @@ fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 pub(super) enum Input<'py> {
     Path(PathBuf),
     Dict(Bound<'py, PyDict>),
+    Arrow(Table),
     Frame(Bound<'py, PyAny>),
 }
 
@@ -589,6 +765,9 @@ impl<'py> Input<'py> {
         if obj.is_instance_of::<PyString>() || obj.is_instance(&os.getattr("PathLike")?)? {
             return Ok(Input::Path(obj.extract()?));
         }
+        if let Some(table) = Table::of(obj)? {
+            return Ok(Input::Arrow(table));
+        }
         if obj.hasattr("columns")? && obj.hasattr("to_numpy")? {
             return Ok(Input::Frame(obj.clone()));
         }
@@ -601,7 +780,8 @@ impl<'py> Input<'py> {
         Err(input_err(
             py,
             format!(
-                "{what} must be a {class}, a dict, a DataFrame or a file path, not {}",
+                "{what} must be a {class}, a dict, a DataFrame, Arrow data or a file path, \
+                 not {}",
                 obj.get_type()
                     .name()
                     .map_or_else(|_| "?".into(), |n| n.to_string())
@@ -619,6 +799,7 @@ pub(super) fn qrels_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Qrels>> {
     let q = match Input::of(obj, "qrels", "Qrels")? {
         Input::Path(p) => PyQrels::from_file(py, p, None)?,
         Input::Dict(d) => PyQrels::from_dict(d.as_any())?,
+        Input::Arrow(t) => PyQrels::from_table(py, &t, [None; 3])?,
         Input::Frame(f) => PyQrels::from_dataframe(&f, None, None, None)?,
     };
     Ok(q.inner)
@@ -633,6 +814,7 @@ pub(super) fn run_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Run>> {
     let r = match Input::of(obj, "run", "Run")? {
         Input::Path(p) => PyRun::from_file(py, p, None)?,
         Input::Dict(d) => PyRun::from_dict(d.as_any(), None)?,
+        Input::Arrow(t) => PyRun::from_table(py, &t, [None; 3], Vec::new())?,
         Input::Frame(f) => PyRun::from_dataframe(&f, None, None, None, None)?,
     };
     Ok(r.inner)
@@ -651,6 +833,26 @@ pub(super) fn as_qrels(obj: &Bound<'_, PyAny>) -> PyResult<PyQrels> {
 pub(super) fn as_run(obj: &Bound<'_, PyAny>) -> PyResult<PyRun> {
     Ok(PyRun {
         inner: run_of(obj)?,
+    })
+}
+
+/// A `Run` from the bytes of its pickle (`Run.__reduce__`).
+#[pyfunction]
+pub(super) fn _run_from_pickle(py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<PyRun> {
+    let data = data.as_bytes();
+    let run = heavy(py, |_| pickle::run_from_bytes(data))?;
+    Ok(PyRun {
+        inner: Arc::new(run),
+    })
+}
+
+/// `Qrels` from the bytes of its pickle (`Qrels.__reduce__`).
+#[pyfunction]
+pub(super) fn _qrels_from_pickle(py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<PyQrels> {
+    let data = data.as_bytes();
+    let qrels = heavy(py, |_| pickle::qrels_from_bytes(data))?;
+    Ok(PyQrels {
+        inner: Arc::new(qrels),
     })
 }
 

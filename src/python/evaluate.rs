@@ -9,13 +9,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::convert::{self, bool_arg, id_to_py, int_arg, short_repr, wide_int};
-use super::data::{explain_missing, qrels_of, run_frame_columns, Input, PyRun};
+use super::data::{explain_missing, qrels_of, run_frame_columns, Input, PyQrels, PyRun};
 use super::errors;
+use super::results::DictShape;
+use super::stream::PyQueryStream;
 use super::{guarded, heavy};
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::{Family, MeasureSet, Names};
 use crate::results::Results;
-use crate::stats::Statistic;
 
 fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if let Ok(s) = measures.cast::<PyString>() {
@@ -62,6 +63,13 @@ fn evaluate_any(
             })
         }
         Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new())),
+        Input::Arrow(t) => {
+            let run = PyRun::from_table(py, &t, [None; 3], Vec::new())?.inner;
+            let ev = ev.clone();
+            heavy(py, move |cancel| {
+                ev.evaluate_cancellable(&run, Some(cancel))
+            })
+        }
         Input::Frame(f) => {
             let (q, d, s) = run_frame_columns(&f, None, None, None)?;
             guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, Vec::new())).map_err(|e| {
@@ -78,6 +86,11 @@ fn evaluate_any(
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
 pub struct PyEvaluator {
     pub(super) inner: Arc<Evaluator>,
+    /// What it was made of, for pickling: the judgments, the measure names as given
+    /// and whose meaning they take.
+    qrels: Arc<crate::qrels::Qrels>,
+    measures: Vec<String>,
+    names: Option<String>,
 }
 
 #[pymethods]
@@ -133,9 +146,9 @@ impl PyEvaluator {
         let dialect = names
             .map_or(Ok(Names::Irmetrics), Names::parse)
             .map_err(|e| errors::to_py(py, e))?;
-        let names = measure_names(measures)?;
+        let measures = measure_names(measures)?;
         let set = guarded(py, || {
-            MeasureSet::parse_as(&names, dialect).map_err(|e| errors::to_py(py, e))
+            MeasureSet::parse_as(&measures, dialect).map_err(|e| errors::to_py(py, e))
         })?;
         let options = Options {
             relevance_level,
@@ -146,10 +159,13 @@ impl PyEvaluator {
             n_threads,
         };
         let ev = guarded(py, || {
-            Evaluator::new(qrels, set, options).map_err(|e| errors::to_py(py, e))
+            Evaluator::new(qrels.clone(), set, options).map_err(|e| errors::to_py(py, e))
         })?;
         Ok(PyEvaluator {
             inner: Arc::new(ev),
+            qrels,
+            measures,
+            names: names.map(str::to_string),
         })
     }
 
@@ -169,10 +185,9 @@ impl PyEvaluator {
         keys: &str,
         aggregate: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let canonical = keys_canonical(py, keys)?;
-        let how = statistic(py, aggregate)?;
+        let shape = DictShape::parse(py, per_query, keys, aggregate)?;
         let res = evaluate_any(py, &self.inner, run)?;
-        guarded(py, || results_to_py(py, &res, per_query, canonical, how))
+        guarded(py, || shape.to_py(py, &res))
     }
 
     /// Evaluate a run file query by query without loading it (bounded memory); the
@@ -186,13 +201,12 @@ impl PyEvaluator {
         keys: &str,
         aggregate: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let canonical = keys_canonical(py, keys)?;
-        let how = statistic(py, aggregate)?;
+        let shape = DictShape::parse(py, per_query, keys, aggregate)?;
         let ev = self.inner.clone();
         let res = heavy(py, move |cancel| {
             ev.evaluate_file_cancellable(&path, Some(cancel))
         })?;
-        results_to_py(py, &res, per_query, canonical, how)
+        shape.to_py(py, &res)
     }
 
     /// Per-query values as one float64 array: `(query_ids, columns, values)` with
@@ -263,6 +277,38 @@ impl PyEvaluator {
         Ok(String::from_utf8_lossy(&res.to_trec(per_query, summary)).into_owned())
     }
 
+    /// A push stream (see `QueryStream`): queries added one at a time, evaluated as
+    /// they come, with the numbers of `evaluate` on the whole run; `name` is its tag.
+    #[pyo3(signature = (name = None))]
+    fn stream(&self, name: Option<&Bound<'_, PyAny>>) -> PyResult<PyQueryStream> {
+        let runid = convert::runid_arg(name)?;
+        Ok(PyQueryStream::new(self.inner.clone(), runid))
+    }
+
+    /// Pickled as `Evaluator(qrels, measures, **options)` (the qrels as flat bytes).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let o = self.inner.options();
+        let kw = PyDict::new(py);
+        kw.set_item("complete", o.complete)?;
+        kw.set_item("relevance_level", o.relevance_level)?;
+        kw.set_item("max_docs", o.max_docs)?;
+        kw.set_item("judged_only", o.judged_only)?;
+        kw.set_item("num_docs_in_collection", o.num_docs_in_collection)?;
+        kw.set_item("n_threads", o.n_threads)?;
+        kw.set_item("names", self.names.as_deref())?;
+        let cls = py.get_type::<PyEvaluator>();
+        let make = py
+            .import("functools")?
+            .getattr("partial")?
+            .call((cls,), Some(&kw))?;
+        let qrels = PyQrels {
+            inner: self.qrels.clone(),
+        };
+        Ok((make, (qrels, self.measures.clone()))
+            .into_pyobject(py)?
+            .into_any())
+    }
+
     /// The canonical names of the values computed, in trec_eval's order.
     fn columns(&self) -> Vec<String> {
         self.inner
@@ -282,84 +328,7 @@ impl PyEvaluator {
     }
 }
 
-fn keys_canonical(py: Python<'_>, keys: &str) -> PyResult<bool> {
-    match keys {
-        "requested" => Ok(false),
-        "canonical" => Ok(true),
-        other => Err(errors::input_err(
-            py,
-            format!("keys must be 'requested' or 'canonical', got '{other}'"),
-        )),
-    }
-}
-
 /// An optional argument that was given (None means the default).
 fn given<'a, 'py>(o: Option<&'a Bound<'py, PyAny>>) -> Option<&'a Bound<'py, PyAny>> {
     o.filter(|v| !v.is_none())
-}
-
-fn statistic(py: Python<'_>, aggregate: &str) -> PyResult<Statistic> {
-    Statistic::parse(aggregate).map_err(|e| errors::to_py(py, e))
-}
-
-/// Results as `{key: value}` (the statistic `how` of each column: the `all` row for
-/// the mean) or `{key: {query_id: value}}`.
-fn results_to_py<'py>(
-    py: Python<'py>,
-    res: &Results,
-    per_query: bool,
-    canonical: bool,
-    how: Statistic,
-) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    let cols = res.columns();
-    let ids: Vec<Bound<'py, PyAny>> = if per_query {
-        res.query_ids()
-            .iter()
-            .map(|id| id_to_py(py, id))
-            .collect::<PyResult<_>>()?
-    } else {
-        Vec::new()
-    };
-    let summaries = res.summaries(how);
-    let keyed = if canonical {
-        cols.iter()
-            .enumerate()
-            .map(|(i, c)| (c.name.clone(), i))
-            .collect()
-    } else {
-        res.requested_columns()
-    };
-    for (key, c) in keyed {
-        let col = &cols[c];
-        if per_query {
-            if !Results::is_per_query(col) {
-                continue;
-            }
-            let d = PyDict::new(py);
-            for (q, id) in ids.iter().enumerate() {
-                if col.family == Family::Relstring {
-                    d.set_item(id, res.relstring(q).unwrap_or(""))?;
-                } else if col.family.is_integer() {
-                    d.set_item(id, res.value(q, c) as i64)?;
-                } else {
-                    d.set_item(id, res.value(q, c))?;
-                }
-            }
-            out.set_item(key, d)?;
-        } else if how != Statistic::Mean {
-            // other statistics: only columns with per-query values (no num_q, runid, gm_map)
-            if Results::has_per_query_values(col) {
-                out.set_item(key, summaries[c])?;
-            }
-        } else {
-            match col.family {
-                Family::Relstring => continue,
-                Family::RunId => out.set_item(key, id_to_py(py, res.runid())?)?,
-                f if f.is_integer() => out.set_item(key, summaries[c] as i64)?,
-                _ => out.set_item(key, summaries[c])?,
-            }
-        }
-    }
-    Ok(out)
 }

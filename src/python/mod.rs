@@ -5,9 +5,13 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `mod.rs` | the module, `heavy` / `guarded` (GIL release, Ctrl-C, panics) |
-//! | `data.rs` | `Qrels` and `Run` classes (files, text, dicts, columns, frames) |
-//! | `evaluate.rs` | `Evaluator`, which input kind a run is, results to dicts / numpy |
+//! | `data.rs` | `Qrels` and `Run` classes (files, text, dicts, columns, frames, Arrow data) |
+//! | `arrow.rs` | Arrow data in (the PyCapsule interface, read in Rust) and out |
+//! | `evaluate.rs` | `Evaluator`, which input kind a run is, results to numpy |
+//! | `results.rs` | results to dicts (`evaluate`, `evaluate_file`, the stream's `finish`) |
 //! | `convert.rs` | Python values to the intake's pieces (ids, labels, scores, columns) |
+//! | `pickle.rs` | `Qrels`, `Run` (flat bytes) and `Evaluator` pickled |
+//! | `stream.rs` | `QueryStream`: the push API (`Evaluator.stream()`) |
 //! | `pipeline.rs` | conversion on the GIL thread overlapping evaluation on others |
 //! | `errors.rs` | the exception hierarchy and the one mapping from crate errors |
 //! | `cli.rs` | the command line, trec_eval's flags, the measure catalogue |
@@ -15,6 +19,7 @@
 //! | `fusion.rs` | `normalize`, `fuse` (ranx's normalizations and fusion methods) |
 //! | `stats.rs` | significance tests, corrections, effect sizes, comparing runs (`crate::compare`) |
 
+mod arrow;
 mod cli;
 mod convert;
 mod data;
@@ -23,8 +28,11 @@ mod errors;
 mod evaluate;
 mod extras;
 mod fusion;
+mod pickle;
 mod pipeline;
+mod results;
 mod stats;
+mod stream;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -163,6 +171,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyQrels>()?;
     m.add_class::<PyRun>()?;
     m.add_class::<PyEvaluator>()?;
+    m.add_class::<arrow::PyArrowData>()?;
+    m.add_class::<stream::PyQueryStream>()?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(measures, m)?)?;
     m.add_function(wrap_pyfunction!(parse_cli_args, m)?)?;
@@ -174,6 +184,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_require, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(data::_run_from_pickle, m)?)?;
+    m.add_function(wrap_pyfunction!(data::_qrels_from_pickle, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     extras::register(m)?;

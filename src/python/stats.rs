@@ -283,6 +283,33 @@ impl PyReport {
     fn to_json(&self, per_query: bool) -> String {
         self.inner.to_json(per_query).to_string()
     }
+
+    /// Pickled as the per-query values and the options it was computed from
+    /// (`compare_values_report` makes the same report again: the tests are seeded).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let r = &self.inner;
+        let o = &r.options;
+        let measures: Vec<(String, Vec<Vec<f64>>)> = r
+            .measures
+            .iter()
+            .map(|m| (m.name.clone(), m.values.clone()))
+            .collect();
+        let args = (
+            r.systems.clone(),
+            r.query_ids.clone(),
+            measures,
+            o.test.name(),
+            o.correction.name(),
+            o.alpha,
+            o.baseline.clone(),
+            o.n_resamples,
+            o.seed,
+        );
+        let make = py
+            .import("irmetrics._core")?
+            .getattr("compare_values_report")?;
+        Ok((make, args).into_pyobject(py)?.into_any())
+    }
 }
 
 fn options(
