@@ -47,9 +47,10 @@
 //! | which system is better? | `compare/`: `paired.rs` (t, Wilcoxon, sign, randomization, bootstrap tests), `correct.rs` (Holm, BH, ...), `effect.rs` (d_z, g_z, intervals), `tukey.rs` (studentized range, Tukey HSD, randomized Tukey), `anova.rs` (two-way ANOVA), `report.rs` ([`compare()`](compare::compare) and the `Report`'s formats), `rng.rs` (one seeded stream per resample) |
 //! | the command line | `cli/args.rs` (trec_eval's flags), `cli/output.rs` (trec, JSON, CSV, table), `cli/mod.rs` (the flow) |
 //! | fusion and normalization (ranx's methods) | `fusion/`: `names.rs` (methods, norms, parameters), `norm.rs`, `kernels.rs`, `trained.rs` (methods learnt from qrels), `optimize.rs` (grid search), `mod.rs` (per-query flow); `cli/fuse.rs`, `python/fusion.rs` |
+//! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
 //!
-//! New capabilities (comparing systems: `compare/`; fusion, online metrics) each get a
+//! New capabilities (comparing systems: `compare/`; fusion; online metrics: `online/`) each get a
 //! folder of their own beside `evaluate/`, take their inputs through [`intake`] and return plain
 //! Rust values; `python/` gains one file each.
 
@@ -65,6 +66,7 @@ mod ids;
 pub mod intake;
 pub mod measure;
 pub mod metrics;
+pub mod online;
 pub mod parallel;
 pub mod qrels;
 pub mod results;
