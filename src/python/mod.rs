@@ -13,6 +13,7 @@
 //! | `cli.rs` | the command line, trec_eval's flags, the measure catalogue |
 //! | `extras.rs` | statistics and rank correlation functions |
 //! | `fusion.rs` | `normalize`, `fuse` (ranx's normalizations and fusion methods) |
+//! | `online.rs` | `OnlineLog` and the online metrics of search logs (`crate::online`) |
 //! | `stats.rs` | significance tests, corrections, effect sizes, comparing runs (`crate::compare`) |
 
 mod cli;
@@ -22,6 +23,7 @@ mod errors;
 mod evaluate;
 mod extras;
 mod fusion;
+mod online;
 mod pipeline;
 mod stats;
 
@@ -177,6 +179,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     extras::register(m)?;
     fusion::register(m)?;
+    online::register(m)?;
     stats::register(m)?;
     Ok(())
 }
