@@ -197,3 +197,24 @@ fn csv_names_missing_columns() {
     let rb = evaluate(&small(), &none, &OnlineOptions::default()).unwrap();
     assert_eq!(ra, rb);
 }
+
+#[test]
+fn empty_logs_give_nan_or_a_clear_error() {
+    use irmetrics::error::Unit;
+    let mut b =
+        irmetrics::online::LogBuilder::new(LogOptions::default(), "log", Unit::Row).unwrap();
+    b.declare(9); // a variant column without values
+    let log = b.finish().unwrap();
+    let r = evaluate(&log, &["ctr"], &OnlineOptions::default()).unwrap();
+    assert!(r.groups[0].values[0].is_nan());
+    let opts = OnlineOptions {
+        by_variant: true,
+        ..OnlineOptions::default()
+    };
+    let e = evaluate(&log, &["ctr"], &opts).unwrap_err().to_string();
+    assert!(e.contains("no variant"), "{e}");
+    assert!(queries_per(&log, Bucket::Day, 3.0)
+        .unwrap()
+        .count
+        .is_empty());
+}

@@ -441,19 +441,31 @@ impl LogBuilder {
     /// where not given.
     pub fn finish(self) -> Result<Log> {
         let n = self.time.len();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        let (sess, time) = (&self.session, &self.time);
-        order.sort_unstable_by(|&a, &b| {
-            let (a, b) = (a as usize, b as usize);
-            sess[a]
-                .cmp(&sess[b])
-                .then(time[a].total_cmp(&time[b]))
-                .then(a.cmp(&b))
-        });
+        // sessions by a counting sort (in order of first sight, events in input order),
+        // then each session's few events by time, ties in input order
+        let n_sessions = self.sessions.names.len();
+        let mut starts = vec![0usize; n_sessions + 1];
+        for &s in &self.session {
+            starts[s as usize + 1] += 1;
+        }
+        for s in 0..n_sessions {
+            starts[s + 1] += starts[s];
+        }
+        let mut fill = starts.clone();
+        let mut order = vec![0u32; n];
+        for (i, &s) in self.session.iter().enumerate() {
+            order[fill[s as usize]] = i as u32;
+            fill[s as usize] += 1;
+        }
+        drop(fill);
+        let time = &self.time;
+        for w in starts.windows(2) {
+            // stable: equal times keep input order
+            order[w[0]..w[1]].sort_by(|&a, &b| time[a as usize].total_cmp(&time[b as usize]));
+        }
         fn take<T: Copy>(v: &[T], order: &[u32]) -> Vec<T> {
             order.iter().map(|&i| v[i as usize]).collect()
         }
-        let n_sessions = self.sessions.names.len();
         let mut log = Log {
             session: take(&self.session, &order),
             time: take(&self.time, &order),
@@ -464,7 +476,7 @@ impl LogBuilder {
             dwell: take(&self.dwell, &order),
             latency: take(&self.latency, &order),
             place: take(&self.place, &order),
-            starts: Vec::with_capacity(n_sessions + 1),
+            starts,
             session_variant: vec![NONE; n_sessions],
             sessions: self.sessions.names,
             queries: self.queries.names,
@@ -484,12 +496,6 @@ impl LogBuilder {
         log.has[field::SESSION] = true;
         log.has[field::TIME] = true;
         log.has[field::TYPE] = true;
-        for i in 0..n {
-            if i == 0 || log.session[i] != log.session[i - 1] {
-                log.starts.push(i);
-            }
-        }
-        log.starts.push(n);
         let cap = self.opts.dwell_cap;
         for s in 0..n_sessions {
             let r = log.n_events(s);

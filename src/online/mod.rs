@@ -147,8 +147,14 @@ pub fn evaluate<S: AsRef<str>>(
     }
     let mut order: Vec<usize> = (0..log.variants.len()).collect();
     order.sort_by(|a, b| log.variants[*a].cmp(&log.variants[*b]));
+    let Some(&first) = order.first() else {
+        return Err(Error::Input(format!(
+            "{} has no variant to group by",
+            log.source
+        )));
+    };
     let base = match &opts.baseline {
-        None => order[0],
+        None => first,
         Some(b) => log.variants.iter().position(|v| v == b).ok_or_else(|| {
             Error::Option(format!(
                 "baseline '{b}' is not a variant of the log ({})",
