@@ -3,7 +3,7 @@
 //!
 //! Resample r draws, from stream r of the seed (the compare module's ChaCha8 streams, so
 //! the numbers do not depend on the thread count), as many sessions with replacement
-//! from each arm as it has, and recomputes every metric of each arm from the drawn
+//! from each arm as it has (as counts per session), and recomputes every metric of each arm from the drawn
 //! sessions' numerators and denominators (a cluster bootstrap: a session's SERPs stay
 //! together). The interval holds the (1 - confidence)/2 and (1 + confidence)/2 quantiles
 //! of the resampled differences (numpy's linear quantiles); the two-sided p-value is
@@ -81,16 +81,19 @@ pub(crate) fn compare_arms(
     let diffs: Vec<Vec<f64>> = crate::parallel::map_with(
         &rows,
         || (Vec::new(), Vec::new()),
-        |(drawn, scratch): &mut (Vec<usize>, Vec<f64>), &r| {
+        |(counts, scratch): &mut (Vec<u32>, Vec<f64>), &r| {
             let mut rng = streams.stream(r);
-            let mut draw = |from: &[usize], drawn: &mut Vec<usize>| {
-                drawn.clear();
-                drawn.extend((0..from.len()).map(|_| from[below(&mut rng, from.len())]));
+            // a resample as counts: draw |arm| sessions of the arm with replacement
+            let mut resample = |from: &[usize], counts: &mut Vec<u32>, scratch: &mut Vec<f64>| {
+                counts.clear();
+                counts.resize(from.len(), 0);
+                for _ in 0..from.len() {
+                    counts[below(&mut rng, from.len())] += 1;
+                }
+                table.values(from, Some(counts), scratch)
             };
-            draw(base, drawn);
-            let a = table.values(drawn.iter().copied(), scratch);
-            draw(arm, drawn);
-            let b = table.values(drawn.iter().copied(), scratch);
+            let a = resample(base, counts, scratch);
+            let b = resample(arm, counts, scratch);
             b.iter().zip(&a).map(|(x, y)| x - y).collect()
         },
     );

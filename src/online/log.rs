@@ -179,18 +179,32 @@ impl Interner {
     }
 }
 
-/// The interaction log, one entry per event in each column, sessions contiguous and
-/// each in time order (ties in input order).
+/// One event, checked: a row of 64 bytes (one cache line), so that putting the
+/// events of a shuffled log in session order moves each event once.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ev {
+    pub(crate) time: f64,
+    /// NaN: unknown.
+    pub(crate) n_results: f64,
+    /// NaN: none (before [`LogBuilder::finish`] derives it for clicks).
+    pub(crate) dwell: f64,
+    /// NaN: none.
+    pub(crate) latency: f64,
+    /// The line or row it came from.
+    pub(crate) place: u64,
+    pub(crate) session: u32,
+    /// [`NONE`]: none.
+    pub(crate) query: u32,
+    /// 0: none.
+    pub(crate) position: u32,
+    /// [`NONE`]: none.
+    pub(crate) variant: u32,
+    pub(crate) kind: Kind,
+}
+
+/// The interaction log: its events, sessions contiguous and each in time order (ties in input order).
 pub struct Log {
-    pub(crate) session: Vec<u32>,
-    pub(crate) time: Vec<f64>,
-    pub(crate) kind: Vec<Kind>,
-    pub(crate) query: Vec<u32>,
-    pub(crate) n_results: Vec<f64>,
-    pub(crate) position: Vec<u32>,
-    pub(crate) dwell: Vec<f64>,
-    pub(crate) latency: Vec<f64>,
-    pub(crate) place: Vec<u64>,
+    pub(crate) ev: Vec<Ev>,
     /// Session `s` is events `starts[s]..starts[s + 1]`.
     pub(crate) starts: Vec<usize>,
     /// The variant of each session ([`NONE`]: none).
@@ -209,12 +223,12 @@ pub struct Log {
 impl Log {
     /// Number of events kept (SERPs, clicks, success events).
     pub fn len(&self) -> usize {
-        self.time.len()
+        self.ev.len()
     }
 
     /// Whether the log has no event.
     pub fn is_empty(&self) -> bool {
-        self.time.is_empty()
+        self.ev.is_empty()
     }
 
     /// Number of sessions.
@@ -251,7 +265,7 @@ impl Log {
 
     pub(crate) fn error_at(&self, event: usize, message: String) -> Error {
         Error::Format {
-            location: Location::new(&self.source, self.place[event], self.unit),
+            location: Location::new(&self.source, self.ev[event].place, self.unit),
             message,
         }
     }
@@ -280,16 +294,7 @@ pub struct LogBuilder {
     ignored: FxHashMap<String, u64>,
     last_time: Vec<f64>,
     reordered: u64,
-    session: Vec<u32>,
-    time: Vec<f64>,
-    kind: Vec<Kind>,
-    query: Vec<u32>,
-    n_results: Vec<f64>,
-    position: Vec<u32>,
-    dwell: Vec<f64>,
-    latency: Vec<f64>,
-    variant: Vec<u32>,
-    place: Vec<u64>,
+    rows: Vec<Ev>,
     has: [bool; 10],
 }
 
@@ -318,16 +323,7 @@ impl LogBuilder {
             ignored: FxHashMap::default(),
             last_time: Vec::new(),
             reordered: 0,
-            session: Vec::new(),
-            time: Vec::new(),
-            kind: Vec::new(),
-            query: Vec::new(),
-            n_results: Vec::new(),
-            position: Vec::new(),
-            dwell: Vec::new(),
-            latency: Vec::new(),
-            variant: Vec::new(),
-            place: Vec::new(),
+            rows: Vec::new(),
             has: [false; 10],
         })
     }
@@ -423,16 +419,18 @@ impl LogBuilder {
             Some(v) => self.variants.code(v),
             None => NONE,
         };
-        self.session.push(s as u32);
-        self.time.push(t);
-        self.kind.push(kind);
-        self.query.push(query);
-        self.n_results.push(n_results);
-        self.position.push(position);
-        self.dwell.push(dwell);
-        self.latency.push(latency);
-        self.variant.push(variant);
-        self.place.push(place);
+        self.rows.push(Ev {
+            time: t,
+            n_results,
+            dwell,
+            latency,
+            place,
+            session: s as u32,
+            query,
+            position,
+            variant,
+            kind,
+        });
         Ok(())
     }
 
@@ -440,42 +438,32 @@ impl LogBuilder {
     /// checked to follow a SERP; a session's variant checked to be one; dwell derived
     /// where not given.
     pub fn finish(self) -> Result<Log> {
-        let n = self.time.len();
+        let n = self.rows.len();
         // sessions by a counting sort (in order of first sight, events in input order),
         // then each session's few events by time, ties in input order
         let n_sessions = self.sessions.names.len();
         let mut starts = vec![0usize; n_sessions + 1];
-        for &s in &self.session {
-            starts[s as usize + 1] += 1;
+        for e in &self.rows {
+            starts[e.session as usize + 1] += 1;
         }
         for s in 0..n_sessions {
             starts[s + 1] += starts[s];
         }
         let mut fill = starts.clone();
         let mut order = vec![0u32; n];
-        for (i, &s) in self.session.iter().enumerate() {
-            order[fill[s as usize]] = i as u32;
-            fill[s as usize] += 1;
+        for (i, e) in self.rows.iter().enumerate() {
+            order[fill[e.session as usize]] = i as u32;
+            fill[e.session as usize] += 1;
         }
         drop(fill);
-        let time = &self.time;
+        let rows = &self.rows;
         for w in starts.windows(2) {
             // stable: equal times keep input order
-            order[w[0]..w[1]].sort_by(|&a, &b| time[a as usize].total_cmp(&time[b as usize]));
-        }
-        fn take<T: Copy>(v: &[T], order: &[u32]) -> Vec<T> {
-            order.iter().map(|&i| v[i as usize]).collect()
+            order[w[0]..w[1]]
+                .sort_by(|&a, &b| rows[a as usize].time.total_cmp(&rows[b as usize].time));
         }
         let mut log = Log {
-            session: take(&self.session, &order),
-            time: take(&self.time, &order),
-            kind: take(&self.kind, &order),
-            query: take(&self.query, &order),
-            n_results: take(&self.n_results, &order),
-            position: take(&self.position, &order),
-            dwell: take(&self.dwell, &order),
-            latency: take(&self.latency, &order),
-            place: take(&self.place, &order),
+            ev: order.iter().map(|&i| rows[i as usize]).collect(),
             starts,
             session_variant: vec![NONE; n_sessions],
             sessions: self.sessions.names,
@@ -491,8 +479,8 @@ impl LogBuilder {
             source: self.source,
             unit: self.unit,
         };
-        let variant = take(&self.variant, &order);
         drop(order);
+        drop(self.rows);
         log.has[field::SESSION] = true;
         log.has[field::TIME] = true;
         log.has[field::TYPE] = true;
@@ -502,9 +490,9 @@ impl LogBuilder {
             let mut seen_serp = false;
             let mut first_variant: Option<usize> = None;
             for i in r.clone() {
-                match log.kind[i] {
+                match log.ev[i].kind {
                     Kind::Serp => seen_serp = true,
-                    Kind::Click if log.position[i] == 0 && log.has[field::POSITION] => {
+                    Kind::Click if log.ev[i].position == 0 && log.has[field::POSITION] => {
                         return Err(log.error_at(i, "a click without a position".into()))
                     }
                     Kind::Click if !seen_serp => {
@@ -516,29 +504,29 @@ impl LogBuilder {
                             ),
                         ))
                     }
-                    Kind::Click if log.dwell[i].is_nan() => {
+                    Kind::Click if log.ev[i].dwell.is_nan() => {
                         // the next event of the session, capped; none: the cap
-                        log.dwell[i] = if i + 1 < r.end {
-                            (log.time[i + 1] - log.time[i]).min(cap)
+                        log.ev[i].dwell = if i + 1 < r.end {
+                            (log.ev[i + 1].time - log.ev[i].time).min(cap)
                         } else {
                             cap
                         };
                     }
                     _ => {}
                 }
-                if variant[i] != NONE {
+                if log.ev[i].variant != NONE {
                     match first_variant {
                         None => first_variant = Some(i),
-                        Some(f) if variant[f] != variant[i] => {
+                        Some(f) if log.ev[f].variant != log.ev[i].variant => {
                             return Err(log.error_at(
                                 i,
                                 format!(
                                     "session '{}' is in variant '{}' here but in '{}' at {} {}",
                                     log.sessions[s],
-                                    log.variants[variant[i] as usize],
-                                    log.variants[variant[f] as usize],
+                                    log.variants[log.ev[i].variant as usize],
+                                    log.variants[log.ev[f].variant as usize],
                                     log.unit.word(),
-                                    log.place[f]
+                                    log.ev[f].place
                                 ),
                             ))
                         }
@@ -547,7 +535,7 @@ impl LogBuilder {
                 }
             }
             if let Some(f) = first_variant {
-                log.session_variant[s] = variant[f];
+                log.session_variant[s] = log.ev[f].variant;
             }
         }
         Ok(log)

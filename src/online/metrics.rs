@@ -230,8 +230,9 @@ impl SessionTable {
             let mut den = Vec::with_capacity((end - start) * width);
             let mut ttfc = Vec::new();
             let mut ends = Vec::with_capacity(end - start);
+            let mut reuse = Counts::default();
             for s in start..end {
-                let c = session_counts(log, s, &ks, max_p, dwell_threshold, &mut ttfc);
+                let c = session_counts(&mut reuse, log, s, &ks, max_p, dwell_threshold, &mut ttfc);
                 let has_serp = if c.serps > 0.0 { 1.0 } else { 0.0 };
                 let mut k_seen = 0;
                 for m in metrics {
@@ -255,6 +256,7 @@ impl SessionTable {
                     num.push(a);
                     den.push(b);
                 }
+                reuse = c;
                 ends.push(ttfc.len());
             }
             (num, den, ttfc, ends)
@@ -276,11 +278,14 @@ impl SessionTable {
         Ok(t)
     }
 
-    /// The metrics' values over the sessions `sessions` (each counted as often as it
-    /// appears), with `scratch` for the times to first click.
+    /// The metrics' values over the sessions `members` (ascending), each counted
+    /// `counts[j]` times (`None`: once), with `scratch` for the times to first click.
+    /// One pass in session order: a bootstrap resample is its counts, so the table is
+    /// read sequentially rather than row by random row.
     pub(crate) fn values(
         &self,
-        sessions: impl Iterator<Item = usize>,
+        members: &[usize],
+        counts: Option<&[u32]>,
         scratch: &mut Vec<f64>,
     ) -> Vec<f64> {
         let w = self.metrics.len();
@@ -288,18 +293,26 @@ impl SessionTable {
         let mut den = vec![0.0; w];
         scratch.clear();
         let want_ttfc = self.metrics.contains(&Metric::TimeToFirstClick);
-        for s in sessions {
+        for (j, &s) in members.iter().enumerate() {
+            let c = counts.map_or(1, |c| c[j]);
+            if c == 0 {
+                continue;
+            }
+            let cf = f64::from(c);
             let row = s * w..(s + 1) * w;
             for ((a, b), (x, y)) in num
                 .iter_mut()
                 .zip(den.iter_mut())
                 .zip(self.num[row.clone()].iter().zip(&self.den[row]))
             {
-                *a += x;
-                *b += y;
+                *a += cf * x;
+                *b += cf * y;
             }
             if want_ttfc {
-                scratch.extend_from_slice(&self.ttfc[self.ttfc_ends[s]..self.ttfc_ends[s + 1]]);
+                let times = &self.ttfc[self.ttfc_ends[s]..self.ttfc_ends[s + 1]];
+                for _ in 0..c {
+                    scratch.extend_from_slice(times);
+                }
             }
         }
         let median = if want_ttfc { median(scratch) } else { f64::NAN };
@@ -330,8 +343,10 @@ pub(crate) fn median(v: &mut [f64]) -> f64 {
     (lo + hi) / 2.0
 }
 
-/// One session's counts; its times to first click are pushed on `ttfc`.
+/// One session's counts (in `reuse`'s buffers); its times to first click are pushed
+/// on `ttfc`.
 fn session_counts(
+    reuse: &mut Counts,
     log: &Log,
     s: usize,
     ks: &[u32],
@@ -339,18 +354,27 @@ fn session_counts(
     dwell_threshold: f64,
     ttfc: &mut Vec<f64>,
 ) -> Counts {
-    let mut c = Counts {
-        ctr_at: vec![0.0; ks.len()],
-        pos_clicks: vec![0.0; max_p],
-        pos_den: vec![0.0; max_p],
+    let mut c = std::mem::take(reuse);
+    for (v, n) in [
+        (&mut c.ctr_at, ks.len()),
+        (&mut c.pos_clicks, max_p),
+        (&mut c.pos_den, max_p),
+    ] {
+        v.clear();
+        v.resize(n, 0.0);
+    }
+    c = Counts {
+        ctr_at: c.ctr_at,
+        pos_clicks: c.pos_clicks,
+        pos_den: c.pos_den,
         ..Counts::default()
     };
     let mut cur: Option<Serp> = None;
     for i in log.n_events(s) {
-        match log.kind[i] {
+        match log.ev[i].kind {
             Kind::Serp => {
                 c.close(cur.take(), ks, ttfc);
-                let n = log.n_results[i];
+                let n = log.ev[i].n_results;
                 c.serps += 1.0;
                 if !n.is_nan() {
                     c.known_n += 1.0;
@@ -364,7 +388,7 @@ fn session_counts(
                     }
                 }
                 cur = Some(Serp {
-                    time: log.time[i],
+                    time: log.ev[i].time,
                     first_click: None,
                     best: 0,
                 });
@@ -372,10 +396,10 @@ fn session_counts(
             Kind::Click => {
                 // the log is checked: a click always follows a SERP of its session
                 let Some(serp) = cur.as_mut() else { continue };
-                let pos = log.position[i];
+                let pos = log.ev[i].position;
                 c.clicks += 1.0;
                 if serp.first_click.is_none() {
-                    serp.first_click = Some((log.time[i], pos));
+                    serp.first_click = Some((log.ev[i].time, pos));
                 }
                 if pos > 0 && (serp.best == 0 || pos < serp.best) {
                     serp.best = pos;
@@ -383,7 +407,7 @@ fn session_counts(
                 if pos >= 1 && (pos as usize) <= max_p {
                     c.pos_clicks[pos as usize - 1] += 1.0;
                 }
-                if log.dwell[i] >= dwell_threshold {
+                if log.ev[i].dwell >= dwell_threshold {
                     c.success = true;
                 }
             }

@@ -124,7 +124,11 @@ pub fn evaluate<S: AsRef<str>>(
             groups: vec![Group {
                 name: "all".into(),
                 sessions: log.n_sessions(),
-                values: table.values(0..log.n_sessions(), &mut scratch),
+                values: table.values(
+                    &(0..log.n_sessions()).collect::<Vec<_>>(),
+                    None,
+                    &mut scratch,
+                ),
             }],
             metrics: names,
             comparisons: vec![],
@@ -171,7 +175,7 @@ pub fn evaluate<S: AsRef<str>>(
         .map(|&v| Group {
             name: log.variants[v].clone(),
             sessions: members[v].len(),
-            values: table.values(members[v].iter().copied(), &mut scratch),
+            values: table.values(&members[v], None, &mut scratch),
         })
         .collect();
     let base_pos = order.iter().position(|&v| v == base).unwrap_or(0);

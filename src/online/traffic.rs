@@ -37,13 +37,13 @@ pub fn top_queries(
     let mut counts = vec![0u64; log.queries.len()];
     let mut total = 0u64;
     for i in 0..log.len() {
-        if log.kind[i] != Kind::Serp {
+        if log.ev[i].kind != Kind::Serp {
             continue;
         }
-        if window.is_some_and(|(a, b)| !(log.time[i] >= a && log.time[i] < b)) {
+        if window.is_some_and(|(a, b)| !(log.ev[i].time >= a && log.ev[i].time < b)) {
             continue;
         }
-        let q = log.query[i];
+        let q = log.ev[i].query;
         if q == NONE {
             return Err(log.error_at(i, "a SERP (type 'query') without query text".into()));
         }
@@ -171,9 +171,12 @@ pub fn queries_per(log: &Log, bucket: Bucket, k: f64) -> Result<Traffic> {
         )));
     }
     let serps: Vec<usize> = (0..log.len())
-        .filter(|&i| log.kind[i] == Kind::Serp)
+        .filter(|&i| log.ev[i].kind == Kind::Serp)
         .collect();
-    let idx: Vec<i64> = serps.iter().map(|&i| bucket.index(log.time[i])).collect();
+    let idx: Vec<i64> = serps
+        .iter()
+        .map(|&i| bucket.index(log.ev[i].time))
+        .collect();
     let (Some(&lo), Some(&hi)) = (idx.iter().min(), idx.iter().max()) else {
         return Ok(Traffic {
             start: vec![],
@@ -207,7 +210,7 @@ pub fn queries_per(log: &Log, bucket: Bucket, k: f64) -> Result<Traffic> {
         let mut values = vec![f64::NAN; serps.len()];
         for (&i, b) in serps.iter().zip(&idx) {
             let j = (b - lo) as usize;
-            values[fill[j]] = log.latency[i];
+            values[fill[j]] = log.ev[i].latency;
             fill[j] += 1;
         }
         (0..nb)
