@@ -46,7 +46,8 @@ def _codes(values: Any, name: str) -> tuple[np.ndarray, list[str]]:
         import pandas as pd
 
         codes, uniques = pd.factorize(values)
-        return np.asarray(codes, dtype=np.int64), [_text(u) for u in uniques]
+        texts = [u if type(u) is str else _text(u) for u in uniques.tolist()]
+        return np.asarray(codes, dtype=np.int64), texts
     except ImportError:
         seen: dict[Any, int] = {}
         out = np.empty(len(values), dtype=np.int64)

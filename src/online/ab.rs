@@ -14,7 +14,7 @@
 use crate::compare::rng::{below, Streams};
 use crate::error::{Error, Result};
 
-use super::metrics::SessionTable;
+use super::metrics::{median, Metric, SessionTable};
 
 /// How to compare arms.
 #[derive(Clone, Debug)]
@@ -76,24 +76,26 @@ pub(crate) fn compare_arms(
         )));
     }
     let w = table.metrics.len();
+    let arms = [Arm::new(table, base), Arm::new(table, arm)];
     let streams = Streams::new(how.seed);
     let rows: Vec<u64> = (0..how.n_resamples as u64).collect();
     let diffs: Vec<Vec<f64>> = crate::parallel::map_with(
         &rows,
         || (Vec::new(), Vec::new()),
-        |(counts, scratch): &mut (Vec<u32>, Vec<f64>), &r| {
+        |(counts, scratch): &mut (Vec<f64>, Vec<f64>), &r| {
             let mut rng = streams.stream(r);
             // a resample as counts: draw |arm| sessions of the arm with replacement
-            let mut resample = |from: &[usize], counts: &mut Vec<u32>, scratch: &mut Vec<f64>| {
+            let mut resample = |a: &Arm, counts: &mut Vec<f64>, scratch: &mut Vec<f64>| {
+                let n = a.members.len();
                 counts.clear();
-                counts.resize(from.len(), 0);
-                for _ in 0..from.len() {
-                    counts[below(&mut rng, from.len())] += 1;
+                counts.resize(n, 0.0);
+                for _ in 0..n {
+                    counts[below(&mut rng, n)] += 1.0;
                 }
-                table.values(from, Some(counts), scratch)
+                a.values(counts, scratch)
             };
-            let a = resample(base, counts, scratch);
-            let b = resample(arm, counts, scratch);
+            let a = resample(&arms[0], counts, scratch);
+            let b = resample(&arms[1], counts, scratch);
             b.iter().zip(&a).map(|(x, y)| x - y).collect()
         },
     );
@@ -117,4 +119,89 @@ pub(crate) fn compare_arms(
             (difference, (q(alpha), q(1.0 - alpha)), p)
         })
         .collect())
+}
+
+/// One arm's sessions as columns, each distinct numerator or denominator column once
+/// (several metrics share the SERP count), so that a resample is a few dot products of
+/// its counts with contiguous columns.
+struct Arm<'t> {
+    table: &'t SessionTable,
+    members: &'t [usize],
+    columns: Vec<Vec<f64>>,
+    /// Per metric, its numerator and denominator columns; `None`: the median.
+    parts: Vec<Option<(usize, usize)>>,
+}
+
+impl<'t> Arm<'t> {
+    fn new(table: &'t SessionTable, members: &'t [usize]) -> Arm<'t> {
+        let w = table.metrics.len();
+        let mut columns: Vec<Vec<f64>> = Vec::new();
+        let mut add = |col: Vec<f64>| match columns.iter().position(|c| *c == col) {
+            Some(i) => i,
+            None => {
+                columns.push(col);
+                columns.len() - 1
+            }
+        };
+        let parts = (0..w)
+            .map(|m| {
+                if table.metrics[m] == Metric::TimeToFirstClick {
+                    return None;
+                }
+                let num = members.iter().map(|&s| table.num[s * w + m]).collect();
+                let den = members.iter().map(|&s| table.den[s * w + m]).collect();
+                Some((add(num), add(den)))
+            })
+            .collect();
+        Arm {
+            table,
+            members,
+            columns,
+            parts,
+        }
+    }
+
+    /// The metrics over the arm's sessions, each counted `counts[j]` times.
+    fn values(&self, counts: &[f64], scratch: &mut Vec<f64>) -> Vec<f64> {
+        let sums: Vec<f64> = self.columns.iter().map(|c| dot(counts, c)).collect();
+        let median = if self.parts.iter().any(Option::is_none) {
+            scratch.clear();
+            let t = self.table;
+            for (&c, &s) in counts.iter().zip(self.members) {
+                let times = &t.ttfc[t.ttfc_ends[s]..t.ttfc_ends[s + 1]];
+                for _ in 0..c as usize {
+                    scratch.extend_from_slice(times);
+                }
+            }
+            median(scratch)
+        } else {
+            f64::NAN
+        };
+        self.parts
+            .iter()
+            .map(|p| match p {
+                None => median,
+                Some((_, d)) if sums[*d] == 0.0 => f64::NAN,
+                Some((n, d)) => sums[*n] / sums[*d],
+            })
+            .collect()
+    }
+}
+
+/// The dot product, in four running sums (the same order every time).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..4 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }

@@ -155,6 +155,10 @@ pub struct Event<'a> {
     pub latency: Option<f64>,
     /// `variant`.
     pub variant: Option<Cow<'a, str>>,
+    /// The source's own numbers of the session, query and variant texts (each distinct
+    /// text numbered from 0, as `pandas.factorize` does), when it has them: the builder
+    /// then looks each text up once, not once per event.
+    pub codes: [Option<u32>; 3],
 }
 
 /// Missing code of an interned column.
@@ -295,6 +299,8 @@ pub struct LogBuilder {
     last_time: Vec<f64>,
     reordered: u64,
     rows: Vec<Ev>,
+    /// Source code -> our code, per coded field (session, query, variant).
+    memo: [Vec<u32>; 3],
     has: [bool; 10],
 }
 
@@ -324,6 +330,7 @@ impl LogBuilder {
             last_time: Vec::new(),
             reordered: 0,
             rows: Vec::new(),
+            memo: Default::default(),
             has: [false; 10],
         })
     }
@@ -344,6 +351,20 @@ impl LogBuilder {
             location: Location::new(&self.source, place, self.unit),
             message,
         }
+    }
+
+    /// Our code of `text`, through the memo of the source's code when there is one.
+    fn code(memo: &mut Vec<u32>, names: &mut Interner, source: Option<u32>, text: &str) -> u32 {
+        let Some(c) = source.map(|c| c as usize) else {
+            return names.code(text);
+        };
+        if c >= memo.len() {
+            memo.resize(c + 1, NONE);
+        }
+        if memo[c] == NONE {
+            memo[c] = names.code(text);
+        }
+        memo[c]
     }
 
     /// Add one event, found at `place` (line or row).
@@ -396,7 +417,7 @@ impl LogBuilder {
             Some(v) => v,
             None => f64::NAN,
         };
-        let s = self.sessions.code(session) as usize;
+        let s = Self::code(&mut self.memo[0], &mut self.sessions, e.codes[0], session) as usize;
         if s == self.last_time.len() {
             self.last_time.push(t);
         } else {
@@ -412,11 +433,11 @@ impl LogBuilder {
         self.has[field::LATENCY] |= e.latency.is_some();
         self.has[field::VARIANT] |= e.variant.is_some();
         let query = match e.query.as_deref() {
-            Some(q) => self.queries.code(q),
+            Some(q) => Self::code(&mut self.memo[1], &mut self.queries, e.codes[1], q),
             None => NONE,
         };
         let variant = match e.variant.as_deref() {
-            Some(v) => self.variants.code(v),
+            Some(v) => Self::code(&mut self.memo[2], &mut self.variants, e.codes[2], v),
             None => NONE,
         };
         self.rows.push(Ev {

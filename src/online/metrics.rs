@@ -278,41 +278,26 @@ impl SessionTable {
         Ok(t)
     }
 
-    /// The metrics' values over the sessions `members` (ascending), each counted
-    /// `counts[j]` times (`None`: once), with `scratch` for the times to first click.
-    /// One pass in session order: a bootstrap resample is its counts, so the table is
-    /// read sequentially rather than row by random row.
-    pub(crate) fn values(
-        &self,
-        members: &[usize],
-        counts: Option<&[u32]>,
-        scratch: &mut Vec<f64>,
-    ) -> Vec<f64> {
+    /// The metrics' values over the sessions `members`, with `scratch` for the times to
+    /// first click.
+    pub(crate) fn values(&self, members: &[usize], scratch: &mut Vec<f64>) -> Vec<f64> {
         let w = self.metrics.len();
         let mut num = vec![0.0; w];
         let mut den = vec![0.0; w];
         scratch.clear();
         let want_ttfc = self.metrics.contains(&Metric::TimeToFirstClick);
-        for (j, &s) in members.iter().enumerate() {
-            let c = counts.map_or(1, |c| c[j]);
-            if c == 0 {
-                continue;
-            }
-            let cf = f64::from(c);
+        for &s in members {
             let row = s * w..(s + 1) * w;
             for ((a, b), (x, y)) in num
                 .iter_mut()
                 .zip(den.iter_mut())
                 .zip(self.num[row.clone()].iter().zip(&self.den[row]))
             {
-                *a += cf * x;
-                *b += cf * y;
+                *a += x;
+                *b += y;
             }
             if want_ttfc {
-                let times = &self.ttfc[self.ttfc_ends[s]..self.ttfc_ends[s + 1]];
-                for _ in 0..c {
-                    scratch.extend_from_slice(times);
-                }
+                scratch.extend_from_slice(&self.ttfc[self.ttfc_ends[s]..self.ttfc_ends[s + 1]]);
             }
         }
         let median = if want_ttfc { median(scratch) } else { f64::NAN };

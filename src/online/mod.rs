@@ -124,11 +124,7 @@ pub fn evaluate<S: AsRef<str>>(
             groups: vec![Group {
                 name: "all".into(),
                 sessions: log.n_sessions(),
-                values: table.values(
-                    &(0..log.n_sessions()).collect::<Vec<_>>(),
-                    None,
-                    &mut scratch,
-                ),
+                values: table.values(&(0..log.n_sessions()).collect::<Vec<_>>(), &mut scratch),
             }],
             metrics: names,
             comparisons: vec![],
@@ -175,7 +171,7 @@ pub fn evaluate<S: AsRef<str>>(
         .map(|&v| Group {
             name: log.variants[v].clone(),
             sessions: members[v].len(),
-            values: table.values(&members[v], None, &mut scratch),
+            values: table.values(&members[v], &mut scratch),
         })
         .collect();
     let base_pos = order.iter().position(|&v| v == base).unwrap_or(0);

@@ -292,7 +292,12 @@ fn online_from_columns(
                 }
                 None => None,
             };
+            let code = |i: usize| match &plain[i] {
+                Some(Plain::Coded(c, _)) => u32::try_from(c[row]).ok(),
+                _ => None,
+            };
             let e = Event {
+                codes: [code(0), code(3), code(9)],
                 session: text(0, row)?,
                 time,
                 kind: text(2, row)?,
