@@ -273,3 +273,37 @@ def test_plots_draw_the_computed_values(gen, tmp_path):
     assert q.data["spike"] == t["spike"].tolist()
     assert q.data["latency_p50"] == pytest.approx(t["latency_p50"].tolist())
     _png(q, tmp_path)
+
+
+def test_other_routes_and_options(tmp_path):
+    # gzip-compressed TSV with other column names and timestamps in milliseconds
+    import gzip
+
+    rows = [json.loads(line) for line in SMALL.read_text().splitlines()]
+    frame = pd.DataFrame(rows).rename(columns={"session_id": "sid", "type": "event"})
+    epoch = pd.Timestamp("1970-01-01", tz="UTC")
+    frame["timestamp"] = (pd.to_datetime(frame["timestamp"]) - epoch) // pd.Timedelta("1ms")
+    assert frame["timestamp"][0] == 1_714_521_600_000
+    path = tmp_path / "log.tsv.gz"
+    with gzip.open(path, "wt") as f:
+        frame.to_csv(f, sep="\t", index=False)
+    got = online.evaluate(path, columns={"session_id": "sid", "type": "event"})
+    assert got == pytest.approx(HAND, abs=1e-12)
+    # told by size (milliseconds); read as seconds, the log's first click comes 5000 s
+    # after its SERP: the unit given is honoured
+    got = online.evaluate(
+        path,
+        ["time_to_first_click"],
+        columns={"session_id": "sid", "type": "event"},
+        time_unit="s",
+    )
+    assert got["time_to_first_click"] == 5000.0
+    # a window of datetimes; success events named by the user
+    start, end = pd.Timestamp("2024-05-01 00:30"), pd.Timestamp("2024-05-01 02:00")
+    assert online.top_queries(SMALL, 5, (start, end)) == [("laptop", 1, 0.5), ("phone", 1, 0.5)]
+    # without 'purchase' as a success, s3 (click dwell 5 s) fails: 2 of 4 sessions
+    assert online.evaluate(SMALL, ["success_rate"], success_events=["copy"]) == {
+        "success_rate": 0.5
+    }
+    log = online.read_log(SMALL, success_events=["copy"])
+    assert log.ignored == [("hover", 1), ("purchase", 1)]
