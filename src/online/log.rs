@@ -7,6 +7,8 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
+use crate::ids::{IdIndex, Ids};
+
 use super::time::Clock;
 use crate::error::{Error, Location, Result, Unit};
 
@@ -164,22 +166,38 @@ pub struct Event<'a> {
 /// Missing code of an interned column.
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// Strings numbered in order of first sight.
+/// Strings numbered in order of first sight: the texts back to back in one buffer with
+/// a hash index of their positions (the crate's id store, `crate::ids`), so that a
+/// lookup touches a 4-byte slot and the text, not a table of `String`s.
 #[derive(Default)]
 pub(crate) struct Interner {
-    pub(crate) names: Vec<String>,
-    index: FxHashMap<String, u32>,
+    ids: Ids,
+    index: IdIndex,
 }
 
 impl Interner {
-    pub(crate) fn code(&mut self, s: &str) -> u32 {
-        if let Some(&c) = self.index.get(s) {
-            return c;
+    pub(crate) fn code(&mut self, s: &str) -> Result<u32> {
+        if let Some(i) = self.index.find(&self.ids, s.as_bytes()) {
+            return Ok(i as u32);
         }
-        let c = self.names.len() as u32;
-        self.names.push(s.to_string());
-        self.index.insert(s.to_string(), c);
-        c
+        let pos = self.ids.len();
+        self.ids.push(s.as_bytes()).map_err(|_| {
+            Error::Input("the distinct texts of one log column exceed 4 GiB together".into())
+        })?;
+        self.index.insert(&self.ids, pos);
+        Ok(pos as u32)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// The texts, in order (they came in as `str`).
+    pub(crate) fn into_names(self) -> Vec<String> {
+        self.ids
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect()
     }
 }
 
@@ -354,7 +372,12 @@ impl LogBuilder {
     }
 
     /// Our code of `text`, through the memo of the source's code when there is one.
-    fn code(memo: &mut Vec<u32>, names: &mut Interner, source: Option<u32>, text: &str) -> u32 {
+    fn code(
+        memo: &mut Vec<u32>,
+        names: &mut Interner,
+        source: Option<u32>,
+        text: &str,
+    ) -> Result<u32> {
         let Some(c) = source.map(|c| c as usize) else {
             return names.code(text);
         };
@@ -362,9 +385,9 @@ impl LogBuilder {
             memo.resize(c + 1, NONE);
         }
         if memo[c] == NONE {
-            memo[c] = names.code(text);
+            memo[c] = names.code(text)?;
         }
-        memo[c]
+        Ok(memo[c])
     }
 
     /// Add one event, found at `place` (line or row).
@@ -417,7 +440,7 @@ impl LogBuilder {
             Some(v) => v,
             None => f64::NAN,
         };
-        let s = Self::code(&mut self.memo[0], &mut self.sessions, e.codes[0], session) as usize;
+        let s = Self::code(&mut self.memo[0], &mut self.sessions, e.codes[0], session)? as usize;
         if s == self.last_time.len() {
             self.last_time.push(t);
         } else {
@@ -433,11 +456,11 @@ impl LogBuilder {
         self.has[field::LATENCY] |= e.latency.is_some();
         self.has[field::VARIANT] |= e.variant.is_some();
         let query = match e.query.as_deref() {
-            Some(q) => Self::code(&mut self.memo[1], &mut self.queries, e.codes[1], q),
+            Some(q) => Self::code(&mut self.memo[1], &mut self.queries, e.codes[1], q)?,
             None => NONE,
         };
         let variant = match e.variant.as_deref() {
-            Some(v) => Self::code(&mut self.memo[2], &mut self.variants, e.codes[2], v),
+            Some(v) => Self::code(&mut self.memo[2], &mut self.variants, e.codes[2], v)?,
             None => NONE,
         };
         self.rows.push(Ev {
@@ -462,7 +485,7 @@ impl LogBuilder {
         let n = self.rows.len();
         // sessions by a counting sort (in order of first sight, events in input order),
         // then each session's few events by time, ties in input order
-        let n_sessions = self.sessions.names.len();
+        let n_sessions = self.sessions.len();
         let mut starts = vec![0usize; n_sessions + 1];
         for e in &self.rows {
             starts[e.session as usize + 1] += 1;
@@ -487,9 +510,9 @@ impl LogBuilder {
             ev: order.iter().map(|&i| rows[i as usize]).collect(),
             starts,
             session_variant: vec![NONE; n_sessions],
-            sessions: self.sessions.names,
-            queries: self.queries.names,
-            variants: self.variants.names,
+            sessions: self.sessions.into_names(),
+            queries: self.queries.into_names(),
+            variants: self.variants.into_names(),
             has: self.has,
             ignored: {
                 let mut v: Vec<(String, u64)> = self.ignored.into_iter().collect();
