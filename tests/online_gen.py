@@ -106,6 +106,10 @@ def generate(n_sessions: int, seed: int = 0, shuffle: bool = True) -> dict[str, 
     return {"events": events, "structure": g, "truth": truth(g), "n_hover": int(is_hover.sum())}
 
 
+def _ratio(a: float, b: float) -> float:
+    return float(a) / float(b) if b else float("nan")
+
+
 def truth(g: dict[str, Any], sessions: np.ndarray | None = None) -> dict[str, float]:
     """Every metric from the generated structure (optionally for some sessions)."""
     ev = g["ev"]
@@ -136,23 +140,24 @@ def truth(g: dict[str, Any], sessions: np.ndarray | None = None) -> dict[str, fl
     clicked = np.zeros(g["n_results"].size, bool)
     clicked[c_serp] = True
     nr = g["n_results"][serp_keep]
+    ttfc = c_time[first] - serp_time[first_serp]
     out: dict[str, float] = {
-        "ctr": clicked[serp_keep].sum() / m,
-        "clicks_per_query": c_serp.size / m,
-        "zero_result_rate": float((nr == 0).sum()) / m,
-        "click_mrr": float((1.0 / first_pos).sum()) / m,
-        "time_to_first_click": float(np.median(c_time[first] - serp_time[first_serp])),
+        "ctr": _ratio(clicked[serp_keep].sum(), m),
+        "clicks_per_query": _ratio(c_serp.size, m),
+        "zero_result_rate": _ratio((nr == 0).sum(), m),
+        "click_mrr": _ratio((1.0 / first_pos).sum(), m),
+        "time_to_first_click": float(np.median(ttfc)) if ttfc.size else float("nan"),
     }
     for k in (1, 3, 5, 10):
-        out[f"ctr@{k}"] = float((min_pos[serp_keep] <= k).sum()) / m
+        out[f"ctr@{k}"] = _ratio((min_pos[serp_keep] <= k).sum(), m)
     for p in range(1, 11):
-        out[f"ctr_by_position@{p}"] = float((c_pos == p).sum()) / float((nr >= p).sum())
+        out[f"ctr_by_position@{p}"] = _ratio((c_pos == p).sum(), (nr >= p).sum())
     s_click = np.zeros(n_sessions, bool)
     s_click[ev["session"][click]] = True
     s_success = np.zeros(n_sessions, bool)
     s_success[ev["session"][click][dwell[click] >= 30.0]] = True
     s_success[g["serp_session"][g["purchase"]]] = True
     n = int(keep_s.sum())
-    out["abandonment_rate"] = float((~s_click & keep_s).sum()) / n
-    out["success_rate"] = float((s_success & keep_s).sum()) / n
+    out["abandonment_rate"] = _ratio((~s_click & keep_s).sum(), n)
+    out["success_rate"] = _ratio((s_success & keep_s).sum(), n)
     return out

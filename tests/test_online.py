@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irmetrics
 import irmetrics.plot as plot
@@ -117,6 +119,16 @@ def test_generator_truth_every_route(gen, tmp_path):
         assert dict(log.ignored) == {"hover": gen["n_hover"]}
         assert log.reordered > 0  # the rows were shuffled
         assert online.evaluate(log) == pytest.approx(got, rel=1e-12, abs=1e-12), path.name
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_small_generated_logs_match_their_truth(n_sessions, seed):
+    # tiny logs reach the edges: no click at all, no SERP with p results (NaN)
+    g = generate(n_sessions, seed=seed)
+    got = online.evaluate(g["events"])
+    for name, v in g["truth"].items():
+        assert got[name] == pytest.approx(v, rel=1e-9, abs=1e-12, nan_ok=True), name
 
 
 def test_generator_truth_per_variant(gen):
