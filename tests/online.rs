@@ -112,6 +112,12 @@ fn top_queries_and_traffic() {
         top,
         vec![("laptop".into(), 1, 0.5), ("laptop bag".into(), 1, 0.5)]
     );
+    // laptop: s1's first SERP and s4's, both clicked; the others once, phone clicked
+    let ctr = irmetrics::online::ctr_by_query(&log, 2, false).unwrap();
+    assert_eq!(
+        ctr,
+        vec![("laptop".into(), 2, 2, 1.0), ("Laptop".into(), 1, 0, 0.0)]
+    );
     let tr = queries_per(&log, Bucket::Hour, 3.0).unwrap();
     assert_eq!(tr.start, vec![t0, t0 + 3600.0]);
     assert_eq!(tr.count, vec![4, 1]);

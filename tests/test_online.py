@@ -85,6 +85,22 @@ def test_hand_computed_variants():
     assert frame.loc["ctr", "B-A"] == pytest.approx(2 / 3)
 
 
+def test_ctr_by_query_by_hand_and_against_the_generator(gen):
+    # laptop: s1's first SERP and s4's, both clicked; laptop bag, Laptop: no click; phone: 1
+    assert online.ctr_by_query(SMALL) == [
+        ("laptop", 2, 2, 1.0),
+        ("Laptop", 1, 0, 0.0),
+        ("laptop bag", 1, 0, 0.0),
+        ("phone", 1, 1, 1.0),
+    ]
+    assert online.ctr_by_query(SMALL, 1, normalize=True) == [("laptop", 3, 2, 2 / 3)]
+    g = gen["structure"]
+    frame = pd.DataFrame({"query": g["query"], "clicked": g["clicks"] > 0})
+    want = frame.groupby("query")["clicked"].agg(["size", "sum"])
+    got = {q: (a, b) for q, a, b, _ in online.ctr_by_query(gen["events"])}
+    assert got == {f"q{q}": (int(r["size"]), int(r["sum"])) for q, r in want.iterrows()}
+
+
 def test_top_queries_and_queries_per_by_hand():
     assert online.top_queries(SMALL, 2) == [("laptop", 2, 0.4), ("Laptop", 1, 0.2)]
     assert online.top_queries(SMALL, 1, normalize=True) == [("laptop", 3, 0.6)]

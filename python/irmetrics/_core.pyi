@@ -62,6 +62,7 @@ __all__ = [
     "online_top_queries",
     "online_queries_per",
     "online_parse_time",
+    "online_ctr_by_query",
     "ONLINE_FIELDS",
 ]
 
@@ -346,5 +347,8 @@ def online_queries_per(
     log: OnlineLog, bucket: str = "hour", spike_k: float = 3.0
 ) -> dict[str, Any]: ...
 def online_parse_time(text: str) -> float | None: ...
+def online_ctr_by_query(
+    log: OnlineLog, n: int = ..., normalize: bool = False
+) -> list[tuple[str, int, int, float]]: ...
 
 ONLINE_FIELDS: list[str]

@@ -27,6 +27,7 @@ __all__ = [
     "FIELDS",
     "OnlineLog",
     "ctr_by_position",
+    "ctr_by_query",
     "evaluate",
     "queries_per",
     "read_log",
@@ -324,3 +325,15 @@ def ctr_by_position(log: Any, max_position: int = 10, **read: Any) -> dict[int, 
     names = [f"ctr_by_position@{p}" for p in range(1, max_position + 1)]
     values = evaluate(log, names, **read)
     return {p: values[n] for p, n in zip(range(1, max_position + 1), names)}
+
+
+def ctr_by_query(
+    log: Any, n: int | None = None, *, normalize: bool = False, **read: Any
+) -> list[tuple[str, int, int, float]]:
+    """CTR per query: ``[(query, serps, clicked_serps, ctr)]``, most SERPs first (ties
+    by text), the first ``n`` (``None``: all); ``normalize=True`` counts queries
+    lowercased with runs of white space as one space."""
+    lg = read_log(log, **read)
+    if n is None:
+        return _core.online_ctr_by_query(lg, normalize=normalize)
+    return _core.online_ctr_by_query(lg, n, normalize)

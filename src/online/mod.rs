@@ -51,7 +51,7 @@ pub use metrics::{Metric, BY_POSITION_DEFAULT, CTR_AT_DEFAULT};
 pub use read::{read_log, LogFormat};
 pub use time::{format_time, parse_time_text};
 pub use traffic::{
-    normalize_query, queries_per, top_queries, Bucket, Traffic, LATENCY_PERCENTILES,
+    ctr_by_query, normalize_query, queries_per, top_queries, Bucket, Traffic, LATENCY_PERCENTILES,
 };
 
 use crate::error::{Error, Result};

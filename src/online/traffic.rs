@@ -1,5 +1,5 @@
-//! What teams watch every day: the top queries over a window, and queries per time
-//! bucket with latency percentiles and spikes. Both count SERPs (events of type
+//! What teams watch every day: the top queries over a window, CTR per query, and
+//! queries per time bucket with latency percentiles and spikes. Both count SERPs (events of type
 //! `query`).
 //!
 //! Spikes: a bucket is a spike when its count exceeds median + k · scale over all
@@ -74,6 +74,65 @@ pub fn top_queries(
         .into_iter()
         .map(|(q, c)| (q, c, c as f64 / total as f64))
         .collect())
+}
+
+/// CTR per query: `(query, SERPs, SERPs with a click, CTR)` for each query text (with
+/// `normalize`, counted by [`normalize_query`]), most SERPs first, ties by text; the
+/// first `n` of them. A SERP without query text is an error.
+pub fn ctr_by_query(log: &Log, n: usize, normalize: bool) -> Result<Vec<(String, u64, u64, f64)>> {
+    log.need(field::QUERY, "ctr_by_query")?;
+    let mut serps = vec![0u64; log.queries.len()];
+    let mut clicked = vec![0u64; log.queries.len()];
+    // a click belongs to the latest SERP before it in its session
+    for s in 0..log.n_sessions() {
+        let mut current: Option<(u32, bool)> = None;
+        for i in log.n_events(s) {
+            match log.ev[i].kind {
+                Kind::Serp => {
+                    if let Some((q, true)) = current {
+                        clicked[q as usize] += 1;
+                    }
+                    let q = log.ev[i].query;
+                    if q == NONE {
+                        return Err(
+                            log.error_at(i, "a SERP (type 'query') without query text".into())
+                        );
+                    }
+                    serps[q as usize] += 1;
+                    current = Some((q, false));
+                }
+                Kind::Click => {
+                    if let Some((_, c)) = current.as_mut() {
+                        *c = true;
+                    }
+                }
+                Kind::Success => {}
+            }
+        }
+        if let Some((q, true)) = current {
+            clicked[q as usize] += 1;
+        }
+    }
+    let mut merged: rustc_hash::FxHashMap<String, (u64, u64)> = Default::default();
+    for (q, (a, b)) in log.queries.iter().zip(serps.iter().zip(&clicked)) {
+        if *a > 0 {
+            let key = if normalize {
+                normalize_query(q)
+            } else {
+                q.clone()
+            };
+            let e = merged.entry(key).or_insert((0, 0));
+            e.0 += a;
+            e.1 += b;
+        }
+    }
+    let mut rows: Vec<(String, u64, u64, f64)> = merged
+        .into_iter()
+        .map(|(q, (a, b))| (q, a, b, b as f64 / a as f64))
+        .collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    rows.truncate(n);
+    Ok(rows)
 }
 
 /// A time bucket.

@@ -387,6 +387,19 @@ fn online_top_queries(
     heavy(py, move |_| online::top_queries(&log, n, window, normalize))
 }
 
+/// CTR per query: `[(query, serps, clicked, ctr)]`, most SERPs first, the first `n`.
+#[pyfunction]
+#[pyo3(signature = (log, n = usize::MAX, normalize = false))]
+fn online_ctr_by_query(
+    py: Python<'_>,
+    log: &PyOnlineLog,
+    n: usize,
+    normalize: bool,
+) -> PyResult<Vec<(String, u64, u64, f64)>> {
+    let log = log.inner.clone();
+    heavy(py, move |_| online::ctr_by_query(&log, n, normalize))
+}
+
 /// Queries per bucket: `{"start": seconds, "count", "latency" (n x 3 or None),
 /// "spike", "threshold"}` as numpy arrays.
 #[pyfunction]
@@ -428,6 +441,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(online_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(online_top_queries, m)?)?;
     m.add_function(wrap_pyfunction!(online_queries_per, m)?)?;
+    m.add_function(wrap_pyfunction!(online_ctr_by_query, m)?)?;
     m.add_function(wrap_pyfunction!(online_parse_time, m)?)?;
     m.add("ONLINE_FIELDS", FIELDS.to_vec())?;
     Ok(())
