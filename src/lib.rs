@@ -50,9 +50,10 @@
 //! | dense matrices (one row per query: sklearn's shape) | `dense.rs` (to qrels and a run; sklearn's DCG with tie averaging) |
 //! | preference judgments, judgment groups (trec_eval's `-R prefs`, `qrels_prefs`, `qrels_jg`) | `rel_info/`: `prefs.rs` (the `prefs_*` measures), `pref_counts.rs`, `groups.rs` (the `*_avgjg` measures); lines read by `trec/lines.rs` |
 //! | z-scores (`-Z`) | `zscore.rs`: the table of means and deviations, and results turned into z-scores |
+//! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
 //!
-//! New capabilities (comparing systems: `compare/`; fusion, online metrics) each get a
+//! New capabilities (comparing systems: `compare/`; fusion; online metrics: `online/`) each get a
 //! folder of their own beside `evaluate/`, take their inputs through [`intake`] and return plain
 //! Rust values; `python/` gains one file each.
 
@@ -70,6 +71,7 @@ mod ids;
 pub mod intake;
 pub mod measure;
 pub mod metrics;
+pub mod online;
 pub mod parallel;
 pub mod qrels;
 pub mod rel_info;

@@ -131,7 +131,7 @@ impl SplitMix64 {
 
 /// Linear-interpolation quantile of sorted values (numpy's default method). Hand-written:
 /// four lines, where a statistics crate would bring its own conventions to check.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     let pos = q * (sorted.len() - 1) as f64;
     let lo = pos.floor() as usize;
     let hi = pos.ceil() as usize;

@@ -61,6 +61,15 @@ __all__ = [
     "randomized_tukey_hsd",
     "studentized_range_sf",
     "anova2",
+    "OnlineLog",
+    "online_read",
+    "online_from_columns",
+    "online_evaluate",
+    "online_top_queries",
+    "online_queries_per",
+    "online_parse_time",
+    "online_ctr_by_query",
+    "ONLINE_FIELDS",
 ]
 
 __version__: str
@@ -348,3 +357,63 @@ def randomized_tukey_hsd(
 ) -> list[float]: ...
 def studentized_range_sf(q: float, k: int, df: float) -> float: ...
 def anova2(rows: Sequence[_Floats]) -> dict[str, list[float]]: ...
+
+@final
+class OnlineLog:
+    def __len__(self) -> int: ...
+    @property
+    def n_sessions(self) -> int: ...
+    @property
+    def ignored(self) -> list[tuple[str, int]]: ...
+    @property
+    def reordered(self) -> int: ...
+    @property
+    def variants(self) -> list[str]: ...
+    def has(self, field: str) -> bool: ...
+
+def online_read(
+    path: _Path,
+    *,
+    format: str = "auto",
+    columns: Mapping[str, str] | None = None,
+    success_events: Sequence[str] = ...,
+    dwell_cap: float = ...,
+    time_unit: str = "auto",
+) -> OnlineLog: ...
+def online_from_columns(
+    columns: Mapping[str, Any],
+    *,
+    success_events: Sequence[str] = ...,
+    dwell_cap: float = ...,
+    time_unit: str = "auto",
+) -> OnlineLog: ...
+def online_evaluate(
+    log: OnlineLog,
+    metrics: Sequence[str] | None = None,
+    *,
+    dwell_threshold: float = 30.0,
+    by_variant: bool = False,
+    baseline: str | None = None,
+    n_resamples: int = 1000,
+    seed: int = 42,
+    confidence: float = 0.95,
+) -> tuple[
+    list[str],
+    list[tuple[str, int, list[float]]],
+    list[tuple[str, str, str, float, float, float, float]],
+]: ...
+def online_top_queries(
+    log: OnlineLog,
+    n: int = 10,
+    window: tuple[float, float] | None = None,
+    normalize: bool = False,
+) -> list[tuple[str, int, float]]: ...
+def online_queries_per(
+    log: OnlineLog, bucket: str = "hour", spike_k: float = 3.0
+) -> dict[str, Any]: ...
+def online_parse_time(text: str) -> float | None: ...
+def online_ctr_by_query(
+    log: OnlineLog, n: int = ..., normalize: bool = False
+) -> list[tuple[str, int, int, float]]: ...
+
+ONLINE_FIELDS: list[str]

@@ -1,5 +1,6 @@
 """The pictures people look at: precision-recall curves, per-topic histograms and
-differences, a measure against its cut-off, ROC curves and the confusion matrix.
+differences, a measure against its cut-off, ROC curves and the confusion matrix; and
+from search logs, CTR by position and queries per time bucket (:mod:`irmetrics.online`).
 
 Every function evaluates through the engine (the numbers are ``evaluate``'s, hence
 trec_eval's) and returns a :class:`Plot`: the matplotlib ``figure`` and ``ax``, and the
@@ -33,9 +34,11 @@ __all__ = [
     "Plot",
     "by_cutoff",
     "confusion_matrix",
+    "ctr_by_position",
     "differences",
     "histogram",
     "precision_recall",
+    "queries_per",
     "roc",
 ]
 
@@ -456,3 +459,76 @@ def confusion_matrix(
     ax.set_title(title or f"Confusion matrix at k={k} ({name})")
     fig.tight_layout()
     return Plot(fig, ax, {"tn": tn, "fp": fp, "fn": fn, "tp": tp, "matrix": matrix})
+
+
+def ctr_by_position(
+    log: Any,
+    max_position: int = 10,
+    *,
+    ax: Any = None,
+    title: str | None = None,
+    **read: Any,
+) -> Plot:
+    """Click-through rate by result position from a search log: clicks at position p
+    over SERPs with at least p results (:func:`irmetrics.online.ctr_by_position`).
+
+    ``data``: ``{"position": [1, ...], "ctr": [...]}``. ``read`` options (``columns``,
+    ``success_events``, ...) go to :func:`irmetrics.online.read_log`.
+    """
+    _pyplot()
+    from . import online
+
+    ctr = online.ctr_by_position(log, max_position, **read)
+    positions = list(ctr)
+    values = [ctr[p] for p in positions]
+    fig, ax = _axes(ax)
+    ax.bar(positions, values, edgecolor="white")
+    ax.set_xticks(positions)
+    ax.set_xlabel("position")
+    ax.set_ylabel("CTR")
+    _finish(fig, ax, title or "Click-through rate by position", legend=False)
+    return Plot(fig, ax, {"position": positions, "ctr": values})
+
+
+def queries_per(
+    log: Any,
+    bucket: str = "hour",
+    *,
+    spike_k: float = 3.0,
+    ax: Any = None,
+    title: str | None = None,
+    **read: Any,
+) -> Plot:
+    """Queries per time bucket from a search log, spikes marked and the spike threshold
+    drawn (:func:`irmetrics.online.queries_per`); with latencies, their median on a
+    second axis.
+
+    ``data``: ``{"start": [datetime64, ...], "count": [...], "spike": [...],
+    "threshold": float}`` plus ``"latency_p50"`` when the log has latencies.
+    """
+    _pyplot()
+    from . import online
+
+    t = online.queries_per(log, bucket, spike_k=spike_k, **read)
+    start, count, spike = t["start"], t["count"], t["spike"]
+    fig, ax = _axes(ax)
+    ax.plot(start, count, drawstyle="steps-post", label="queries")
+    if spike.any():
+        ax.scatter(start[spike], count[spike], color="red", zorder=3, label="spike")
+    ax.axhline(t["threshold"], color="gray", linestyle="--", linewidth=1, label="threshold")
+    ax.set_xlabel(f"time (UTC, per {bucket})")
+    ax.set_ylabel("queries")
+    data: dict[str, Any] = {
+        "start": start.tolist(),
+        "count": count.tolist(),
+        "spike": spike.tolist(),
+        "threshold": t["threshold"],
+    }
+    if "latency_p50" in t:
+        data["latency_p50"] = t["latency_p50"].tolist()
+        twin = ax.twinx()
+        twin.plot(start, t["latency_p50"], color="tab:orange", linewidth=1)
+        twin.set_ylabel("median latency (ms)")
+    fig.autofmt_xdate()
+    _finish(fig, ax, title or f"Queries per {bucket}", legend=True)
+    return Plot(fig, ax, data)

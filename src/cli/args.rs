@@ -14,6 +14,7 @@ pub const USAGE: &str = "\
 usage: irmetrics [options] QRELS RUN [RUN ...]
        irmetrics fuse [options] RUN RUN [RUN ...]   (see irmetrics fuse --help)
        irmetrics compare [options] QRELS RUN1 RUN2 [RUN ...]   (see compare --help)
+       irmetrics online [options] LOG   (see irmetrics online --help)
 
 Evaluate TREC runs against relevance judgments; output identical to trec_eval 10.
 QRELS and RUN may be gzip-compressed; '-' reads a run from standard input.

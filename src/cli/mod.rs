@@ -3,16 +3,19 @@
 //! `output.rs` writes the formats; [`evaluate_args`] is the one evaluation flow, used by
 //! [`run`] and by the Python compatibility layer (`irmetrics.compat`). Subcommands (the
 //! first argument): `irmetrics fuse ...` is `fuse.rs` (rank fusion), `irmetrics compare
-//! ...` is `compare.rs` (significance tests between runs).
+//! ...` is `compare.rs` (significance tests between runs), `irmetrics online ...` is
+//! `online.rs` (online metrics of search logs).
 
 mod args;
 mod compare;
 mod fuse;
+mod online;
 mod output;
 
 pub use args::{parse_args, Args, Format, USAGE};
 pub use compare::{parse_compare_args, CompareArgs, COMPARE_USAGE};
 pub use fuse::{parse_fuse_args, run_fuse, FuseArgs, FUSE_USAGE};
+pub use online::{parse_online_args, run_online, OnlineArgs, ONLINE_USAGE};
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -112,6 +115,9 @@ where
     let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
     if argv.first().is_some_and(|a| a == "fuse") {
         return run_fuse(argv[1..].to_vec(), out, cancel);
+    }
+    if argv.first().is_some_and(|a| a == "online") {
+        return run_online(argv[1..].to_vec(), out, cancel);
     }
     if argv.first().is_some_and(|a| a == "compare") {
         return compare::run_compare(argv[1..].to_vec(), out, cancel);

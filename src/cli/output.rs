@@ -393,7 +393,7 @@ fn side_by_side(results: &[(PathBuf, Results)], args: &Args, out: &mut Vec<u8>) 
 
 /// Rows as aligned columns two spaces apart: the first `left` columns to the left, the
 /// others (values) to the right.
-fn aligned(rows: &[Vec<String>], left: usize, out: &mut Vec<u8>) {
+pub(super) fn aligned(rows: &[Vec<String>], left: usize, out: &mut Vec<u8>) {
     let widths: Vec<usize> = (0..rows.first().map_or(0, Vec::len))
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
         .collect();

@@ -14,7 +14,7 @@ pub mod correct;
 pub mod effect;
 pub mod paired;
 pub mod report;
-mod rng;
+pub(crate) mod rng;
 pub mod tukey;
 
 pub use anova::{anova2, Anova2};

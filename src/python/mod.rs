@@ -17,6 +17,7 @@
 //! | `cli.rs` | the command line, trec_eval's flags, the measure catalogue |
 //! | `extras.rs` | statistics and rank correlation functions |
 //! | `fusion.rs` | `normalize`, `fuse` (ranx's normalizations and fusion methods) |
+//! | `online.rs` | `OnlineLog` and the online metrics of search logs (`crate::online`) |
 //! | `stats.rs` | significance tests, corrections, effect sizes, comparing runs (`crate::compare`) |
 
 mod arrow;
@@ -28,6 +29,7 @@ mod errors;
 mod evaluate;
 mod extras;
 mod fusion;
+mod online;
 mod pickle;
 mod pipeline;
 mod results;
@@ -191,6 +193,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     extras::register(m)?;
     dense::register(m)?;
     fusion::register(m)?;
+    online::register(m)?;
     stats::register(m)?;
     Ok(())
 }

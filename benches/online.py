@@ -1,0 +1,76 @@
+"""Online metrics benchmark: N generated events (tests/online_gen.py, shuffled rows) as
+JSON Lines, CSV and a pandas DataFrame, each read and taken to every metric, then the
+top queries, queries per hour and the per-variant comparison.
+
+    python benches/online.py [--events 10000000] [--dir /tmp/irm-online] [--threads 0]
+
+The files are written once into --dir (kept for the next run). Prints seconds per step
+and the peak resident memory of the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from online_gen import generate  # noqa: E402
+
+from irmetrics import online  # noqa: E402
+
+EVENTS_PER_SESSION = 3.4  # about, with the generator's defaults
+
+
+def timed(label: str, f, *args, **kw):
+    t = time.perf_counter()
+    out = f(*args, **kw)
+    print(f"{label:<44} {time.perf_counter() - t:8.2f} s", flush=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--events", type=int, default=10_000_000)
+    ap.add_argument("--dir", default="/tmp/irm-online")
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--resamples", type=int, default=200)
+    a = ap.parse_args()
+    if a.threads:
+        os.environ["IRMETRICS_NUM_THREADS"] = str(a.threads)
+    folder = Path(a.dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    sessions = int(a.events / EVENTS_PER_SESSION)
+    g = timed(f"generate ({sessions} sessions)", generate, sessions, seed=1)
+    events = g["events"]
+    print(f"{len(events)} events, {sessions} sessions")
+    jsonl = folder / f"log-{sessions}.jsonl"
+    csv = folder / f"log-{sessions}.csv"
+    if not jsonl.exists():
+        timed("write JSONL (pandas)", events.to_json, jsonl, orient="records", lines=True)
+    if not csv.exists():
+        timed("write CSV (pandas)", events.to_csv, csv, index=False)
+    for name, src in (("JSONL", jsonl), ("CSV", csv), ("DataFrame", events)):
+        t = time.perf_counter()
+        log = timed(f"{name}: read", online.read_log, src)
+        timed(f"{name}: every metric", online.evaluate, log)
+        print(f"{name + ': read + every metric':<44} {time.perf_counter() - t:8.2f} s")
+    timed("top 10 queries", online.top_queries, log, 10)
+    timed("queries per hour (latency percentiles)", online.queries_per, log, "hour")
+    timed(
+        f"by variant, {a.resamples} bootstrap resamples",
+        online.evaluate,
+        log,
+        by="variant",
+        n_resamples=a.resamples,
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory {peak:.0f} MiB (the DataFrame included)")
+
+
+if __name__ == "__main__":
+    main()

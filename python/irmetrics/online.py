@@ -1,0 +1,339 @@
+"""Online metrics from search logs: abandonment, click-through, success, zero results,
+time to first click and click MRR, per A/B variant with bootstrap intervals; the top
+queries; queries per time bucket with latency percentiles and spikes.
+
+A log is a file (JSON Lines or CSV, optionally ``.gz``), a pandas DataFrame, a dict of
+columns, or an :class:`OnlineLog` read once with :func:`read_log`. Its events have
+``session_id``, ``timestamp`` (numbers in s/ms/us/ns, told by size, or ISO 8601 text,
+or datetimes), ``type`` (``query``: a SERP shown; ``click``; or a success event,
+``copy`` and ``purchase`` by default) and optionally ``query``, ``n_results``,
+``position``, ``doc_id``, ``dwell`` (seconds), ``latency_ms`` and ``variant``;
+``columns={field: your_name}`` maps other column names. The definitions are in the
+README ("Online metrics from search logs").
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _core
+from ._core import InputError, OnlineLog
+
+__all__ = [
+    "FIELDS",
+    "OnlineLog",
+    "ctr_by_position",
+    "ctr_by_query",
+    "evaluate",
+    "queries_per",
+    "read_log",
+    "top_queries",
+]
+
+FIELDS = tuple(_core.ONLINE_FIELDS)  # the engine's, in its order
+_TEXT = ("session_id", "type", "query", "variant")
+_NUMBERS = ("n_results", "position", "dwell", "latency_ms")
+
+
+def _codes(values: Any, name: str) -> tuple[np.ndarray, list[str]]:
+    """Codes into the distinct texts (-1: missing), as ``pandas.factorize`` gives."""
+    if isinstance(values, (list, tuple)):
+        values = np.asarray(values, dtype=object)
+    try:
+        import pandas as pd
+
+        if hasattr(values, "to_numpy") and pd.api.types.is_string_dtype(values.dtype):
+            values = values.to_numpy(dtype=object)  # factorized faster than pandas' str
+        codes, uniques = pd.factorize(values)
+        texts = [u if type(u) is str else _text(u) for u in uniques.tolist()]
+        return np.asarray(codes, dtype=np.int64), texts
+    except ImportError:
+        seen: dict[Any, int] = {}
+        out = np.empty(len(values), dtype=np.int64)
+        for i, v in enumerate(values):
+            if v is None or (isinstance(v, float) and v != v):
+                out[i] = -1
+            else:
+                out[i] = seen.setdefault(v, len(seen))
+        return out, [_text(u) for u in seen]
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _numbers(values: Any, name: str) -> np.ndarray:
+    try:
+        if hasattr(values, "to_numpy"):
+            return np.ascontiguousarray(values.to_numpy(dtype=np.float64, na_value=np.nan))
+        arr = np.asarray(values)
+        if arr.dtype == object:
+            arr = np.array([np.nan if v is None else v for v in arr], dtype=np.float64)
+        return np.ascontiguousarray(arr, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"column '{name}' must hold numbers: {e}") from None
+
+
+def _times(values: Any, name: str) -> Any:
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None and getattr(dtype, "tz", None) is not None:
+        values = values.dt.tz_convert("UTC").dt.tz_localize(None)
+        dtype = values.dtype
+    arr = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
+    if np.issubdtype(arr.dtype, np.datetime64):
+        ns = arr.astype("datetime64[ns]")
+        secs = ns.astype(np.int64) / 1e9
+        secs[np.isnat(ns)] = np.nan
+        return np.ascontiguousarray(secs, dtype=np.float64)
+    if np.issubdtype(arr.dtype, np.number):
+        return _numbers(arr, name)
+    return _codes(values, name)
+
+
+def read_log(
+    log: Any,
+    *,
+    columns: Mapping[str, str] | None = None,
+    format: str = "auto",
+    success_events: Sequence[str] = ("copy", "purchase"),
+    dwell_cap: float = 1800.0,
+    time_unit: str = "auto",
+) -> OnlineLog:
+    """Read a log once: a file path, a DataFrame, a dict of columns (or an
+    :class:`OnlineLog`, returned as is). Sessions are sorted by time, dwell derived
+    (the time to the next event of the session, at most ``dwell_cap`` seconds; a
+    session's last click gets the cap), every event checked; unknown event types are
+    ignored and counted (``log.ignored``)."""
+    if isinstance(log, OnlineLog):
+        return log
+    if isinstance(success_events, str):
+        raise InputError("success_events must be a list of event types, not one str")
+    events = list(success_events)
+    if isinstance(log, (str, os.PathLike)):
+        return _core.online_read(
+            os.fspath(log),
+            format=format,
+            columns=dict(columns or {}),
+            success_events=events,
+            dwell_cap=dwell_cap,
+            time_unit=time_unit,
+        )
+    if not (isinstance(log, Mapping) or hasattr(log, "columns")):
+        raise InputError(
+            "a log is a file path, a DataFrame, a dict of columns or an OnlineLog, "
+            f"not {type(log).__name__}"
+        )
+    mapping = dict(columns or {})
+    unknown = sorted(set(mapping) - set(FIELDS))
+    if unknown:
+        raise InputError(f"unknown log field(s) {unknown}; the fields are {', '.join(FIELDS)}")
+    present = set(log.columns if hasattr(log, "columns") else log.keys())
+    cols: dict[str, Any] = {}
+    for field in FIELDS:
+        name = mapping.get(field, field)
+        if field == "doc_id" or name not in present:
+            continue
+        values = log[name]
+        if field == "timestamp":
+            cols[field] = _times(values, name)
+        elif field in _TEXT:
+            cols[field] = _codes(values, name)
+        else:
+            cols[field] = _numbers(values, name)
+    missing = [f for f in ("session_id", "timestamp", "type") if f not in cols]
+    if missing:
+        named = ", ".join(f"'{mapping.get(f, f)}' ({f})" for f in missing)
+        raise InputError(f"the log has no column {named}; map yours with columns={{field: name}}")
+    return _core.online_from_columns(
+        cols, success_events=events, dwell_cap=dwell_cap, time_unit=time_unit
+    )
+
+
+def _split(kw: dict[str, Any]) -> dict[str, Any]:
+    keys = ("columns", "format", "success_events", "dwell_cap", "time_unit")
+    return {k: kw.pop(k) for k in keys if k in kw}
+
+
+def evaluate(
+    log: Any,
+    metrics: Sequence[str] | None = None,
+    dwell_threshold: float = 30.0,
+    by: str | None = None,
+    *,
+    baseline: str | None = None,
+    n_resamples: int = 1000,
+    seed: int = 42,
+    confidence: float = 0.95,
+    output: str = "dict",
+    **read: Any,
+) -> Any:
+    """The online metrics of a log: ``{name: value}`` (``metrics=None``: every metric
+    the log's columns allow; ``"ctr@k"``, ``"ctr_by_position@p"`` take cut-offs).
+
+    ``by="variant"``: ``{"groups": {variant: {name: value}}, "comparisons": [...]}``,
+    each other variant against ``baseline`` (default: the first by name): its
+    ``difference``, the percentile-bootstrap interval over sessions (``ci_low``,
+    ``ci_high``; ``n_resamples`` resamples of ``seed``) and the two-sided ``pvalue``.
+    ``output="pandas"``: a Series, or with ``by`` a DataFrame (one row per metric).
+    Other keywords (``columns``, ``success_events``, ``dwell_cap``, ``time_unit``,
+    ``format``) go to :func:`read_log`."""
+    if by not in (None, "variant"):
+        raise InputError(f"by must be None or 'variant', got {by!r}")
+    if output not in ("dict", "pandas"):
+        raise InputError(f"output must be 'dict' or 'pandas', got {output!r}")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    opts = _split(read)
+    if read:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(read))}")
+    lg = read_log(log, **opts)
+    names, groups, comparisons = _core.online_evaluate(
+        lg,
+        list(metrics) if metrics is not None else None,
+        dwell_threshold=dwell_threshold,
+        by_variant=by is not None,
+        baseline=baseline,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+    )
+    if by is None:
+        values = dict(zip(names, groups[0][2]))
+        if output == "pandas":
+            pd = _pandas()
+            return pd.Series(values, name="value")
+        return values
+    result: dict[str, Any] = {
+        "groups": {g: dict(zip(names, vals)) for g, _, vals in groups},
+        "comparisons": [
+            {
+                "metric": m,
+                "baseline": b,
+                "variant": v,
+                "difference": d,
+                "ci_low": lo,
+                "ci_high": hi,
+                "pvalue": p,
+            }
+            for m, b, v, d, lo, hi, p in comparisons
+        ],
+    }
+    if output == "pandas":
+        pd = _pandas()
+        frame = pd.DataFrame(result["groups"], index=names)
+        for c in result["comparisons"]:
+            arm = f"{c['variant']}-{c['baseline']}"
+            for key, col in (
+                ("difference", arm),
+                ("ci_low", f"{arm} ci_low"),
+                ("ci_high", f"{arm} ci_high"),
+                ("pvalue", f"{arm} p"),
+            ):
+                frame.loc[c["metric"], col] = c[key]
+        return frame
+    return result
+
+
+def _pandas() -> Any:
+    _core._require("pandas", 'output="pandas"', "pandas")
+    import pandas as pd
+
+    return pd
+
+
+def _seconds(t: Any) -> float:
+    if isinstance(t, str):
+        s = _core.online_parse_time(t)
+        if s is None:
+            try:
+                return float(t)
+            except ValueError:
+                raise InputError(f"window: {t!r} is not ISO 8601 text nor seconds") from None
+        return s
+    if hasattr(t, "timestamp"):
+        if getattr(t, "tzinfo", None) is None:
+            import datetime
+
+            t = t.replace(tzinfo=datetime.timezone.utc)
+        return float(t.timestamp())
+    if isinstance(t, np.datetime64):
+        return float(t.astype("datetime64[ns]").astype(np.int64) / 1e9)
+    return float(t)
+
+
+def top_queries(
+    log: Any,
+    n: int = 10,
+    window: tuple[Any, Any] | None = None,
+    *,
+    normalize: bool = False,
+    **read: Any,
+) -> list[tuple[str, int, float]]:
+    """The ``n`` most frequent queries (SERPs), ``[(query, count, share)]``, share of
+    the SERPs in ``window`` (``(start, end)``: seconds since the epoch, ISO 8601 text
+    or datetimes; start included, end not); ties by query text. ``normalize=True``
+    counts queries lowercased with runs of white space as one space."""
+    lg = read_log(log, **read)
+    w = None if window is None else (_seconds(window[0]), _seconds(window[1]))
+    return _core.online_top_queries(lg, n, w, normalize)
+
+
+def queries_per(
+    log: Any, bucket: str = "hour", *, spike_k: float = 3.0, output: str = "dict", **read: Any
+) -> Any:
+    """Queries (SERPs) per time bucket (``s``, ``min``, ``h``/``hour``, ``day``,
+    ``month``; UTC), every bucket from the first to the last: ``{"start":
+    datetime64[s] array, "count": ..., "latency_p50"/"latency_p95"/"latency_p99"
+    (milliseconds, numpy's linear percentiles; only with a latency column), "spike":
+    bool array, "threshold": float}``. A bucket is a spike when its count exceeds
+    median + ``spike_k`` · max(1.4826 · MAD, √median) over the buckets.
+    ``output="pandas"``: a DataFrame indexed by the bucket start."""
+    lg = read_log(log, **read)
+    t = _core.online_queries_per(lg, bucket, spike_k)
+    out: dict[str, Any] = {
+        "start": np.asarray(t["start"]).astype(np.int64).astype("datetime64[s]"),
+        "count": t["count"],
+    }
+    if t["latency"] is not None:
+        lat = np.asarray(t["latency"], dtype=np.float64).reshape(-1, 3)
+        for i, p in enumerate((50, 95, 99)):
+            out[f"latency_p{p}"] = lat[:, i]
+    out["spike"] = t["spike"]
+    out["threshold"] = t["threshold"]
+    if output == "pandas":
+        pd = _pandas()
+        cols = {k: v for k, v in out.items() if k not in ("start", "threshold")}
+        frame = pd.DataFrame(cols, index=pd.DatetimeIndex(out["start"], name="start"))
+        frame.attrs["threshold"] = out["threshold"]
+        return frame
+    if output != "dict":
+        raise InputError(f"output must be 'dict' or 'pandas', got {output!r}")
+    return out
+
+
+def ctr_by_position(log: Any, max_position: int = 10, **read: Any) -> dict[int, float]:
+    """``{position: CTR}`` for positions 1 to ``max_position``: clicks at the position
+    over SERPs with at least that many results."""
+    if not isinstance(max_position, int) or max_position < 1:
+        raise InputError(f"max_position must be a whole number >= 1, got {max_position!r}")
+    names = [f"ctr_by_position@{p}" for p in range(1, max_position + 1)]
+    values = evaluate(log, names, **read)
+    return {p: values[n] for p, n in zip(range(1, max_position + 1), names)}
+
+
+def ctr_by_query(
+    log: Any, n: int | None = None, *, normalize: bool = False, **read: Any
+) -> list[tuple[str, int, int, float]]:
+    """CTR per query: ``[(query, serps, clicked_serps, ctr)]``, most SERPs first (ties
+    by text), the first ``n`` (``None``: all); ``normalize=True`` counts queries
+    lowercased with runs of white space as one space."""
+    lg = read_log(log, **read)
+    if n is None:
+        return _core.online_ctr_by_query(lg, normalize=normalize)
+    return _core.online_ctr_by_query(lg, n, normalize)

@@ -1,0 +1,587 @@
+//! The interaction log: events in columns, each session's events together and in time
+//! order. Every source (JSONL, CSV, Python columns) feeds one [`LogBuilder`], which
+//! checks each event as it comes and [`LogBuilder::finish`]es the log: sorted, dwell
+//! derived, clicks attached to their SERPs.
+
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
+use crate::ids::{IdIndex, Ids};
+
+use super::time::Clock;
+use crate::error::{Error, Location, Result, Unit};
+
+/// The default cap of a derived dwell time, in seconds (30 minutes, the usual session
+/// timeout): a click's dwell, when the log does not give it, is the time to the next
+/// event of its session, at most this; a session's last click gets the cap (the user
+/// did not come back: the "last click" convention).
+pub const DWELL_CAP: f64 = 1800.0;
+
+/// The log's fields, by their default column names.
+pub const FIELDS: [&str; 10] = [
+    "session_id",
+    "timestamp",
+    "type",
+    "query",
+    "n_results",
+    "position",
+    "doc_id",
+    "dwell",
+    "latency_ms",
+    "variant",
+];
+
+/// The fields every event needs.
+pub const REQUIRED: [&str; 3] = ["session_id", "timestamp", "type"];
+
+/// Field indices into [`FIELDS`].
+pub(crate) mod field {
+    pub const SESSION: usize = 0;
+    pub const TIME: usize = 1;
+    pub const TYPE: usize = 2;
+    pub const QUERY: usize = 3;
+    pub const N_RESULTS: usize = 4;
+    pub const POSITION: usize = 5;
+    pub const DWELL: usize = 7;
+    pub const LATENCY: usize = 8;
+    pub const VARIANT: usize = 9;
+}
+
+/// What an event is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A result page shown (type `query`).
+    Serp,
+    /// A click on a result (type `click`).
+    Click,
+    /// One of the user-named success events (`copy`, `purchase`, ...).
+    Success,
+}
+
+/// How to read a log: column names, success events, the dwell cap, the unit of numeric
+/// timestamps.
+#[derive(Clone, Debug)]
+pub struct LogOptions {
+    /// The log's column name for each field (index as [`FIELDS`]).
+    pub columns: [String; 10],
+    /// Event types that count as a success (default `copy` and `purchase`).
+    pub success_events: Vec<String>,
+    /// The cap of derived dwell times, seconds (default [`DWELL_CAP`]).
+    pub dwell_cap: f64,
+    /// Seconds per unit of numeric timestamps (1, 1e-3, 1e-6, 1e-9); `None`: told by
+    /// their size, and a log mixing sizes is refused (see [`super::time`]).
+    pub time_scale: Option<f64>,
+}
+
+impl Default for LogOptions {
+    fn default() -> Self {
+        LogOptions {
+            columns: FIELDS.map(String::from),
+            success_events: vec!["copy".into(), "purchase".into()],
+            dwell_cap: DWELL_CAP,
+            time_scale: None,
+        }
+    }
+}
+
+impl LogOptions {
+    /// Name the log's column for a field (`map("session_id", "sid")`); an unknown field
+    /// is an error naming the known ones.
+    pub fn map(&mut self, ours: &str, theirs: &str) -> Result<()> {
+        let i = FIELDS.iter().position(|f| *f == ours).ok_or_else(|| {
+            Error::Option(format!(
+                "unknown log field '{ours}'; the fields are {}",
+                FIELDS.join(", ")
+            ))
+        })?;
+        self.columns[i] = theirs.to_string();
+        Ok(())
+    }
+
+    /// A time unit by name: `s`, `ms`, `us`, `ns`, or `auto` (by size).
+    pub fn set_time_unit(&mut self, unit: &str) -> Result<()> {
+        self.time_scale = match unit {
+            "auto" => None,
+            "s" => Some(1.0),
+            "ms" => Some(1e-3),
+            "us" => Some(1e-6),
+            "ns" => Some(1e-9),
+            _ => {
+                return Err(Error::Option(format!(
+                    "time unit must be s, ms, us, ns or auto, got '{unit}'"
+                )))
+            }
+        };
+        Ok(())
+    }
+
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.dwell_cap.is_nan() || self.dwell_cap <= 0.0 {
+            return Err(Error::Option(format!(
+                "dwell_cap must be a positive number of seconds, got {}",
+                self.dwell_cap
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A timestamp as read: a number (in the log's unit) or text (ISO 8601).
+#[derive(Clone, Debug)]
+pub enum Time<'a> {
+    /// A number.
+    Number(f64),
+    /// Text.
+    Text(&'a str),
+}
+
+/// One event as read, before checks.
+#[derive(Clone, Debug, Default)]
+pub struct Event<'a> {
+    /// `session_id`.
+    pub session: Option<Cow<'a, str>>,
+    /// `timestamp`.
+    pub time: Option<Time<'a>>,
+    /// `type`.
+    pub kind: Option<Cow<'a, str>>,
+    /// `query`.
+    pub query: Option<Cow<'a, str>>,
+    /// `n_results`.
+    pub n_results: Option<f64>,
+    /// `position`.
+    pub position: Option<f64>,
+    /// `dwell`.
+    pub dwell: Option<f64>,
+    /// `latency_ms`.
+    pub latency: Option<f64>,
+    /// `variant`.
+    pub variant: Option<Cow<'a, str>>,
+    /// The source's own numbers of the session, query and variant texts (each distinct
+    /// text numbered from 0, as `pandas.factorize` does), when it has them: the builder
+    /// then looks each text up once, not once per event.
+    pub codes: [Option<u32>; 3],
+}
+
+/// Missing code of an interned column.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Strings numbered in order of first sight: the texts back to back in one buffer with
+/// a hash index of their positions (the crate's id store, `crate::ids`), so that a
+/// lookup touches a 4-byte slot and the text, not a table of `String`s.
+#[derive(Default)]
+pub(crate) struct Interner {
+    ids: Ids,
+    index: IdIndex,
+}
+
+impl Interner {
+    pub(crate) fn code(&mut self, s: &str) -> Result<u32> {
+        if let Some(i) = self.index.find(&self.ids, s.as_bytes()) {
+            return Ok(i as u32);
+        }
+        let pos = self.ids.len();
+        self.ids.push(s.as_bytes()).map_err(|_| {
+            Error::Input("the distinct texts of one log column exceed 4 GiB together".into())
+        })?;
+        self.index.insert(&self.ids, pos);
+        Ok(pos as u32)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// The texts, in order (they came in as `str`).
+    pub(crate) fn into_names(self) -> Vec<String> {
+        self.ids
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect()
+    }
+}
+
+/// One event, checked: a row of 64 bytes (one cache line), so that putting the
+/// events of a shuffled log in session order moves each event once.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ev {
+    pub(crate) time: f64,
+    /// NaN: unknown.
+    pub(crate) n_results: f64,
+    /// NaN: none (before [`LogBuilder::finish`] derives it for clicks).
+    pub(crate) dwell: f64,
+    /// NaN: none.
+    pub(crate) latency: f64,
+    /// The line or row it came from.
+    pub(crate) place: u64,
+    pub(crate) session: u32,
+    /// [`NONE`]: none.
+    pub(crate) query: u32,
+    /// 0: none.
+    pub(crate) position: u32,
+    /// [`NONE`]: none.
+    pub(crate) variant: u32,
+    pub(crate) kind: Kind,
+}
+
+/// The interaction log: its events, sessions contiguous and each in time order (ties in input order).
+pub struct Log {
+    pub(crate) ev: Vec<Ev>,
+    /// Session `s` is events `starts[s]..starts[s + 1]`.
+    pub(crate) starts: Vec<usize>,
+    /// The variant of each session ([`NONE`]: none).
+    pub(crate) session_variant: Vec<u32>,
+    pub(crate) sessions: Vec<String>,
+    pub(crate) queries: Vec<String>,
+    pub(crate) variants: Vec<String>,
+    /// Which fields the log has (index as [`FIELDS`]).
+    pub(crate) has: [bool; 10],
+    pub(crate) ignored: Vec<(String, u64)>,
+    pub(crate) reordered: u64,
+    pub(crate) source: String,
+    pub(crate) unit: Unit,
+}
+
+impl Log {
+    /// Number of events kept (SERPs, clicks, success events).
+    pub fn len(&self) -> usize {
+        self.ev.len()
+    }
+
+    /// Whether the log has no event.
+    pub fn is_empty(&self) -> bool {
+        self.ev.is_empty()
+    }
+
+    /// Number of sessions.
+    pub fn n_sessions(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// Events of unknown types, which are ignored: `(type, count)`, by type.
+    pub fn ignored(&self) -> &[(String, u64)] {
+        &self.ignored
+    }
+
+    /// Events that came before an earlier event of their session (the log was sorted).
+    pub fn reordered(&self) -> u64 {
+        self.reordered
+    }
+
+    /// Whether the log has the field (by its name in [`FIELDS`]).
+    pub fn has(&self, field: &str) -> bool {
+        FIELDS
+            .iter()
+            .position(|f| *f == field)
+            .is_some_and(|i| self.has[i])
+    }
+
+    /// The variants (A/B arms), in order of first sight.
+    pub fn variants(&self) -> &[String] {
+        &self.variants
+    }
+
+    pub(crate) fn n_events(&self, s: usize) -> std::ops::Range<usize> {
+        self.starts[s]..self.starts[s + 1]
+    }
+
+    pub(crate) fn error_at(&self, event: usize, message: String) -> Error {
+        Error::Format {
+            location: Location::new(&self.source, self.ev[event].place, self.unit),
+            message,
+        }
+    }
+
+    /// The error for a metric that needs a field the log lacks.
+    pub(crate) fn need(&self, field: usize, what: &str) -> Result<()> {
+        if self.has[field] {
+            return Ok(());
+        }
+        Err(Error::Input(format!(
+            "{what} needs the log's '{}' column, which {} lacks",
+            FIELDS[field], self.source
+        )))
+    }
+}
+
+/// Builds a [`Log`] from events in input order.
+pub struct LogBuilder {
+    opts: LogOptions,
+    source: String,
+    unit: Unit,
+    clock: Clock,
+    sessions: Interner,
+    queries: Interner,
+    variants: Interner,
+    ignored: FxHashMap<String, u64>,
+    last_time: Vec<f64>,
+    reordered: u64,
+    rows: Vec<Ev>,
+    /// Source code -> our code, per coded field (session, query, variant).
+    memo: [Vec<u32>; 3],
+    has: [bool; 10],
+}
+
+/// A count or position: a whole number from `min`.
+fn whole(v: f64, min: f64, what: &str) -> std::result::Result<f64, String> {
+    if v.is_finite() && v.fract() == 0.0 && v >= min && v < 4.0e9 {
+        Ok(v)
+    } else {
+        Err(format!("{what} must be a whole number >= {min}, got {v}"))
+    }
+}
+
+impl LogBuilder {
+    /// A builder for the log named `source` (a file, or `log`), whose places count in
+    /// `unit` (lines of a file, rows of a table).
+    pub fn new(opts: LogOptions, source: &str, unit: Unit) -> Result<LogBuilder> {
+        opts.check()?;
+        Ok(LogBuilder {
+            clock: Clock::new(opts.time_scale, unit.word()),
+            opts,
+            source: source.to_string(),
+            unit,
+            sessions: Interner::default(),
+            queries: Interner::default(),
+            variants: Interner::default(),
+            ignored: FxHashMap::default(),
+            last_time: Vec::new(),
+            reordered: 0,
+            rows: Vec::new(),
+            memo: Default::default(),
+            has: [false; 10],
+        })
+    }
+
+    /// The options.
+    pub fn options(&self) -> &LogOptions {
+        &self.opts
+    }
+
+    /// Mark the fields the source has (a file's header, a frame's columns): a metric
+    /// needing one of them is then computed even if no event carries a value.
+    pub fn declare(&mut self, field: usize) {
+        self.has[field] = true;
+    }
+
+    fn err(&self, place: u64, message: String) -> Error {
+        Error::Format {
+            location: Location::new(&self.source, place, self.unit),
+            message,
+        }
+    }
+
+    /// Our code of `text`, through the memo of the source's code when there is one.
+    fn code(
+        memo: &mut Vec<u32>,
+        names: &mut Interner,
+        source: Option<u32>,
+        text: &str,
+    ) -> Result<u32> {
+        let Some(c) = source.map(|c| c as usize) else {
+            return names.code(text);
+        };
+        if c >= memo.len() {
+            memo.resize(c + 1, NONE);
+        }
+        if memo[c] == NONE {
+            memo[c] = names.code(text)?;
+        }
+        Ok(memo[c])
+    }
+
+    /// Add one event, found at `place` (line or row).
+    pub fn push(&mut self, e: Event<'_>, place: u64) -> Result<()> {
+        let missing = |i: usize| {
+            self.err(
+                place,
+                format!("no '{}' (the {} field)", self.opts.columns[i], FIELDS[i]),
+            )
+        };
+        let kind_text = e.kind.as_deref().ok_or_else(|| missing(field::TYPE))?;
+        let kind = match kind_text {
+            "query" => Kind::Serp,
+            "click" => Kind::Click,
+            k if self.opts.success_events.iter().any(|s| s == k) => Kind::Success,
+            k => {
+                *self.ignored.entry(k.to_string()).or_insert(0) += 1;
+                return Ok(());
+            }
+        };
+        let session = e
+            .session
+            .as_deref()
+            .ok_or_else(|| missing(field::SESSION))?;
+        let time = e.time.as_ref().ok_or_else(|| missing(field::TIME))?;
+        let t = self
+            .clock
+            .seconds(time, place)
+            .map_err(|m| self.err(place, m))?;
+        let bad = |m: String| self.err(place, m);
+        let n_results = match e.n_results {
+            Some(v) => whole(v, 0.0, "n_results").map_err(bad)?,
+            None => f64::NAN,
+        };
+        let position = match e.position {
+            Some(v) => whole(v, 1.0, "position").map_err(bad)? as u32,
+            None => 0,
+        };
+        let dwell = match e.dwell {
+            Some(v) if !(v >= 0.0 && v.is_finite()) => {
+                return Err(bad(format!("dwell must be seconds >= 0, got {v}")))
+            }
+            Some(v) => v,
+            None => f64::NAN,
+        };
+        let latency = match e.latency {
+            Some(v) if !(v >= 0.0 && v.is_finite()) => {
+                return Err(bad(format!("latency_ms must be >= 0, got {v}")))
+            }
+            Some(v) => v,
+            None => f64::NAN,
+        };
+        let s = Self::code(&mut self.memo[0], &mut self.sessions, e.codes[0], session)? as usize;
+        if s == self.last_time.len() {
+            self.last_time.push(t);
+        } else {
+            if t < self.last_time[s] {
+                self.reordered += 1;
+            }
+            self.last_time[s] = self.last_time[s].max(t);
+        }
+        self.has[field::QUERY] |= e.query.is_some();
+        self.has[field::N_RESULTS] |= e.n_results.is_some();
+        self.has[field::POSITION] |= e.position.is_some();
+        self.has[field::DWELL] |= e.dwell.is_some();
+        self.has[field::LATENCY] |= e.latency.is_some();
+        self.has[field::VARIANT] |= e.variant.is_some();
+        let query = match e.query.as_deref() {
+            Some(q) => Self::code(&mut self.memo[1], &mut self.queries, e.codes[1], q)?,
+            None => NONE,
+        };
+        let variant = match e.variant.as_deref() {
+            Some(v) => Self::code(&mut self.memo[2], &mut self.variants, e.codes[2], v)?,
+            None => NONE,
+        };
+        self.rows.push(Ev {
+            time: t,
+            n_results,
+            dwell,
+            latency,
+            place,
+            session: s as u32,
+            query,
+            position,
+            variant,
+            kind,
+        });
+        Ok(())
+    }
+
+    /// The log: sessions together, each sorted by time (ties in input order); clicks
+    /// checked to follow a SERP; a session's variant checked to be one; dwell derived
+    /// where not given.
+    pub fn finish(self) -> Result<Log> {
+        let n = self.rows.len();
+        // sessions by a counting sort (in order of first sight, events in input order),
+        // then each session's few events by time, ties in input order
+        let n_sessions = self.sessions.len();
+        let mut starts = vec![0usize; n_sessions + 1];
+        for e in &self.rows {
+            starts[e.session as usize + 1] += 1;
+        }
+        for s in 0..n_sessions {
+            starts[s + 1] += starts[s];
+        }
+        let mut fill = starts.clone();
+        let mut order = vec![0u32; n];
+        for (i, e) in self.rows.iter().enumerate() {
+            order[fill[e.session as usize]] = i as u32;
+            fill[e.session as usize] += 1;
+        }
+        drop(fill);
+        let rows = &self.rows;
+        for w in starts.windows(2) {
+            // stable: equal times keep input order
+            order[w[0]..w[1]]
+                .sort_by(|&a, &b| rows[a as usize].time.total_cmp(&rows[b as usize].time));
+        }
+        let mut log = Log {
+            ev: order.iter().map(|&i| rows[i as usize]).collect(),
+            starts,
+            session_variant: vec![NONE; n_sessions],
+            sessions: self.sessions.into_names(),
+            queries: self.queries.into_names(),
+            variants: self.variants.into_names(),
+            has: self.has,
+            ignored: {
+                let mut v: Vec<(String, u64)> = self.ignored.into_iter().collect();
+                v.sort();
+                v
+            },
+            reordered: self.reordered,
+            source: self.source,
+            unit: self.unit,
+        };
+        drop(order);
+        drop(self.rows);
+        log.has[field::SESSION] = true;
+        log.has[field::TIME] = true;
+        log.has[field::TYPE] = true;
+        let cap = self.opts.dwell_cap;
+        for s in 0..n_sessions {
+            let r = log.n_events(s);
+            let mut seen_serp = false;
+            let mut first_variant: Option<usize> = None;
+            for i in r.clone() {
+                match log.ev[i].kind {
+                    Kind::Serp => seen_serp = true,
+                    Kind::Click if log.ev[i].position == 0 && log.has[field::POSITION] => {
+                        return Err(log.error_at(i, "a click without a position".into()))
+                    }
+                    Kind::Click if !seen_serp => {
+                        return Err(log.error_at(
+                            i,
+                            format!(
+                                "a click with no earlier SERP (type 'query') in session '{}'",
+                                log.sessions[s]
+                            ),
+                        ))
+                    }
+                    Kind::Click if log.ev[i].dwell.is_nan() => {
+                        // the next event of the session, capped; none: the cap
+                        log.ev[i].dwell = if i + 1 < r.end {
+                            (log.ev[i + 1].time - log.ev[i].time).min(cap)
+                        } else {
+                            cap
+                        };
+                    }
+                    _ => {}
+                }
+                if log.ev[i].variant != NONE {
+                    match first_variant {
+                        None => first_variant = Some(i),
+                        Some(f) if log.ev[f].variant != log.ev[i].variant => {
+                            return Err(log.error_at(
+                                i,
+                                format!(
+                                    "session '{}' is in variant '{}' here but in '{}' at {} {}",
+                                    log.sessions[s],
+                                    log.variants[log.ev[i].variant as usize],
+                                    log.variants[log.ev[f].variant as usize],
+                                    log.unit.word(),
+                                    log.ev[f].place
+                                ),
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if let Some(f) = first_variant {
+                log.session_variant[s] = log.ev[f].variant;
+            }
+        }
+        Ok(log)
+    }
+}

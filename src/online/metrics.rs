@@ -1,0 +1,404 @@
+//! The online metrics, as sums over sessions. Every metric but the median time to first
+//! click is a ratio Σ numerator / Σ denominator whose two parts each session gives (a
+//! click belongs to the latest SERP before it in its session):
+//!
+//! | metric | numerator | denominator |
+//! |---|---|---|
+//! | `abandonment_rate` | sessions with a SERP and no click | sessions with a SERP |
+//! | `ctr` | SERPs with at least one click | SERPs |
+//! | `ctr@k` | SERPs with a click at position <= k | SERPs |
+//! | `ctr_by_position@p` | clicks at position p | SERPs with at least p results (unknown `n_results`: counted) |
+//! | `clicks_per_query` | clicks | SERPs |
+//! | `success_rate` | sessions with a SERP and a click of dwell >= T or a success event | sessions with a SERP |
+//! | `zero_result_rate` | SERPs with `n_results` = 0 | SERPs whose `n_results` is known |
+//! | `click_mrr` | Σ over SERPs of 1 / position of the SERP's first click (0 without one) | SERPs |
+//!
+//! `time_to_first_click` is the median (numpy's: the mean of the two middle values for an
+//! even count) of the seconds from each clicked SERP to its first click. Sessions are
+//! computed in parallel and summed in session order, so the numbers do not depend on the
+//! thread count. A denominator of 0 gives NaN.
+
+use super::log::{field, Kind, Log};
+use crate::error::{Error, Result};
+
+/// The positions `ctr_by_position` covers when named without one.
+pub const BY_POSITION_DEFAULT: u32 = 10;
+
+/// The cut-offs of `ctr@k` among the default metrics.
+pub const CTR_AT_DEFAULT: [u32; 4] = [1, 3, 5, 10];
+
+/// An online metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// `abandonment_rate`.
+    Abandonment,
+    /// `ctr`.
+    Ctr,
+    /// `ctr@k`.
+    CtrAt(u32),
+    /// `ctr_by_position@p`.
+    CtrByPosition(u32),
+    /// `clicks_per_query`.
+    ClicksPerQuery,
+    /// `success_rate`.
+    Success,
+    /// `zero_result_rate`.
+    ZeroResult,
+    /// `time_to_first_click` (median seconds).
+    TimeToFirstClick,
+    /// `click_mrr`.
+    ClickMrr,
+}
+
+const NAMES: &str = "abandonment_rate, ctr, ctr@k, ctr_by_position (or @p), clicks_per_query, \
+                     success_rate, zero_result_rate, time_to_first_click, click_mrr";
+
+impl Metric {
+    /// Parse a name; `ctr_by_position` alone is positions 1 to 10.
+    pub fn parse(name: &str) -> Result<Vec<Metric>> {
+        let bad = || Error::Measure(format!("unknown online metric '{name}'; known: {NAMES}"));
+        let at = |rest: &str| -> Result<u32> {
+            rest.parse::<u32>().ok().filter(|k| *k >= 1).ok_or_else(|| {
+                Error::Measure(format!("'{name}': the cut-off must be a whole number >= 1"))
+            })
+        };
+        let n = name.trim();
+        Ok(vec![match n {
+            "abandonment_rate" => Metric::Abandonment,
+            "ctr" => Metric::Ctr,
+            "clicks_per_query" => Metric::ClicksPerQuery,
+            "success_rate" => Metric::Success,
+            "zero_result_rate" => Metric::ZeroResult,
+            "time_to_first_click" => Metric::TimeToFirstClick,
+            "click_mrr" => Metric::ClickMrr,
+            "ctr_by_position" => {
+                return Ok((1..=BY_POSITION_DEFAULT)
+                    .map(Metric::CtrByPosition)
+                    .collect())
+            }
+            _ => {
+                if let Some(k) = n.strip_prefix("ctr@") {
+                    Metric::CtrAt(at(k)?)
+                } else if let Some(p) = n.strip_prefix("ctr_by_position@") {
+                    Metric::CtrByPosition(at(p)?)
+                } else {
+                    return Err(bad());
+                }
+            }
+        }])
+    }
+
+    /// Parse several names, in order, without repeats.
+    pub fn parse_all<S: AsRef<str>>(names: &[S]) -> Result<Vec<Metric>> {
+        let mut out: Vec<Metric> = Vec::new();
+        for n in names {
+            for m in Metric::parse(n.as_ref())? {
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every metric the log's columns allow (those needing a missing column left out).
+    pub fn defaults(log: &Log) -> Vec<Metric> {
+        let mut v = vec![Metric::Abandonment, Metric::Ctr];
+        v.extend(CTR_AT_DEFAULT.map(Metric::CtrAt));
+        v.extend((1..=BY_POSITION_DEFAULT).map(Metric::CtrByPosition));
+        v.extend([
+            Metric::ClicksPerQuery,
+            Metric::Success,
+            Metric::ZeroResult,
+            Metric::TimeToFirstClick,
+            Metric::ClickMrr,
+        ]);
+        v.retain(|m| m.needs().map_or(true, |f| log.has[f]));
+        v
+    }
+
+    /// The metric's name.
+    pub fn name(&self) -> String {
+        match self {
+            Metric::Abandonment => "abandonment_rate".into(),
+            Metric::Ctr => "ctr".into(),
+            Metric::CtrAt(k) => format!("ctr@{k}"),
+            Metric::CtrByPosition(p) => format!("ctr_by_position@{p}"),
+            Metric::ClicksPerQuery => "clicks_per_query".into(),
+            Metric::Success => "success_rate".into(),
+            Metric::ZeroResult => "zero_result_rate".into(),
+            Metric::TimeToFirstClick => "time_to_first_click".into(),
+            Metric::ClickMrr => "click_mrr".into(),
+        }
+    }
+
+    /// The field the metric needs beyond session, time and type.
+    fn needs(&self) -> Option<usize> {
+        match self {
+            Metric::CtrAt(_) | Metric::CtrByPosition(_) | Metric::ClickMrr => Some(field::POSITION),
+            Metric::ZeroResult => Some(field::N_RESULTS),
+            _ => None,
+        }
+    }
+}
+
+/// What every session gives: per metric a numerator and a denominator (row-major, one
+/// row of `metrics.len()` per session), and the times to first click.
+pub(crate) struct SessionTable {
+    pub(crate) metrics: Vec<Metric>,
+    pub(crate) num: Vec<f64>,
+    pub(crate) den: Vec<f64>,
+    /// The times to first click of session `s`: `ttfc[ttfc_ends[s]..ttfc_ends[s + 1]]`.
+    pub(crate) ttfc: Vec<f64>,
+    pub(crate) ttfc_ends: Vec<usize>,
+}
+
+/// Per SERP while its clicks come.
+struct Serp {
+    time: f64,
+    first_click: Option<(f64, u32)>,
+    best: u32,
+}
+
+#[derive(Default)]
+struct Counts {
+    serps: f64,
+    clicked: f64,
+    clicks: f64,
+    zero: f64,
+    known_n: f64,
+    rr: f64,
+    success: bool,
+    ctr_at: Vec<f64>,
+    pos_clicks: Vec<f64>,
+    pos_den: Vec<f64>,
+}
+
+impl Counts {
+    fn close(&mut self, serp: Option<Serp>, ks: &[u32], ttfc: &mut Vec<f64>) {
+        let Some(s) = serp else { return };
+        if let Some((t, pos)) = s.first_click {
+            self.clicked += 1.0;
+            ttfc.push(t - s.time);
+            if pos > 0 {
+                self.rr += 1.0 / pos as f64;
+            }
+            for (i, k) in ks.iter().enumerate() {
+                if s.best > 0 && s.best <= *k {
+                    self.ctr_at[i] += 1.0;
+                }
+            }
+        }
+    }
+}
+
+impl SessionTable {
+    /// Walk every session (in parallel, blocks of sessions in order).
+    pub(crate) fn new(log: &Log, metrics: &[Metric], dwell_threshold: f64) -> Result<SessionTable> {
+        if dwell_threshold.is_nan() || dwell_threshold < 0.0 {
+            return Err(Error::Option(format!(
+                "dwell_threshold must be seconds >= 0, got {dwell_threshold}"
+            )));
+        }
+        for m in metrics {
+            if let Some(f) = m.needs() {
+                log.need(f, &m.name())?;
+            }
+        }
+        let ks: Vec<u32> = metrics
+            .iter()
+            .filter_map(|m| match m {
+                Metric::CtrAt(k) => Some(*k),
+                _ => None,
+            })
+            .collect();
+        let max_p = metrics
+            .iter()
+            .filter_map(|m| match m {
+                Metric::CtrByPosition(p) => Some(*p),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0) as usize;
+        let n = log.n_sessions();
+        let width = metrics.len();
+        const BLOCK: usize = 2048;
+        let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
+        let parts = crate::parallel::map_chunks(&blocks, |&start| {
+            let end = (start + BLOCK).min(n);
+            let mut num = Vec::with_capacity((end - start) * width);
+            let mut den = Vec::with_capacity((end - start) * width);
+            let mut ttfc = Vec::new();
+            let mut ends = Vec::with_capacity(end - start);
+            let mut reuse = Counts::default();
+            for s in start..end {
+                let c = session_counts(&mut reuse, log, s, &ks, max_p, dwell_threshold, &mut ttfc);
+                let has_serp = if c.serps > 0.0 { 1.0 } else { 0.0 };
+                let mut k_seen = 0;
+                for m in metrics {
+                    let (a, b) = match m {
+                        Metric::Abandonment => (has_serp * f64::from(c.clicked == 0.0), has_serp),
+                        Metric::Ctr => (c.clicked, c.serps),
+                        Metric::CtrAt(_) => {
+                            k_seen += 1;
+                            (c.ctr_at[k_seen - 1], c.serps)
+                        }
+                        Metric::CtrByPosition(p) => {
+                            let p = *p as usize - 1;
+                            (c.pos_clicks[p], c.pos_den[p])
+                        }
+                        Metric::ClicksPerQuery => (c.clicks, c.serps),
+                        Metric::Success => (has_serp * f64::from(c.success), has_serp),
+                        Metric::ZeroResult => (c.zero, c.known_n),
+                        Metric::TimeToFirstClick => (0.0, 0.0),
+                        Metric::ClickMrr => (c.rr, c.serps),
+                    };
+                    num.push(a);
+                    den.push(b);
+                }
+                reuse = c;
+                ends.push(ttfc.len());
+            }
+            (num, den, ttfc, ends)
+        });
+        let mut t = SessionTable {
+            metrics: metrics.to_vec(),
+            num: Vec::with_capacity(n * width),
+            den: Vec::with_capacity(n * width),
+            ttfc: Vec::new(),
+            ttfc_ends: vec![0],
+        };
+        for (num, den, ttfc, ends) in parts {
+            let base = t.ttfc.len();
+            t.num.extend(num);
+            t.den.extend(den);
+            t.ttfc.extend(ttfc);
+            t.ttfc_ends.extend(ends.into_iter().map(|e| e + base));
+        }
+        Ok(t)
+    }
+
+    /// The metrics' values over the sessions `members`, with `scratch` for the times to
+    /// first click.
+    pub(crate) fn values(&self, members: &[usize], scratch: &mut Vec<f64>) -> Vec<f64> {
+        let w = self.metrics.len();
+        let mut num = vec![0.0; w];
+        let mut den = vec![0.0; w];
+        scratch.clear();
+        let want_ttfc = self.metrics.contains(&Metric::TimeToFirstClick);
+        for &s in members {
+            let row = s * w..(s + 1) * w;
+            for ((a, b), (x, y)) in num
+                .iter_mut()
+                .zip(den.iter_mut())
+                .zip(self.num[row.clone()].iter().zip(&self.den[row]))
+            {
+                *a += x;
+                *b += y;
+            }
+            if want_ttfc {
+                scratch.extend_from_slice(&self.ttfc[self.ttfc_ends[s]..self.ttfc_ends[s + 1]]);
+            }
+        }
+        let median = if want_ttfc { median(scratch) } else { f64::NAN };
+        self.metrics
+            .iter()
+            .enumerate()
+            .map(|(i, m)| match m {
+                Metric::TimeToFirstClick => median,
+                _ if den[i] == 0.0 => f64::NAN,
+                _ => num[i] / den[i],
+            })
+            .collect()
+    }
+}
+
+/// numpy's median (NaN for no value); reorders `v`.
+pub(crate) fn median(v: &mut [f64]) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let (_, hi, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let hi = *hi;
+    if n % 2 == 1 {
+        return hi;
+    }
+    let lo = v[..n / 2].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (lo + hi) / 2.0
+}
+
+/// One session's counts (in `reuse`'s buffers); its times to first click are pushed
+/// on `ttfc`.
+fn session_counts(
+    reuse: &mut Counts,
+    log: &Log,
+    s: usize,
+    ks: &[u32],
+    max_p: usize,
+    dwell_threshold: f64,
+    ttfc: &mut Vec<f64>,
+) -> Counts {
+    let mut c = std::mem::take(reuse);
+    for (v, n) in [
+        (&mut c.ctr_at, ks.len()),
+        (&mut c.pos_clicks, max_p),
+        (&mut c.pos_den, max_p),
+    ] {
+        v.clear();
+        v.resize(n, 0.0);
+    }
+    c = Counts {
+        ctr_at: c.ctr_at,
+        pos_clicks: c.pos_clicks,
+        pos_den: c.pos_den,
+        ..Counts::default()
+    };
+    let mut cur: Option<Serp> = None;
+    for i in log.n_events(s) {
+        match log.ev[i].kind {
+            Kind::Serp => {
+                c.close(cur.take(), ks, ttfc);
+                let n = log.ev[i].n_results;
+                c.serps += 1.0;
+                if !n.is_nan() {
+                    c.known_n += 1.0;
+                    if n == 0.0 {
+                        c.zero += 1.0;
+                    }
+                }
+                for (p, d) in c.pos_den.iter_mut().enumerate() {
+                    if n.is_nan() || n >= (p + 1) as f64 {
+                        *d += 1.0;
+                    }
+                }
+                cur = Some(Serp {
+                    time: log.ev[i].time,
+                    first_click: None,
+                    best: 0,
+                });
+            }
+            Kind::Click => {
+                // the log is checked: a click always follows a SERP of its session
+                let Some(serp) = cur.as_mut() else { continue };
+                let pos = log.ev[i].position;
+                c.clicks += 1.0;
+                if serp.first_click.is_none() {
+                    serp.first_click = Some((log.ev[i].time, pos));
+                }
+                if pos > 0 && (serp.best == 0 || pos < serp.best) {
+                    serp.best = pos;
+                }
+                if pos >= 1 && (pos as usize) <= max_p {
+                    c.pos_clicks[pos as usize - 1] += 1.0;
+                }
+                if log.ev[i].dwell >= dwell_threshold {
+                    c.success = true;
+                }
+            }
+            Kind::Success => c.success = true,
+        }
+    }
+    c.close(cur, ks, ttfc);
+    c
+}
