@@ -469,6 +469,49 @@ impl<V: Value> PieceSink<V> for Grouper<V> {
     }
 }
 
+/// Rows that arrive one at a time (a JSONL line, an iterable's item) gathered into
+/// pieces, consecutive rows of one query, for a [`PieceSink`]: one sink call per piece
+/// instead of one per row. `flush` at the end, and where marks stop counting on by one
+/// (a blank line), since the rows of a piece are located from its first mark.
+pub(crate) struct RowPieces<V> {
+    piece: Option<(Rows<V>, u64)>,
+}
+
+impl<V: Copy> Default for RowPieces<V> {
+    fn default() -> Self {
+        RowPieces { piece: None }
+    }
+}
+
+impl<V: Copy> RowPieces<V> {
+    /// One row, at `mark`.
+    pub(crate) fn push(
+        &mut self,
+        sink: &mut dyn PieceSink<V>,
+        qid: &[u8],
+        doc: &[u8],
+        value: V,
+        mark: u64,
+    ) -> Result<()> {
+        if !matches!(&self.piece, Some((p, _)) if *p.qid == *qid) {
+            self.flush(sink)?;
+            self.piece = Some((Rows::new(qid), mark));
+        }
+        if let Some((p, _)) = &mut self.piece {
+            p.push(doc, value)?;
+        }
+        Ok(())
+    }
+
+    /// Hand the piece being gathered, if any, to `sink`.
+    pub(crate) fn flush(&mut self, sink: &mut dyn PieceSink<V>) -> Result<()> {
+        match self.piece.take() {
+            Some((p, mark)) => sink.piece(p, mark),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Takes queries that come one after another, each once: consecutive pieces of a query
 /// are joined, and a query that comes back after another is refused.
 pub(crate) struct Sequence {

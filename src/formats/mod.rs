@@ -16,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 use serde_json::Value;
 
 use crate::error::{Error, Location, Result, Unit};
-use crate::intake::{id_problem, Grouper, PieceSink, Place, Rows, Value as Checked};
+use crate::intake::{id_problem, Grouper, PieceSink, Place, RowPieces, Value as Checked};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::Run;
 
@@ -114,12 +114,12 @@ struct Row<'a, V> {
 
 /// Rows to pieces (consecutive rows of one query) to `sink`; `mark` numbers the rows
 /// (lines from 1, or entries). Ids are checked here, with the row's place: unlike TREC
-/// text, these formats can hold ids with whitespace.
+/// text, these formats can hold ids with whitespace (values are checked by the sink).
 struct Pieces<'s, V: Checked> {
     sink: &'s mut dyn PieceSink<V>,
     source: String,
     unit: Unit,
-    piece: Option<(Rows<V>, u64)>,
+    rows: RowPieces<V>,
 }
 
 impl<'s, V: Checked> Pieces<'s, V> {
@@ -129,25 +129,12 @@ impl<'s, V: Checked> Pieces<'s, V> {
                 return Err(self.error(mark, format!("{what} id '{}' {p}", show(id))));
             }
         }
-        if let Some(p) = row.value.problem() {
-            return Err(self.error(mark, format!("{} {p}", V::NAME)));
-        }
-        let same = matches!(&self.piece, Some((p, _)) if *p.id() == *row.qid);
-        if !same {
-            self.flush()?;
-            self.piece = Some((Rows::new(&row.qid), mark));
-        }
-        if let Some((p, _)) = &mut self.piece {
-            p.push(&row.doc, row.value)?;
-        }
-        Ok(())
+        self.rows
+            .push(self.sink, &row.qid, &row.doc, row.value, mark)
     }
 
     fn flush(&mut self) -> Result<()> {
-        match self.piece.take() {
-            Some((p, mark)) => self.sink.piece(p, mark),
-            None => Ok(()),
-        }
+        self.rows.flush(self.sink)
     }
 
     fn error(&self, mark: u64, message: String) -> Error {
@@ -378,7 +365,7 @@ pub fn read_run(path: &Path, format: Option<Format>, cancel: Option<&AtomicBool>
         sink: &mut grouper,
         source: source.clone(),
         unit,
-        piece: None,
+        rows: RowPieces::default(),
     };
     match format {
         Format::Jsonl => jsonl(&data, &mut pieces)?,
@@ -419,7 +406,7 @@ pub fn read_qrels(
         sink: &mut builder,
         source,
         unit,
-        piece: None,
+        rows: RowPieces::default(),
     };
     match format {
         Format::Jsonl => jsonl(&data, &mut pieces)?,

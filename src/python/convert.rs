@@ -720,7 +720,7 @@ fn iterable_rows<V: crate::intake::Value>(
             ),
         )
     })?;
-    let mut piece: Option<(crate::intake::Rows<V>, u64)> = None;
+    let mut pieces = crate::intake::RowPieces::default();
     for (row, item) in iter.enumerate() {
         let item = item?;
         let at = |what: &str| format!("{what} of row {row}");
@@ -752,23 +752,14 @@ fn iterable_rows<V: crate::intake::Value>(
         let qid = id_bytes(&q, &|| at("query id"))?;
         let doc = id_bytes(&d, &|| at("document id"))?;
         let v = value(&v, &|| at(value_attr))?;
-        if !matches!(&piece, Some((p, _)) if *p.id() == *qid) {
-            if let Some((p, mark)) = piece.take() {
-                sink.piece(p, mark).map_err(|e| to_py(py, e))?;
-            }
-            piece = Some((crate::intake::Rows::new(&qid), row as u64));
-        }
-        if let Some((p, _)) = &mut piece {
-            p.push(&doc, v).map_err(|e| to_py(py, e))?;
-        }
+        pieces
+            .push(sink, &qid, &doc, v, row as u64)
+            .map_err(|e| to_py(py, e))?;
         if row % 65_536 == 65_535 {
             py.check_signals()?;
         }
     }
-    if let Some((p, mark)) = piece {
-        sink.piece(p, mark).map_err(|e| to_py(py, e))?;
-    }
-    Ok(())
+    pieces.flush(sink).map_err(|e| to_py(py, e))
 }
 
 /// Judgments from an iterable of rows (see [`iterable_rows`]).
