@@ -43,7 +43,7 @@ from ._core import (
     set_max_line_bytes,
     spearman_rho,
 )
-from .report import Report, compare, compare_values
+from .report import Report, compare, compare_values, html_report
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
 
@@ -52,6 +52,7 @@ __all__ = [
     "aggregate",
     "compare",
     "compare_values",
+    "html_report",
     "stats",
     "bootstrap_ci",
     "compare_runs",

@@ -18,11 +18,11 @@ through to :class:`~irmetrics.Evaluator`.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Mapping
 
 from . import _core
 from ._core import Evaluator, InputError
+from ._files import atomic_write
 from .report import _named_runs
 
 TYPE_CHECKING = False
@@ -62,26 +62,9 @@ class Plot:
         fmt = os.path.splitext(path)[1].lstrip(".").lower()
         if fmt not in ("png", "svg", "pdf"):
             raise InputError(f"{path}: the extension must be .png, .svg or .pdf")
-        folder, base = os.path.split(os.path.abspath(path))
-        # a new file beside the target (mode 0o666 less the umask, as open() gives;
-        # tempfile.mkstemp would leave it 0o600), renamed over it once complete
-        tmp = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                self.figure.savefig(f, format=fmt, dpi=dpi, bbox_inches="tight")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-            dir_fd = os.open(folder, os.O_RDONLY)  # the rename itself made durable
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic_write(
+            path, lambda f: self.figure.savefig(f, format=fmt, dpi=dpi, bbox_inches="tight")
+        )
 
     def __repr__(self) -> str:
         return f"<irmetrics.plot.Plot {sorted(self.data)}>"
@@ -162,7 +145,20 @@ def precision_recall(
     ``data``: ``{run: {"recall": [...], "precision": [...]}}``.
     """
     _pyplot()  # matplotlib first: a missing extra fails before any work
-    named = _runs(runs)
+    data = _precision_recall_data(qrels, _runs(runs), interpolated, cutoffs, options)
+    fig, ax = _axes(ax)
+    _draw_precision_recall(ax, data, interpolated=interpolated, title=title)
+    return Plot(fig, ax, data)
+
+
+def _precision_recall_data(
+    qrels: Any,
+    named: Sequence[tuple[str, Any]],
+    interpolated: bool,
+    cutoffs: Sequence[int] | None,
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    """:func:`precision_recall`'s ``data`` (also the HTML report's curves)."""
     ks = list(cutoffs) if cutoffs is not None else list(range(1, 101))
     if not interpolated and (not ks or any(int(k) != k or k < 1 for k in ks)):
         raise InputError("cutoffs must be whole numbers >= 1")
@@ -182,15 +178,21 @@ def precision_recall(
             recall = [means[f"recall_{int(k)}"] for k in ks]
             precision = [means[f"P_{int(k)}"] for k in ks]
         data[name] = {"recall": recall, "precision": precision}
-    fig, ax = _axes(ax)
+    return data
+
+
+def _draw_precision_recall(
+    ax: Any, data: Mapping[str, Any], *, interpolated: bool = True, title: str | None = None
+) -> None:
+    """Draw :func:`precision_recall`'s ``data`` (``{run: {"recall", "precision"}}``)
+    into ``ax`` (used by the HTML report, which has the curves already)."""
     for name, d in data.items():
         ax.plot(d["recall"], d["precision"], marker="o" if interpolated else None, label=name)
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision" if interpolated else "precision")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
-    _finish(fig, ax, title or "Precision-recall", legend=True)
-    return Plot(fig, ax, data)
+    _finish(ax.figure, ax, title or "Precision-recall", legend=True)
 
 
 def _one_measure(ev: Evaluator, measure: str) -> str:
@@ -277,25 +279,41 @@ def differences(
             "pass complete=True to evaluate every judged topic in both"
         )
     diff = (cols_a[column] - cols_b[column]).tolist()
-    order = sorted(range(len(ids_a)), key=lambda i: (-diff[i], ids_a[i]))
-    ids = [ids_a[i] for i in order]
-    values = [diff[i] for i in order]
     fig, ax = _axes(ax)
+    data = _draw_differences(ax, ids_a, diff, measure, (na, nb), title=title)
+    return Plot(fig, ax, data)
+
+
+def _draw_differences(
+    ax: Any,
+    query_ids: Sequence[str],
+    differences: Sequence[float],
+    measure: str,
+    names: tuple[str, str],
+    *,
+    title: str | None = None,
+) -> dict[str, Any]:
+    """Draw per-topic differences (``a - b``, in ``query_ids`` order) into ``ax``,
+    sorted from the largest gain to the largest loss; returns :func:`differences`'
+    ``data`` (used by the HTML report, which has the per-topic values already)."""
+    na, nb = names
+    order = sorted(range(len(query_ids)), key=lambda i: (-differences[i], query_ids[i]))
+    ids = [query_ids[i] for i in order]
+    values = [differences[i] for i in order]
     colors = ["tab:green" if v > 0 else "tab:red" for v in values]
     ax.bar(range(len(values)), values, color=colors, width=0.85)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xlabel(f"topic ({len(ids)}, sorted by difference)")
     ax.set_ylabel(f"{measure}: {na} - {nb}")
     ax.set_xlim(-0.5, len(values) - 0.5)
-    _finish(fig, ax, title or f"Per-topic {measure}, {na} vs {nb}", legend=False)
-    data = {
+    _finish(ax.figure, ax, title or f"Per-topic {measure}, {na} vs {nb}", legend=False)
+    return {
         "query_ids": ids,
         "differences": values,
         "wins": sum(v > 0 for v in values),
         "losses": sum(v < 0 for v in values),
         "ties": sum(v == 0 for v in values),
     }
-    return Plot(fig, ax, data)
 
 
 def by_cutoff(

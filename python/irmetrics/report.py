@@ -11,13 +11,14 @@ from collections.abc import Mapping
 
 from . import _core
 from ._core import Evaluator, InputError
+from ._files import atomic_write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-__all__ = ["Report", "compare"]
+__all__ = ["Report", "compare", "html_report"]
 
 _SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᶿʳˢᵗᵘᵛʷˣʸᶻ"
 
@@ -129,13 +130,13 @@ class Report:
             f"correction={d['correction']!r}, queries={d['num_queries']})"
         )
 
-    def _repr_html_(self) -> str:
-        systems, data = self.systems, self._data
-        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.measures)
-        rows = []
-        for i, s in enumerate(systems):
-            cells = []
-            for m in data["measures"]:
+    def _means_cells(self) -> list[list[tuple[float | None, bool, str]]]:
+        """Per system, per measure: (mean, best in its column, superscript letters of
+        the systems it is significantly better than)."""
+        systems, out = self.systems, []
+        for s in systems:
+            row = []
+            for m in self._data["measures"]:
                 means = m["means"]
                 best = max(systems, key=lambda t: -float("inf") if means[t] is None else means[t])
                 beats = []
@@ -145,16 +146,221 @@ class Report:
                     other = p["system_b"] if p["system_a"] == s else p["system_a"]
                     if means[s] > means[other]:
                         beats.append(systems.index(other))
-                v = "nan" if means[s] is None else f"{means[s]:.4f}"
-                v = f"<b>{v}</b>" if s == best else v
-                sup = "".join(_letter(j) for j in sorted(beats))
-                cells.append(f"<td>{v}<sup>{sup}</sup></td>" if sup else f"<td>{v}</td>")
-            rows.append(f"<tr><td>{_letter(i)}</td><td>{html.escape(s)}</td>{''.join(cells)}</tr>")
+                row.append((means[s], s == best, "".join(_letter(j) for j in sorted(beats))))
+            out.append(row)
+        return out
+
+    def _means_table_html(self) -> str:
+        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.measures)
+        rows = []
+        for i, (s, cells) in enumerate(zip(self.systems, self._means_cells())):
+            tds = []
+            for mean, best, sup in cells:
+                v = _fmt(mean)
+                v = f"<b>{v}</b>" if best else v
+                sup_html = f"<sup>{sup}</sup>" if sup else ""
+                tds.append(f'<td data-v="{_exact(mean)}">{v}{sup_html}</td>')
+            rows.append(f"<tr><td>{_letter(i)}</td><td>{html.escape(s)}</td>{''.join(tds)}</tr>")
         return (
-            f"<table><thead><tr><th>#</th><th>system</th>{head}</tr></thead>"
+            f'<table id="means"><thead><tr><th>#</th><th>system</th>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody>"
-            f"<caption>{html.escape(data['caption'])}</caption></table>"
+            f"<caption>{html.escape(self._data['caption'])}</caption></table>"
         )
+
+    def _repr_html_(self) -> str:
+        return self._means_table_html()
+
+    def to_html(
+        self,
+        *,
+        title: str | None = None,
+        precision_recall: Mapping[str, Any] | None = None,
+        differences: str | Sequence[str] | None = None,
+    ) -> str:
+        """One self-contained HTML page (inline SVG and script, nothing fetched): the
+        means table with significance letters, every pair's test, per-topic difference
+        bars, precision-recall curves when given, and the per-query values in a table
+        sorted by clicking a column head (or by the address: ``#sort=3`` ascending,
+        ``#sort=3-desc``; columns count from 0).
+
+        ``precision_recall``: :func:`irmetrics.plot.precision_recall`'s ``data``
+        (``{system: {"recall": [...], "precision": [...]}}``); :func:`html_report`
+        computes it. ``differences``: the measure(s) whose per-topic differences are
+        drawn, each system against the baseline (or the first system); default the
+        first measure, ``[]`` for none. Pictures need matplotlib
+        (``pip install 'irmetrics[plot]'``)."""
+        d = self._data
+        measures, systems = self.measures, self.systems
+        if differences is None:
+            diff_measures = measures[:1]
+        elif isinstance(differences, str):
+            diff_measures = [differences]
+        else:
+            diff_measures = list(differences)
+        for m in diff_measures:
+            if m not in measures:
+                raise InputError(f"differences: {m!r} is not one of the measures {measures}")
+        figures: list[tuple[str, str]] = []
+        if precision_recall or (diff_measures and len(systems) > 1):
+            from . import plot
+
+            plot._pyplot()  # the missing extra is named before any work
+            if precision_recall:
+                fig, ax = _figure((6.4, 4.2))
+                plot._draw_precision_recall(ax, precision_recall)
+                figures.append(("Precision-recall", _svg(fig, "pr")))
+            per_query = self.per_query if diff_measures else {}
+            reference = d["baseline"] if d["baseline"] is not None else systems[0]
+            for m in diff_measures:
+                ref = per_query[m][reference]
+                for s in systems:
+                    if s == reference:
+                        continue
+                    diff = [a - b for a, b in zip(per_query[m][s], ref)]
+                    fig, ax = _figure((7.2, 3.4))
+                    plot._draw_differences(ax, self.query_ids, diff, m, (s, reference))
+                    figures.append((f"{m}: {s} - {reference}", _svg(fig, f"d{len(figures)}")))
+        heading = title if title is not None else "irmetrics report"
+        parts = [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>{html.escape(heading)}</title>",
+            f"<style>{_CSS}</style></head><body>",
+            f"<h1>{html.escape(heading)}</h1>",
+            f'<p class="meta">{len(systems)} systems, {d["num_queries"]} queries.</p>',
+            "<h2>Means</h2>",
+            self._means_table_html(),
+            "<h2>Pairs</h2>",
+            self._pairs_table_html(),
+        ]
+        if figures:
+            parts.append("<h2>Pictures</h2>")
+        for label, svg in figures:
+            parts.append(f'<figure aria-label="{html.escape(label)}">{svg}</figure>')
+        parts += [
+            "<h2>Per query</h2>",
+            '<p class="meta">Click a column head to sort (again to reverse).</p>',
+            self._per_query_table_html(),
+            f"<script>{_SORT_JS}</script>",
+            "</body></html>",
+        ]
+        return "\n".join(parts) + "\n"
+
+    def _pairs_table_html(self) -> str:
+        heads = [
+            "measure", "system a", "system b", "mean a - b", "CI low", "CI high",
+            "statistic", "p", "p corrected", "significant", "d_z", "wins", "ties", "losses",
+        ]  # fmt: skip
+        rows = []
+        for p in self.pairs:
+            lo, hi = p["ci"] if p["ci"] is not None else (None, None)
+            cells = [
+                html.escape(p["measure"]),
+                html.escape(p["system_a"]),
+                html.escape(p["system_b"]),
+                *(_num_td(v) for v in (p["mean_diff"], lo, hi, p["statistic"])),
+                *(_num_td(v, "p") for v in (p["pvalue"], p["pvalue_corrected"])),
+                "yes" if p["significant"] else "no",
+                _num_td(p["d_z"]),
+                str(p["wins"]),
+                str(p["ties"]),
+                str(p["losses"]),
+            ]
+            rows.append(
+                "<tr>"
+                + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells)
+                + "</tr>"
+            )
+        head = "".join(f"<th>{h}</th>" for h in heads)
+        return (
+            f'<table id="pairs" class="sortable"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+
+    def _per_query_table_html(self) -> str:
+        per_query, systems = self.per_query, self.systems
+        columns = [(m, s, per_query[m][s]) for m in self.measures for s in systems]
+        head = "<th>query</th>" + "".join(
+            f"<th>{html.escape(m)}<br>{html.escape(s)}</th>" for m, s, _ in columns
+        )
+        rows = []
+        for i, q in enumerate(self.query_ids):
+            tds = "".join(_num_td(values[i]) for _, _, values in columns)
+            rows.append(f"<tr><td>{html.escape(q)}</td>{tds}</tr>")
+        return (
+            f'<table id="per-query" class="sortable"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+
+
+def _fmt(v: float | None, kind: str = "") -> str:
+    if v is None:
+        return "nan"
+    if kind == "p":
+        return f"{v:.3g}" if v >= 1e-3 else f"{v:.2e}"
+    return f"{v:.4f}"
+
+
+def _exact(v: float | None) -> str:
+    """The value as Python's shortest round-trip repr (parsed back exactly)."""
+    return "NaN" if v is None else repr(float(v))
+
+
+def _num_td(v: float | None, kind: str = "") -> str:
+    return f'<td data-v="{_exact(v)}">{_fmt(v, kind)}</td>'
+
+
+def _figure(size: tuple[float, float]) -> tuple[Any, Any]:
+    """A matplotlib Figure outside pyplot's global state (nothing to close)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size)
+    return fig, fig.subplots()
+
+
+def _svg(fig: Any, salt: str) -> str:
+    """The figure as an inline ``<svg>`` element: text kept as text, no date, ids
+    salted per figure so that several figures in one page do not share ids."""
+    import io
+
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buf.getvalue()
+    return text[text.index("<svg") :]
+
+
+_CSS = (
+    "body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:14px}"
+    "th,td{border:1px solid #ccc;padding:3px 8px}td[data-v]{text-align:right}"
+    "caption{caption-side:bottom;text-align:left;font-size:12px;color:#555;padding-top:4px}"
+    "table.sortable th{cursor:pointer;background:#f3f3f3}"
+    "figure{display:inline-block;margin:0.5em}.meta{color:#555;font-size:13px}"
+)
+
+# Sorting the tables in the browser: numbers by their exact value (data-v; NaN last),
+# other cells as text with numeric collation; a stable sort, so ties keep their order.
+_SORT_JS = """(function(){
+function sortTable(t,col,desc){
+ var body=t.tBodies[0],rows=Array.prototype.slice.call(body.rows);
+ function key(r){var c=r.cells[col];
+  return c.hasAttribute("data-v")?parseFloat(c.getAttribute("data-v")):c.textContent;}
+ rows.sort(function(a,b){var x=key(a),y=key(b),r;
+  if(typeof x==="number"&&typeof y==="number"){
+   if(isNaN(x)||isNaN(y))return isNaN(x)-isNaN(y);r=x-y;}
+  else r=String(x).localeCompare(String(y),undefined,{numeric:true});
+  return desc?-r:r;});
+ rows.forEach(function(r){body.appendChild(r);});
+ t.setAttribute("data-sorted",col+(desc?"-desc":""));}
+document.querySelectorAll("table.sortable").forEach(function(t){
+ Array.prototype.forEach.call(t.tHead.rows[0].cells,function(th,i){
+  th.addEventListener("click",function(){sortTable(t,i,t.getAttribute("data-sorted")===String(i));});});});
+var m=/sort=(\\d+)(-desc)?/.exec(location.hash),t=document.getElementById("per-query");
+if(m&&t)sortTable(t,+m[1],!!m[2]);
+})();"""
 
 
 def _letter(i: int) -> str:
@@ -218,6 +424,38 @@ def compare(
     return Report(
         _core.compare_runs_report(ev, named, test, correction, alpha, baseline, n_resamples, seed)
     )
+
+
+_COMPARE_ONLY = ("test", "correction", "alpha", "baseline", "n_resamples", "seed")
+
+
+def html_report(
+    qrels: Any,
+    runs: Mapping[str, Any] | Iterable[Any],
+    measures: str | Sequence[str],
+    *,
+    path: str | os.PathLike[str] | None = None,
+    title: str | None = None,
+    differences: str | Sequence[str] | None = None,
+    **compare_options: Any,
+) -> str:
+    """A report to open in a browser: :func:`compare` of ``runs`` on ``qrels``
+    (``compare_options``: ``test``, ``correction``, ``baseline``, ... and the
+    evaluation options) rendered by :meth:`Report.to_html` with trec_eval's
+    interpolated precision-recall curves of every run. Returns the HTML; with
+    ``path`` also writes it there (atomically). Needs matplotlib
+    (``pip install 'irmetrics[plot]'``)."""
+    from . import plot
+
+    plot._pyplot()  # the missing extra is named before any work
+    named = _named_runs(runs)
+    report = compare(qrels, dict(named), measures, **compare_options)
+    options = {k: v for k, v in compare_options.items() if k not in _COMPARE_ONLY}
+    curves = plot._precision_recall_data(qrels, named, True, None, options)
+    page = report.to_html(title=title, precision_recall=curves, differences=differences)
+    if path is not None:
+        atomic_write(path, lambda f: f.write(page.encode()))
+    return page
 
 
 def compare_values(

@@ -147,7 +147,7 @@ where
 
 /// The names of the runs: their file names, or the paths as given when two files
 /// share a name.
-fn run_names(paths: &[PathBuf]) -> Vec<String> {
+pub fn run_names(paths: &[PathBuf]) -> Vec<String> {
     let names: Vec<String> = paths
         .iter()
         .map(|p| {

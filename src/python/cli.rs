@@ -150,14 +150,53 @@ pub(super) fn parse_cli_args<'py>(
     d.set_item("summary", a.summary)?;
     d.set_item("qrels", a.qrels)?;
     d.set_item("runs", a.runs)?;
+    d.set_item("options", options_dict(py, &a.options)?)?;
+    Ok(d)
+}
+
+/// The evaluation options as `Evaluator`'s keyword arguments.
+fn options_dict<'py>(
+    py: Python<'py>,
+    options: &crate::evaluate::Options,
+) -> PyResult<Bound<'py, PyDict>> {
     let o = PyDict::new(py);
-    o.set_item("complete", a.options.complete)?;
-    o.set_item("relevance_level", a.options.relevance_level)?;
-    o.set_item("max_docs", a.options.max_docs)?;
-    o.set_item("judged_only", a.options.judged_only)?;
-    o.set_item("num_docs_in_collection", a.options.num_docs_in_collection)?;
-    o.set_item("n_threads", a.options.n_threads)?;
-    d.set_item("options", o)?;
+    o.set_item("complete", options.complete)?;
+    o.set_item("relevance_level", options.relevance_level)?;
+    o.set_item("max_docs", options.max_docs)?;
+    o.set_item("judged_only", options.judged_only)?;
+    o.set_item("num_docs_in_collection", options.num_docs_in_collection)?;
+    o.set_item("n_threads", options.n_threads)?;
+    Ok(o)
+}
+
+/// Parse `irmetrics compare` flags (for `irmetrics report`, which takes the same ones)
+/// into a dict: `qrels`, `runs` (`[(name, path)]`, named as `compare` names them),
+/// `measures`, `compare` (`compare()`'s keyword arguments), `options` (the
+/// Evaluator's), `output`, `help`.
+#[pyfunction]
+pub(super) fn parse_compare_args<'py>(
+    py: Python<'py>,
+    argv: Vec<OsString>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let a = guarded(py, || {
+        crate::cli::parse_compare_args(argv).map_err(|e| errors::to_py(py, e))
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("help", a.help)?;
+    d.set_item("qrels", &a.qrels)?;
+    let names = crate::cli::run_names(&a.runs);
+    d.set_item("runs", names.into_iter().zip(a.runs).collect::<Vec<_>>())?;
+    d.set_item("measures", a.measures)?;
+    d.set_item("output", a.output)?;
+    let c = PyDict::new(py);
+    c.set_item("test", a.how.test.name())?;
+    c.set_item("correction", a.how.correction.name())?;
+    c.set_item("alpha", a.how.alpha)?;
+    c.set_item("baseline", a.how.baseline)?;
+    c.set_item("n_resamples", a.how.n_resamples)?;
+    c.set_item("seed", a.how.seed)?;
+    d.set_item("compare", c)?;
+    d.set_item("options", options_dict(py, &a.options)?)?;
     Ok(d)
 }
 

@@ -42,7 +42,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 
 use crate::error::Result as CoreResult;
-use cli::{canonical_names, cli_main, measures, parse_cli_args, trec_eval};
+use cli::{canonical_names, cli_main, measures, parse_cli_args, parse_compare_args, trec_eval};
 use data::{as_qrels, as_run, set_max_line_bytes, PyQrels, PyRun};
 use evaluate::PyEvaluator;
 
@@ -178,6 +178,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(measures, m)?)?;
     m.add_function(wrap_pyfunction!(parse_cli_args, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_compare_args, m)?)?;
     m.add_function(wrap_pyfunction!(trec_eval, m)?)?;
     m.add_function(wrap_pyfunction!(as_qrels, m)?)?;
     m.add_function(wrap_pyfunction!(as_run, m)?)?;
