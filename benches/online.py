@@ -39,6 +39,12 @@ def main() -> None:
     ap.add_argument("--dir", default="/tmp/irm-online")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--resamples", type=int, default=200)
+    ap.add_argument(
+        "--routes",
+        default="JSONL,CSV,DataFrame,Arrow,Arrow-dictionary,parquet",
+        help="comma-separated: JSONL, CSV, DataFrame, Arrow (a pyarrow Table), "
+        "Arrow-dictionary (its text columns dictionary-encoded), parquet (read by pyarrow)",
+    )
     a = ap.parse_args()
     if a.threads:
         os.environ["IRMETRICS_NUM_THREADS"] = str(a.threads)
@@ -48,14 +54,37 @@ def main() -> None:
     g = timed(f"generate ({sessions} sessions)", generate, sessions, seed=1)
     events = g["events"]
     print(f"{len(events)} events, {sessions} sessions")
+    routes = a.routes.split(",")
     jsonl = folder / f"log-{sessions}.jsonl"
     csv = folder / f"log-{sessions}.csv"
-    if not jsonl.exists():
+    parquet = folder / f"log-{sessions}.parquet"
+    if "JSONL" in routes and not jsonl.exists():
         timed("write JSONL (pandas)", events.to_json, jsonl, orient="records", lines=True)
-    if not csv.exists():
+    if "CSV" in routes and not csv.exists():
         timed("write CSV (pandas)", events.to_csv, csv, index=False)
-    for name, src in (("JSONL", jsonl), ("CSV", csv), ("DataFrame", events)):
+    sources: dict[str, object] = {"JSONL": jsonl, "CSV": csv, "DataFrame": events}
+    if {"Arrow", "Arrow-dictionary", "parquet"} & set(routes):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = timed("pandas -> pyarrow Table", pa.Table.from_pandas, events, preserve_index=False)
+        sources["Arrow"] = table
+        encoded = table
+        for c in ("session_id", "type", "query", "doc_id", "variant"):
+            i = encoded.schema.get_field_index(c)
+            encoded = encoded.set_column(i, c, encoded.column(c).dictionary_encode())
+        sources["Arrow-dictionary"] = encoded
+        if "parquet" in routes and not parquet.exists():
+            timed("write parquet (pyarrow)", pq.write_table, table, parquet)
+        sources["parquet"] = parquet
+    log = None
+    for name in routes:
+        src = sources[name]
         t = time.perf_counter()
+        if name == "parquet":
+            import pyarrow.parquet as pq
+
+            src = timed("parquet: pyarrow.parquet.read_table", pq.read_table, src)
         log = timed(f"{name}: read", online.read_log, src)
         timed(f"{name}: every metric", online.evaluate, log)
         print(f"{name + ': read + every metric':<44} {time.perf_counter() - t:8.2f} s")

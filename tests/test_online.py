@@ -335,3 +335,78 @@ def test_other_routes_and_options(tmp_path):
     }
     log = online.read_log(SMALL, success_events=["copy"])
     assert log.ignored == [("hover", 1), ("purchase", 1)]
+
+
+def test_arrow_routes_match_the_truth(gen):
+    """pyarrow tables (plain, dictionary-encoded, typed timestamps, several batches),
+    a RecordBatchReader and a polars frame: read in Rust, the generator's truth."""
+    import polars as pl
+    import pyarrow as pa
+
+    events, want = gen["events"], gen["truth"]
+    table = pa.Table.from_pandas(events, preserve_index=False)
+    batches = pa.Table.from_batches(
+        [b for i in range(0, table.num_rows, 997) for b in table.slice(i, 997).to_batches()]
+    )
+    encoded = table
+    for name in ("session_id", "type", "query", "variant"):
+        i = encoded.schema.get_field_index(name)
+        encoded = encoded.set_column(i, name, encoded.column(name).dictionary_encode())
+    typed = table.set_column(
+        table.schema.get_field_index("timestamp"),
+        "timestamp",
+        pa.array(
+            (events["timestamp"].to_numpy() * 1e6).round().astype("int64"),
+            pa.timestamp("us", tz="UTC"),
+        ),
+    )
+    routes = {
+        "table": table,
+        "batches of 997 rows": batches,
+        "dictionaries": encoded,
+        "reader": pa.RecordBatchReader.from_batches(table.schema, table.to_batches()),
+        "polars": pl.from_arrow(table),
+        "polars categorical": pl.from_arrow(table).with_columns(
+            pl.col("session_id", "query").cast(pl.Categorical)
+        ),
+    }
+    for route, data in routes.items():
+        got = online.evaluate(data)
+        assert set(got) == set(want), route
+        for name, v in want.items():
+            assert got[name] == pytest.approx(v, rel=1e-9, abs=1e-12), (route, name)
+    # microsecond timestamps: the same instants as the seconds, to a microsecond
+    got = online.evaluate(typed)
+    for name, v in want.items():
+        assert got[name] == pytest.approx(v, rel=1e-6, abs=1e-9), name
+    log = online.read_log(encoded)
+    assert dict(log.ignored) == {"hover": gen["n_hover"]} and log.reordered > 0
+
+
+def test_arrow_bad_input_names_columns_and_rows():
+    import pyarrow as pa
+
+    with pytest.raises(irmetrics.InputError, match=r"no column 'sid' \(session_id\).*'timestamp'"):
+        online.evaluate(
+            pa.table({"timestamp": [1.0], "type": ["query"]}), columns={"session_id": "sid"}
+        )
+    rows = {"session_id": ["a", "a"], "timestamp": [1.0, 2.0], "type": ["query", "click"]}
+    with pytest.raises(irmetrics.FormatError, match=r"row 1: position"):
+        online.evaluate(pa.table({**rows, "position": [None, -1.0]}))
+    with pytest.raises(irmetrics.FormatError, match=r"row 1: no 'session_id'"):
+        online.evaluate(pa.table({**rows, "session_id": ["a", None]}))
+    with pytest.raises(irmetrics.InputError, match=r"'position' has Arrow type Boolean"):
+        online.evaluate(pa.table({**rows, "position": [True, False]}))
+    with pytest.raises(irmetrics.InputError, match=r"timestamp' has Arrow type Date32"):
+        online.evaluate(pa.table({**rows, "timestamp": pa.array([1, 2], pa.date32())}))
+    with pytest.raises(irmetrics.Error, match="time_unit does not apply"):
+        online.evaluate(
+            pa.table({**rows, "timestamp": pa.array([1, 2], pa.timestamp("ms"))}), time_unit="s"
+        )
+    with pytest.raises(irmetrics.InputError, match="two columns are named 'type'"):
+        online.evaluate(
+            pa.Table.from_arrays(
+                [pa.array(["a"]), pa.array([1.0]), pa.array(["query"]), pa.array(["x"])],
+                names=["session_id", "timestamp", "type", "type"],
+            )
+        )

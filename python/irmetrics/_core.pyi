@@ -65,6 +65,7 @@ __all__ = [
     "OnlineLog",
     "online_read",
     "online_from_columns",
+    "online_from_arrow",
     "online_evaluate",
     "online_top_queries",
     "online_queries_per",
@@ -385,6 +386,14 @@ def online_read(
 def online_from_columns(
     columns: Mapping[str, Any],
     *,
+    success_events: Sequence[str] = ...,
+    dwell_cap: float = ...,
+    time_unit: str = "auto",
+) -> OnlineLog: ...
+def online_from_arrow(
+    data: Any,
+    *,
+    columns: Mapping[str, str] | None = None,
     success_events: Sequence[str] = ...,
     dwell_cap: float = ...,
     time_unit: str = "auto",

@@ -2,8 +2,11 @@
 time to first click and click MRR, per A/B variant with bootstrap intervals; the top
 queries; queries per time bucket with latency percentiles and spikes.
 
-A log is a file (JSON Lines or CSV, optionally ``.gz``), a pandas DataFrame, a dict of
-columns, or an :class:`OnlineLog` read once with :func:`read_log`. Its events have
+A log is a file (JSON Lines or CSV, optionally ``.gz``), Arrow data (a pyarrow Table or
+RecordBatchReader, a polars DataFrame, a DuckDB result: anything exporting the Arrow
+PyCapsule interface, read in Rust without a Python object per row), a pandas
+DataFrame, a dict of columns, or an :class:`OnlineLog` read once with
+:func:`read_log`. Its events have
 ``session_id``, ``timestamp`` (numbers in s/ms/us/ns, told by size, or ISO 8601 text,
 or datetimes), ``type`` (``query``: a SERP shown; ``click``; or a success event,
 ``copy`` and ``purchase`` by default) and optionally ``query``, ``n_results``,
@@ -96,6 +99,15 @@ def _times(values: Any, name: str) -> Any:
     return _codes(values, name)
 
 
+def _is_arrow(data: Any) -> bool:
+    """Arrow data other than a pandas DataFrame (which exports it since pandas 2.2 but
+    keeps its own route, reading its columns in place)."""
+    module = type(data).__module__
+    if module == "pandas" or module.startswith("pandas."):
+        return False
+    return hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__")
+
+
 def read_log(
     log: Any,
     *,
@@ -105,11 +117,11 @@ def read_log(
     dwell_cap: float = 1800.0,
     time_unit: str = "auto",
 ) -> OnlineLog:
-    """Read a log once: a file path, a DataFrame, a dict of columns (or an
-    :class:`OnlineLog`, returned as is). Sessions are sorted by time, dwell derived
-    (the time to the next event of the session, at most ``dwell_cap`` seconds; a
-    session's last click gets the cap), every event checked; unknown event types are
-    ignored and counted (``log.ignored``)."""
+    """Read a log once: a file path, Arrow data (pyarrow, polars, DuckDB, ...), a
+    pandas DataFrame, a dict of columns (or an :class:`OnlineLog`, returned as is).
+    Sessions are sorted by time, dwell derived (the time to the next event of the
+    session, at most ``dwell_cap`` seconds; a session's last click gets the cap), every
+    event checked; unknown event types are ignored and counted (``log.ignored``)."""
     if isinstance(log, OnlineLog):
         return log
     if isinstance(success_events, str):
@@ -119,6 +131,14 @@ def read_log(
         return _core.online_read(
             os.fspath(log),
             format=format,
+            columns=dict(columns or {}),
+            success_events=events,
+            dwell_cap=dwell_cap,
+            time_unit=time_unit,
+        )
+    if _is_arrow(log):
+        return _core.online_from_arrow(
+            log,
             columns=dict(columns or {}),
             success_events=events,
             dwell_cap=dwell_cap,

@@ -358,6 +358,17 @@ impl LogBuilder {
         &self.opts
     }
 
+    /// Room for `n` more events (a source that knows its length: no regrowth).
+    pub fn reserve(&mut self, n: usize) {
+        self.rows.reserve(n);
+    }
+
+    /// Forget the source's codes (`Event::codes`): the next events number their texts
+    /// anew (each record batch of an Arrow table has a dictionary of its own).
+    pub fn forget_codes(&mut self) {
+        self.memo.iter_mut().for_each(Vec::clear);
+    }
+
     /// Mark the fields the source has (a file's header, a frame's columns): a metric
     /// needing one of them is then computed even if no event carries a value.
     pub fn declare(&mut self, field: usize) {

@@ -117,6 +117,11 @@ impl Table {
         Ok(None)
     }
 
+    /// The record batches, in order.
+    pub(super) fn batches(&self) -> &[RecordBatch] {
+        &self.batches
+    }
+
     /// The column names, in order.
     pub(super) fn names(&self) -> Vec<Option<String>> {
         self.schema
@@ -210,15 +215,15 @@ pub(super) struct Columns {
 
 /// One column of one batch, for messages: the table, the column's name and role, and
 /// the batch's first row.
-struct Place<'a> {
-    source: &'a str,
-    column: &'a str,
-    what: &'a str,
-    first: u64,
+pub(super) struct Place<'a> {
+    pub(super) source: &'a str,
+    pub(super) column: &'a str,
+    pub(super) what: &'a str,
+    pub(super) first: u64,
 }
 
 impl Place<'_> {
-    fn error(&self, row: Option<usize>, message: String) -> Error {
+    pub(super) fn error(&self, row: Option<usize>, message: String) -> Error {
         let location = match row {
             Some(r) => Location::new(self.source, self.first + r as u64, Unit::Row),
             None => Location::new(self.source, 0, Unit::None),
@@ -241,7 +246,7 @@ impl Place<'_> {
         ))
     }
 
-    fn unsupported(&self, ty: &DataType, works: &str) -> Error {
+    pub(super) fn unsupported(&self, ty: &DataType, works: &str) -> Error {
         Error::Input(format!(
             "{}: the {} column '{}' has Arrow type {ty}; {works}",
             self.source, self.what, self.column
@@ -251,7 +256,7 @@ impl Place<'_> {
 
 /// An id column of one batch: strings or bytes read in place, integers written as
 /// their decimal text (as a TREC file holds them), dictionaries through their keys.
-enum IdArray<'a> {
+pub(super) enum IdArray<'a> {
     Utf8(&'a arrow_array::StringArray),
     LargeUtf8(&'a arrow_array::LargeStringArray),
     Utf8View(&'a arrow_array::StringViewArray),
@@ -291,7 +296,7 @@ fn integers(col: &dyn Array) -> Option<Vec<i128>> {
 }
 
 impl<'a> IdArray<'a> {
-    fn of(col: &'a dyn Array, place: &Place) -> Result<IdArray<'a>> {
+    pub(super) fn of(col: &'a dyn Array, place: &Place) -> Result<IdArray<'a>> {
         let ty = col.data_type();
         Ok(match ty {
             DataType::Utf8 => IdArray::Utf8(col.as_string::<i32>()),
@@ -312,9 +317,23 @@ impl<'a> IdArray<'a> {
         })
     }
 
+    /// The text at row `i` when the column holds UTF-8 text (string types, or a
+    /// dictionary of them): Arrow guarantees it is valid, so it is not checked again.
+    /// None for bytes and integers (use [`IdArray::get`] and check).
+    #[inline]
+    pub(super) fn get_str(&self, i: usize) -> Option<&str> {
+        match self {
+            IdArray::Utf8(a) => Some(a.value(i)),
+            IdArray::LargeUtf8(a) => Some(a.value(i)),
+            IdArray::Utf8View(a) => Some(a.value(i)),
+            IdArray::Dictionary(keys, values) => values.get_str(keys[i]),
+            _ => None,
+        }
+    }
+
     /// The id at row `i` (integers are written into `buf`).
     #[inline]
-    fn get<'s>(&'s self, i: usize, buf: &'s mut Vec<u8>) -> &'s [u8] {
+    pub(super) fn get<'s>(&'s self, i: usize, buf: &'s mut Vec<u8>) -> &'s [u8] {
         match self {
             IdArray::Utf8(a) => a.value(i).as_bytes(),
             IdArray::LargeUtf8(a) => a.value(i).as_bytes(),
@@ -334,7 +353,7 @@ impl<'a> IdArray<'a> {
 
 /// A score column: float64 read in place; float32 and integers converted exactly (as
 /// far as a double holds them).
-fn scores<'a>(col: &'a dyn Array, place: &Place) -> Result<Cow<'a, [f64]>> {
+pub(super) fn scores<'a>(col: &'a dyn Array, place: &Place) -> Result<Cow<'a, [f64]>> {
     Ok(match col.data_type() {
         DataType::Float64 => Cow::Borrowed(col.as_primitive::<Float64Type>().values()),
         DataType::Float32 => Cow::Owned(
