@@ -174,7 +174,7 @@ pub fn dcg_rows(
     let ln_base = log_base.ln();
     let discount: Vec<f64> = (0..y_true.cols)
         .map(|i| {
-            if k.map_or(true, |k| i < k) {
+            if k.is_none_or(|k| i < k) {
                 1.0 / (((i + 2) as f64).ln() / ln_base)
             } else {
                 0.0

@@ -414,8 +414,7 @@ impl<V: Value> Grouper<V> {
     pub(crate) fn add(&mut self, qid: &[u8], doc: &[u8], value: V) -> Result<()> {
         let mark = self.rows;
         self.rows += 1;
-        if self.place.unit != Unit::Line && self.last.map_or(true, |i| *self.queries[i].qid != *qid)
-        {
+        if self.place.unit != Unit::Line && self.last.is_none_or(|i| *self.queries[i].qid != *qid) {
             self.place.check_qid(qid, mark)?;
         }
         if let Some(p) = id_problem(doc) {
@@ -594,6 +593,13 @@ impl Sequence {
     pub(crate) fn finish(&mut self) -> Option<Arrived> {
         self.current.take()
     }
+}
+
+/// A float label that is a whole number within 64 bits, as that integer.
+pub fn whole_label(f: f64) -> Option<i64> {
+    // 2^63 is a double: values at or above it (or below -2^63) do not fit
+    (f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f))
+        .then_some(f as i64)
 }
 
 #[cfg(test)]

@@ -59,6 +59,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod cli;
 pub mod compare;
 pub mod correlation;

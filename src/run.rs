@@ -171,6 +171,16 @@ impl Default for RunBuilder {
 }
 
 impl RunBuilder {
+    /// A builder whose messages name `place` (a file and its rows, for readers of
+    /// other formats).
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn at(place: Place) -> Self {
+        RunBuilder {
+            rows: Grouper::new(place),
+            runid: Vec::new(),
+        }
+    }
+
     /// Add one result. Scores must not be NaN.
     pub fn add(&mut self, qid: &[u8], doc: &[u8], score: f64) -> Result<()> {
         self.rows.add(qid, doc, score)

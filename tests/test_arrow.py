@@ -300,8 +300,8 @@ def test_a_null_in_polars_is_refused_too() -> None:
 @pytest.mark.parametrize(
     ("column", "values", "works"),
     [
-        ("score", pa.array([True]), "float64, float32 or integer"),
-        ("score", pa.array(["1.0"]), "float64, float32 or integer"),
+        ("score", pa.array([True]), "float64, float32, decimal128 or integer"),
+        ("score", pa.array(["1.0"]), "float64, float32, decimal128 or integer"),
         ("qid", pa.array([1.5]), "string, large_string, string_view"),
         ("docno", pa.array([[1]]), "string, large_string, string_view"),
     ],

@@ -205,7 +205,9 @@ def test_bad_qrels_and_formats(tmp_path: Path):
     with pytest.raises(irmetrics.Error, match=r"q.jsonl:1: label 1.5 is not a whole number"):
         irmetrics.Qrels.from_file(tmp_path / "q.jsonl")
     (tmp_path / "r.txt").write_text("q1 Q0 d1 1 0.5 x\n")
-    with pytest.raises(irmetrics.Error, match='unknown format "parquet"'):
+    with pytest.raises(irmetrics.Error, match='unknown format "xml"'):
+        irmetrics.Run.from_file(tmp_path / "r.txt", format="xml")
+    with pytest.raises(irmetrics.Error, match="r.txt: not a readable parquet file"):
         irmetrics.Run.from_file(tmp_path / "r.txt", format="parquet")
     run = irmetrics.Run.from_string(b"q1 Q0 d\xff 1 0.5 x\n")
     with pytest.raises(irmetrics.Error, match="not UTF-8 text, which JSON cannot hold"):

@@ -383,6 +383,48 @@ def test_arrow_routes_match_the_truth(gen):
     assert dict(log.ignored) == {"hover": gen["n_hover"]} and log.reordered > 0
 
 
+def test_parquet_logs_match_the_truth(gen, tmp_path, capfd):
+    """Parquet files written by pyarrow (small row groups, dictionaries, typed
+    timestamps) and polars, read in Rust batch by batch: the generator's truth, from
+    Python and from the command line."""
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    events, want = gen["events"], gen["truth"]
+    table = pa.Table.from_pandas(events, preserve_index=False)
+    typed = table.set_column(
+        table.schema.get_field_index("timestamp"),
+        "timestamp",
+        pa.array(
+            (events["timestamp"].to_numpy() * 1e3).round().astype("int64"),
+            pa.timestamp("ms"),
+        ),
+    )
+    pq.write_table(table, tmp_path / "a.parquet", row_group_size=1000)
+    pq.write_table(typed, tmp_path / "typed.parquet", compression="zstd")
+    pl.from_arrow(table).write_parquet(tmp_path / "polars.pq")
+    for name, rel in (("a.parquet", 1e-9), ("typed.parquet", 1e-6), ("polars.pq", 1e-9)):
+        got = online.evaluate(str(tmp_path / name))
+        assert set(got) == set(want), name
+        for metric, v in want.items():
+            assert got[metric] == pytest.approx(v, rel=rel, abs=1e-9), (name, metric)
+    log = online.read_log(tmp_path / "a.parquet")
+    assert dict(log.ignored) == {"hover": gen["n_hover"]}
+    assert main(["online", "-m", "ctr", "--format", "json", str(tmp_path / "a.parquet")]) == 0
+    doc = json.loads(capfd.readouterr().out)
+    assert doc["metrics"]["ctr"] == pytest.approx(want["ctr"], rel=1e-12)
+    # a null session id is named by its row, counted over the row groups
+    bad = table.set_column(
+        table.schema.get_field_index("type"),
+        "type",
+        pa.array([None if i == 2500 else t for i, t in enumerate(events["type"])], pa.string()),
+    )
+    pq.write_table(bad, tmp_path / "bad.parquet", row_group_size=1000)
+    with pytest.raises(irmetrics.Error, match=r"bad\.parquet, row 2500"):
+        online.evaluate(str(tmp_path / "bad.parquet"))
+
+
 def test_arrow_bad_input_names_columns_and_rows():
     import pyarrow as pa
 

@@ -35,7 +35,7 @@ options:
   --success-events E   event types that count as success [default: copy,purchase]
   --column FIELD=NAME  the log's column for a field, repeatable
   --time-unit U        unit of numeric timestamps: s, ms, us, ns [default: by size]
-  --log-format F       jsonl, csv, tsv [default: by the file's extension]
+  --log-format F       jsonl, csv, tsv, parquet [default: by the file's extension]
   --n-resamples N      bootstrap resamples [default: 1000]
   --seed N             bootstrap seed [default: 42]
   --confidence C       interval confidence [default: 0.95]

@@ -208,7 +208,7 @@ impl<'a> QueryStream<'a> {
         let id = q.0.id();
         if self.examples.len() < 3 || self.examples.last().is_some_and(|l| **l > *id) {
             let at = self.examples.partition_point(|e| **e < *id);
-            if self.examples.get(at).map_or(true, |e| **e != *id) {
+            if self.examples.get(at).is_none_or(|e| **e != *id) {
                 self.examples.insert(at, id.into());
                 self.examples.truncate(3);
             }

@@ -1,10 +1,12 @@
 //! File formats beyond TREC text, read into the same [`Run`] and [`Qrels`] and written
 //! back: JSONL (one judgment or result per line: elinor's `{"query_id", "doc_id",
 //! "score"}`, BEIR's `{"query-id", "corpus-id", "score"}` and the other usual key
-//! names), ranx's JSON (`{query: {doc: value}}`) and tab-separated files (MS MARCO's
+//! names), ranx's JSON (`{query: {doc: value}}`), tab-separated files (MS MARCO's
 //! runs `qid docid rank`, scored `-rank`; BEIR's qrels `query-id corpus-id score`, with
-//! or without its header line). The format comes from the file name (`.jsonl`,
-//! `.ndjson`, `.json`, `.tsv`, before any `.gz`) or is named; anything else is TREC.
+//! or without its header line) and parquet (the `parquet` feature; columns by name, as
+//! an Arrow table's). The format comes from the file name (`.jsonl`, `.ndjson`,
+//! `.json`, `.tsv`, before any `.gz`; `.parquet`, `.pq`) or is named; anything else is
+//! TREC.
 //! A `.tsv` file with TREC's field count (6 for runs, 4 for qrels) is read as TREC.
 //!
 //! Every row goes through [`crate::intake`] like a TREC line: ids and values follow
@@ -20,6 +22,9 @@ use crate::intake::{id_problem, Grouper, PieceSink, Place, RowPieces, Value as C
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::Run;
 
+#[cfg(feature = "parquet")]
+pub mod parquet;
+
 /// A file format of runs and qrels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -31,18 +36,22 @@ pub enum Format {
     Json,
     /// Tab-separated: MS MARCO runs (`qid docid rank`), BEIR qrels (`qid docid label`).
     Tsv,
+    /// Parquet: columns `query_id`, `doc_id` and `score` / `relevance` (or their usual
+    /// spellings); needs the `parquet` feature.
+    Parquet,
 }
 
 impl Format {
-    /// A format by name (`trec`, `jsonl`, `json`, `tsv`; any letter case).
+    /// A format by name (`trec`, `jsonl`, `json`, `tsv`, `parquet`; any letter case).
     pub fn parse(name: &str) -> Result<Format> {
         match name.to_ascii_lowercase().as_str() {
             "trec" | "txt" => Ok(Format::Trec),
             "jsonl" | "ndjson" => Ok(Format::Jsonl),
             "json" => Ok(Format::Json),
             "tsv" => Ok(Format::Tsv),
+            "parquet" | "pq" => Ok(Format::Parquet),
             _ => Err(Error::Option(format!(
-                "unknown format {name:?}; the formats are trec, jsonl, json and tsv"
+                "unknown format {name:?}; the formats are trec, jsonl, json, tsv and parquet"
             ))),
         }
     }
@@ -53,6 +62,9 @@ impl Format {
             .file_name()
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default();
+        if name.ends_with(".parquet") || name.ends_with(".pq") {
+            return Format::Parquet;
+        }
         let name = name.strip_suffix(".gz").unwrap_or(&name);
         match name.rsplit_once('.').map(|(_, ext)| ext) {
             Some("jsonl" | "ndjson") => Format::Jsonl,
@@ -347,8 +359,13 @@ fn first_line_fields(data: &[u8]) -> usize {
 /// Read a run in `format` (None: as the path implies).
 pub fn read_run(path: &Path, format: Option<Format>, cancel: Option<&AtomicBool>) -> Result<Run> {
     let format = format.unwrap_or_else(|| Format::of_path(path));
-    if format == Format::Trec {
-        return crate::trec::read_run_cancellable(path, cancel);
+    match format {
+        Format::Trec => return crate::trec::read_run_cancellable(path, cancel),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => return parquet::read_run(path, cancel),
+        #[cfg(not(feature = "parquet"))]
+        Format::Parquet => return Err(no_parquet()),
+        _ => {}
     }
     let data = crate::trec::read_input_cancellable(path, cancel)?;
     let source = path.display().to_string();
@@ -376,7 +393,7 @@ pub fn read_run(path: &Path, format: Option<Format>, cancel: Option<&AtomicBool>
             |t| t.trim().parse::<u64>().ok().map(|r| -(r as f64)),
             "a rank (a whole number)",
         )?,
-        Format::Trec => unreachable!("read above"),
+        Format::Trec | Format::Parquet => unreachable!("read above"),
     }
     Run::from_grouper(grouper, Vec::new())
 }
@@ -388,8 +405,13 @@ pub fn read_qrels(
     cancel: Option<&AtomicBool>,
 ) -> Result<Qrels> {
     let format = format.unwrap_or_else(|| Format::of_path(path));
-    if format == Format::Trec {
-        return crate::trec::read_qrels_cancellable(path, cancel);
+    match format {
+        Format::Trec => return crate::trec::read_qrels_cancellable(path, cancel),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => return parquet::read_qrels(path, cancel),
+        #[cfg(not(feature = "parquet"))]
+        Format::Parquet => return Err(no_parquet()),
+        _ => {}
     }
     let data = crate::trec::read_input_cancellable(path, cancel)?;
     let source = path.display().to_string();
@@ -412,9 +434,20 @@ pub fn read_qrels(
         Format::Jsonl => jsonl(&data, &mut pieces)?,
         Format::Json => json(&data, &mut pieces)?,
         Format::Tsv => tsv(&data, &mut pieces, i64::from_text, "a whole-number label")?,
-        Format::Trec => unreachable!("read above"),
+        Format::Trec | Format::Parquet => unreachable!("read above"),
     }
     builder.build()
+}
+
+/// The refusal of parquet by a build without the `parquet` feature.
+#[cfg(not(feature = "parquet"))]
+fn no_parquet() -> Error {
+    Error::Option("this build of irmetrics reads no parquet (the `parquet` feature is off)".into())
+}
+
+/// One of the crate's errors as an I/O error of a writer.
+fn other(e: Error) -> std::io::Error {
+    std::io::Error::other(e.to_string())
 }
 
 /// An id as JSON text; ids that are not UTF-8 have no JSON form (and are never
@@ -438,6 +471,10 @@ pub fn write_run(run: &Run, format: Format, w: &mut impl std::io::Write) -> std:
     let mut order = Vec::new();
     match format {
         Format::Trec => crate::trec::write_run(run, w),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => parquet::write_batch(&crate::arrow::run_batch(run).map_err(other)?, w),
+        #[cfg(not(feature = "parquet"))]
+        Format::Parquet => Err(other(no_parquet())),
         Format::Tsv => {
             for q in run.queries() {
                 q.ranking(&mut order);
@@ -490,6 +527,12 @@ pub fn write_qrels(
 ) -> std::io::Result<()> {
     match format {
         Format::Trec => crate::trec::write_qrels(qrels, w),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => {
+            parquet::write_batch(&crate::arrow::qrels_batch(qrels).map_err(other)?, w)
+        }
+        #[cfg(not(feature = "parquet"))]
+        Format::Parquet => Err(other(no_parquet())),
         Format::Tsv => {
             w.write_all(b"query-id\tcorpus-id\tscore\n")?;
             for q in qrels.queries() {

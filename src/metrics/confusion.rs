@@ -99,9 +99,9 @@ mod tests {
     fn wikipedia_worked_example() {
         // 200 retrieved, the first 20 relevant; 30 relevant in all; N = 2030.
         let mut rels = vec![1i64; 20];
-        rels.extend(std::iter::repeat(0).take(180));
+        rels.extend(std::iter::repeat_n(0, 180));
         let mut judged = vec![1i64; 30];
-        judged.extend(std::iter::repeat(0).take(180));
+        judged.extend(std::iter::repeat_n(0, 180));
         let lv = levels(&judged);
         let c = QueryCtx::new(&rels, &lv, 1, 2030, false);
         assert_eq!(

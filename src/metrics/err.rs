@@ -33,7 +33,7 @@ fn ideal_labels<'a>(c: &'a QueryCtx) -> impl Iterator<Item = i64> + 'a {
     c.levels
         .iter()
         .rev()
-        .flat_map(|&(l, n)| std::iter::repeat(l).take(n.min(usize::MAX as u64) as usize))
+        .flat_map(|&(l, n)| std::iter::repeat_n(l, n.min(usize::MAX as u64) as usize))
 }
 
 /// ERR at cut-offs.

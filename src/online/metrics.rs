@@ -113,7 +113,7 @@ impl Metric {
             Metric::TimeToFirstClick,
             Metric::ClickMrr,
         ]);
-        v.retain(|m| m.needs().map_or(true, |f| log.has[f]));
+        v.retain(|m| m.needs().is_none_or(|f| log.has[f]));
         v
     }
 

@@ -39,6 +39,8 @@
 //! ```
 
 mod ab;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 mod log;
 mod metrics;
 mod read;

@@ -1,7 +1,7 @@
 //! Log files: JSON Lines (one object per line) and CSV (a header row), gzip-compressed
 //! when the name ends in `.gz`. Both feed the one [`LogBuilder`]; places are lines of
-//! the file (from 1). Parquet and Arrow frames will come through the Arrow intake
-//! (issue 16; not yet here): until then a frame reaches the log as columns from Python.
+//! the file (from 1). Parquet files (the `parquet` feature) go through the Arrow intake
+//! ([`super::arrow`]), record batch by record batch; places are rows from 0.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -22,22 +22,26 @@ pub enum LogFormat {
     Csv,
     /// Tab-separated values with a header row.
     Tsv,
+    /// Parquet (columns by name; needs the `parquet` feature).
+    Parquet,
 }
 
 impl LogFormat {
-    /// By name (`jsonl`, `csv`, `tsv`), or `auto`: by the file's extension (`.jsonl`,
-    /// `.ndjson`, `.json`, `.csv`, `.tsv`, each optionally `.gz`).
+    /// By name (`jsonl`, `csv`, `tsv`, `parquet`), or `auto`: by the file's extension
+    /// (`.jsonl`, `.ndjson`, `.json`, `.csv`, `.tsv`, each optionally `.gz`; `.parquet`,
+    /// `.pq`).
     pub fn of(name: &str, path: &Path) -> Result<LogFormat> {
         let pick = |n: &str| match n {
             "jsonl" | "ndjson" | "json" => Some(LogFormat::Jsonl),
             "csv" => Some(LogFormat::Csv),
             "tsv" => Some(LogFormat::Tsv),
+            "parquet" | "pq" => Some(LogFormat::Parquet),
             _ => None,
         };
         if name != "auto" {
             return pick(name).ok_or_else(|| {
                 Error::Option(format!(
-                    "log format must be jsonl, csv, tsv or auto, got '{name}'"
+                    "log format must be jsonl, csv, tsv, parquet or auto, got '{name}'"
                 ))
             });
         }
@@ -47,7 +51,7 @@ impl LogFormat {
             .and_then(|(_, ext)| pick(ext))
             .ok_or_else(|| {
                 Error::Option(format!(
-                    "cannot tell the format of {} by its extension; name it (jsonl, csv, tsv)",
+                    "cannot tell the format of {} by its extension; name it (jsonl, csv, tsv, parquet)",
                     path.display()
                 ))
             })
@@ -69,6 +73,14 @@ fn open(path: &Path) -> Result<Box<dyn Read>> {
 
 /// Read a log file.
 pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log> {
+    if format == LogFormat::Parquet {
+        #[cfg(feature = "parquet")]
+        return crate::formats::parquet::read_log(path, opts, &Default::default());
+        #[cfg(not(feature = "parquet"))]
+        return Err(Error::Option(
+            "this build of irmetrics reads no parquet (the `parquet` feature is off)".into(),
+        ));
+    }
     let source = path.display().to_string();
     let mut b = LogBuilder::new(opts, &source, Unit::Line)?;
     let input = BufReader::with_capacity(1 << 20, open(path)?);
@@ -81,6 +93,7 @@ pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log>
             ReadError::Io(e) => io(e),
             ReadError::Log(e) => e,
         })?,
+        LogFormat::Parquet => unreachable!("read above"),
         LogFormat::Csv | LogFormat::Tsv => {
             let delim = if format == LogFormat::Csv {
                 b','

@@ -13,7 +13,7 @@ use super::errors::{format_err, to_py};
 use crate::error::Unit;
 use crate::evaluate::Evaluator;
 use crate::ids::RepeatFinder;
-use crate::intake::{find_duplicate, Grouper, PieceSink, Place};
+use crate::intake::{find_duplicate, whole_label, Grouper, PieceSink, Place};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::results::Results;
 use crate::run::{Run, RunQuery};
@@ -108,7 +108,7 @@ pub(crate) fn int_arg<T: TryFrom<i128> + std::fmt::Display + PartialOrd + Copy>(
     };
     let wide = wide_int(obj).ok_or_else(bad)?;
     match T::try_from(wide) {
-        Ok(v) if v >= low && high.map_or(true, |h| v <= h) => Ok(v),
+        Ok(v) if v >= low && high.is_none_or(|h| v <= h) => Ok(v),
         _ => Err(bad()),
     }
 }
@@ -238,13 +238,6 @@ fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64>
         }
     }
     Err(not_integer())
-}
-
-/// A float label that is a whole number within 64 bits, as that integer.
-pub(super) fn whole_label(f: f64) -> Option<i64> {
-    // 2^63 is a double: values at or above it (or below -2^63) do not fit
-    (f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f))
-        .then_some(f as i64)
 }
 
 /// A score: int or float (numpy scalars included); bools refused. NaN is refused by the

@@ -7,12 +7,16 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
-use super::arrow::{self, Columns, Frame, PyArrowData, Table};
+use super::arrow::{self, Frame, PyArrowData, Table};
 use super::convert::{self, id_list, id_to_py};
 use super::errors;
 use super::errors::input_err;
 use super::pickle;
 use super::{guarded, heavy};
+use crate::arrow::{
+    self as core_arrow, find_column, Columns, DOC_COLUMNS, LABEL_COLUMNS, QUERY_COLUMNS,
+    SCORE_COLUMNS,
+};
 use crate::qrels::Qrels;
 use crate::run::Run;
 
@@ -59,8 +63,8 @@ pub struct PyQrels {
 
 #[pymethods]
 impl PyQrels {
-    /// Read a qrels file: TREC (`qid iter docno rel`), JSONL, ranx's JSON or BEIR's
-    /// TSV, by `format` or the file name; gzip is detected, "-" is stdin.
+    /// Read a qrels file: TREC (`qid iter docno rel`), JSONL, ranx's JSON, BEIR's TSV
+    /// or parquet, by `format` or the file name; gzip is detected, "-" is stdin.
     #[staticmethod]
     #[pyo3(signature = (path, format = None))]
     fn from_file(py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<Self> {
@@ -139,7 +143,7 @@ impl PyQrels {
         doc: Option<&str>,
         label: Option<&str>,
     ) -> PyResult<Self> {
-        if let Some(table) = Table::of(df)? {
+        if let Some(table) = arrow::import(df)? {
             return Self::from_table(df.py(), &table, [query, doc, label]);
         }
         let q = frame_column(df, query, QUERY_COLUMNS, "query id")?;
@@ -210,8 +214,8 @@ impl PyQrels {
         nested_dict(py, self.inner.queries().iter().map(|q| (q.id(), q.iter())))
     }
 
-    /// Write the judgments to a file, atomically, in `format` (trec, jsonl, json, tsv;
-    /// None: as the file name implies, TREC otherwise).
+    /// Write the judgments to a file, atomically, in `format` (trec, jsonl, json, tsv,
+    /// parquet; None: as the file name implies, TREC otherwise).
     #[pyo3(signature = (path, format = None))]
     fn to_file(&self, py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<()> {
         let format = file_format(py, format)?;
@@ -257,8 +261,8 @@ impl PyQrels {
         table: &Table,
         given: [Option<&str>; 3],
     ) -> PyResult<Self> {
-        let cols = arrow_columns(py, table, given, (LABEL_COLUMNS, "label"))?;
-        let q = heavy(py, |cancel| table.qrels(cols, cancel))?;
+        let cols = arrow_columns(py, table, given, core_arrow::LABEL)?;
+        let q = heavy(py, |cancel| table.qrels(&cols, "qrels", cancel))?;
         Ok(PyQrels { inner: Arc::new(q) })
     }
 }
@@ -272,9 +276,9 @@ pub struct PyRun {
 
 #[pymethods]
 impl PyRun {
-    /// Read a run file: TREC (`qid iter docno rank score tag`), JSONL, ranx's JSON or
-    /// MS MARCO's TSV (`qid docid rank`, scored -rank), by `format` or the file name;
-    /// gzip is detected, "-" is stdin.
+    /// Read a run file: TREC (`qid iter docno rank score tag`), JSONL, ranx's JSON,
+    /// MS MARCO's TSV (`qid docid rank`, scored -rank) or parquet, by `format` or the
+    /// file name; gzip is detected, "-" is stdin.
     #[staticmethod]
     #[pyo3(signature = (path, format = None))]
     fn from_file(py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<Self> {
@@ -366,7 +370,7 @@ impl PyRun {
         name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let runid = convert::runid_arg(name)?;
-        if let Some(table) = Table::of(df)? {
+        if let Some(table) = arrow::import(df)? {
             return Self::from_table(df.py(), &table, [query, doc, score], runid);
         }
         let (q, d, s) = run_frame_columns(df, query, doc, score)?;
@@ -433,7 +437,7 @@ impl PyRun {
     }
 
     /// Write the run to a file, atomically, ranked (ranks from 1), in `format` (trec,
-    /// jsonl, json, tsv; None: as the file name implies, TREC otherwise).
+    /// jsonl, json, tsv, parquet; None: as the file name implies, TREC otherwise).
     #[pyo3(signature = (path, format = None))]
     fn to_file(&self, py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<()> {
         let format = file_format(py, format)?;
@@ -487,15 +491,15 @@ impl PyRun {
         given: [Option<&str>; 3],
         runid: Vec<u8>,
     ) -> PyResult<Self> {
-        let cols = arrow_columns(py, table, given, (SCORE_COLUMNS, "score"))?;
-        let r = heavy(py, |cancel| table.run(cols, &runid, cancel))?;
+        let cols = arrow_columns(py, table, given, core_arrow::SCORE)?;
+        let r = heavy(py, |cancel| table.run(&cols, "run", &runid, cancel))?;
         Ok(PyRun { inner: Arc::new(r) })
     }
 }
 
 /// The Arrow data an object exports, or an `irmetrics.InputError` saying what is taken.
 fn arrow_table(data: &Bound<'_, PyAny>) -> PyResult<Table> {
-    Table::of(data)?.ok_or_else(|| {
+    arrow::import(data)?.ok_or_else(|| {
         errors::input_err(
             data.py(),
             format!(
@@ -524,11 +528,6 @@ fn nested_dict<'py, 'a, V: IntoPyObject<'py>>(
     }
     Ok(out)
 }
-
-const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid"];
-const DOC_COLUMNS: &[&str] = &["doc_id", "docno", "docid"];
-const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "score"];
-const SCORE_COLUMNS: &[&str] = &["score"];
 
 /// A data frame's column labels, checked where the frame comes in: one level (a
 /// MultiIndex is refused: its labels are tuples, which no column name matches).
@@ -569,45 +568,6 @@ fn frame_labels<'py>(df: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>>
         .collect::<PyResult<Vec<_>>>()
 }
 
-/// Which of a table's columns `names` is the `what` column: the one named `given`, or
-/// the first of `candidates` present. The message of a refusal (no such column, or its
-/// name on more than one column, with `dedupe` saying how to drop the duplicates) shows
-/// the columns found (`shown`) and how to name one.
-fn find_column(
-    names: &[Option<String>],
-    shown: &dyn Fn() -> Vec<String>,
-    given: Option<&str>,
-    candidates: &[&str],
-    what: &str,
-    dedupe: &str,
-) -> Result<usize, String> {
-    let pick = match given {
-        Some(g) => names.iter().position(|n| n.as_deref() == Some(g)),
-        None => candidates
-            .iter()
-            .find_map(|c| names.iter().position(|n| n.as_deref() == Some(*c))),
-    };
-    let Some(pick) = pick else {
-        return Err(format!(
-            "no {what} column: looked for {} among the columns [{}]; name it explicitly",
-            given.map_or_else(|| format!("{candidates:?}"), |g| format!("'{g}'")),
-            shown().join(", ")
-        ));
-    };
-    let col_name = names[pick].clone().unwrap_or_default();
-    let same = names
-        .iter()
-        .filter(|n| n.as_deref() == Some(&col_name))
-        .count();
-    if same > 1 {
-        return Err(format!(
-            "the table has {same} columns named '{col_name}' (the {what} column); rename or \
-             drop the duplicates{dedupe}"
-        ));
-    }
-    Ok(pick)
-}
-
 /// A DataFrame column given by name, or the first of `candidates` present; refused
 /// (naming the column) when that name labels more than one column.
 fn frame_column<'py>(
@@ -627,35 +587,15 @@ fn frame_column<'py>(
 }
 
 /// The columns of Arrow data holding the query ids, the document ids and the values
-/// (`third`: label or score), found by name as in a DataFrame unless given.
+/// (`third`: [`core_arrow::SCORE`] or [`core_arrow::LABEL`]), found by name as in a
+/// DataFrame unless given.
 fn arrow_columns(
     py: Python<'_>,
     table: &Table,
     given: [Option<&str>; 3],
     third: (&[&str], &'static str),
 ) -> PyResult<Columns> {
-    let names = table.names();
-    let shown = || {
-        names
-            .iter()
-            .map(|n| format!("'{}'", n.as_deref().unwrap_or_default()))
-            .collect()
-    };
-    let roles = [
-        (QUERY_COLUMNS, "query id"),
-        (DOC_COLUMNS, "document id"),
-        third,
-    ];
-    let mut index = [0; 3];
-    for (k, (candidates, what)) in roles.iter().enumerate() {
-        index[k] = find_column(&names, &shown, given[k], candidates, what, "")
-            .map_err(|e| errors::input_err(py, e))?;
-    }
-    Ok(Columns {
-        names: index.map(|i| names[i].clone().unwrap_or_default()),
-        index,
-        what: roles.map(|r| r.1),
-    })
+    Columns::find(&table.names(), given, third).map_err(|e| errors::input_err(py, e))
 }
 
 /// A run frame's query id, document id and score columns (found by name unless given).
@@ -699,7 +639,7 @@ pub(super) fn explain_missing(
     let mut found: Option<(usize, usize)> = None;
     for (i, (col, _)) in cols.iter().enumerate() {
         if let Ok(Some(row)) = first_missing(col) {
-            if found.map_or(true, |(r, _)| row < r) {
+            if found.is_none_or(|(r, _)| row < r) {
                 found = Some((row, i));
             }
         }
@@ -765,7 +705,7 @@ impl<'py> Input<'py> {
         if obj.is_instance_of::<PyString>() || obj.is_instance(&os.getattr("PathLike")?)? {
             return Ok(Input::Path(obj.extract()?));
         }
-        if let Some(table) = Table::of(obj)? {
+        if let Some(table) = arrow::import(obj)? {
             return Ok(Input::Arrow(table));
         }
         if obj.hasattr("columns")? && obj.hasattr("to_numpy")? {

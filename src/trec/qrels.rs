@@ -251,7 +251,7 @@ pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
     for (q, &slot) in queries.into_iter().zip(&order) {
         match q {
             Ok(q) => built.push(q),
-            Err(e) if dup.as_ref().map_or(true, |(s, _)| slot < *s) => dup = Some((slot, e)),
+            Err(e) if dup.as_ref().is_none_or(|(s, _)| slot < *s) => dup = Some((slot, e)),
             Err(_) => {}
         }
     }

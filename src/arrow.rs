@@ -1,0 +1,605 @@
+//! Arrow record batches in and out, without Python: the columns of a table found by
+//! name (ranx's, ir_measures' and PyTerrier's spellings) or given, every row read in
+//! place (strings, bytes, integers and dictionaries of them as ids; floats and integers
+//! as values) into the one intake (the builders), and runs and qrels written back as
+//! one record batch. Used by the Python glue (pyarrow, polars, anything exporting the
+//! Arrow PyCapsule interface) and by the parquet files of [`crate::formats`]; batches
+//! are read one at a time, so a file need not be held whole.
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
+};
+use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+
+use crate::error::{Error, Location, Result, Unit};
+use crate::intake::{whole_label, Place as RowPlace};
+use crate::qrels::{Qrels, QrelsBuilder};
+use crate::run::{Run, RunBuilder};
+
+/// Names a query id column goes by, in the order they are looked for.
+pub const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid"];
+/// Names a document id column goes by.
+pub const DOC_COLUMNS: &[&str] = &["doc_id", "docno", "docid"];
+/// Names a label column of judgments goes by.
+pub const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "score"];
+/// Names a score column of a run goes by.
+pub const SCORE_COLUMNS: &[&str] = &["score"];
+
+/// Record batches with their schema (imported from Python, or read from a file).
+pub struct Table {
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+}
+
+impl Table {
+    /// A table of `batches`, all of `schema`.
+    pub fn new(schema: SchemaRef, batches: Vec<RecordBatch>) -> Table {
+        Table { schema, batches }
+    }
+
+    /// The record batches, in order.
+    pub fn batches(&self) -> &[RecordBatch] {
+        &self.batches
+    }
+
+    /// The column names, in order.
+    pub fn names(&self) -> Vec<Option<String>> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| Some(f.name().clone()))
+            .collect()
+    }
+
+    /// The schema's column names, in order (for [`Columns::find`]).
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Judgments from the columns `cols` (query id, document id, label).
+    pub fn qrels(&self, cols: &Columns, source: &str, cancel: &AtomicBool) -> Result<Qrels> {
+        qrels_from_batches(self.batches.iter().cloned().map(Ok), cols, source, cancel)
+    }
+
+    /// A run from the columns `cols` (query id, document id, score), tagged `runid`.
+    pub fn run(
+        &self,
+        cols: &Columns,
+        source: &str,
+        runid: &[u8],
+        cancel: &AtomicBool,
+    ) -> Result<Run> {
+        run_from_batches(
+            self.batches.iter().cloned().map(Ok),
+            cols,
+            source,
+            runid,
+            cancel,
+        )
+    }
+}
+
+/// Judgments from record batches arriving one at a time (columns `cols`).
+pub fn qrels_from_batches(
+    batches: impl IntoIterator<Item = Result<RecordBatch>>,
+    cols: &Columns,
+    source: &str,
+    cancel: &AtomicBool,
+) -> Result<Qrels> {
+    let mut b = QrelsBuilder::at(RowPlace::new(source, Unit::Row));
+    each_row(
+        batches,
+        cols,
+        source,
+        labels,
+        |q, d, l| b.add(q, d, l),
+        cancel,
+    )?;
+    b.build()
+}
+
+/// A run, tagged `runid`, from record batches arriving one at a time (columns `cols`).
+pub fn run_from_batches(
+    batches: impl IntoIterator<Item = Result<RecordBatch>>,
+    cols: &Columns,
+    source: &str,
+    runid: &[u8],
+    cancel: &AtomicBool,
+) -> Result<Run> {
+    let mut b = RunBuilder::at(RowPlace::new(source, Unit::Row));
+    b.runid(runid)?;
+    each_row(
+        batches,
+        cols,
+        source,
+        scores,
+        |q, d, s| b.add(q, d, s),
+        cancel,
+    )?;
+    b.build()
+}
+
+/// Every row, in order, to `add`, after each batch's columns are checked (types,
+/// nulls); a problem names the row, counted from 0 over the whole table.
+fn each_row<V: Copy>(
+    batches: impl IntoIterator<Item = Result<RecordBatch>>,
+    cols: &Columns,
+    source: &str,
+    values: ValueReader<V>,
+    mut add: impl FnMut(&[u8], &[u8], V) -> Result<()>,
+    cancel: &AtomicBool,
+) -> Result<()> {
+    let mut first = 0u64;
+    let (mut qbuf, mut dbuf) = (Vec::new(), Vec::new());
+    for batch in batches {
+        let batch = batch?;
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        let place = |k: usize| Place {
+            source,
+            column: &cols.names[k],
+            what: cols.what[k],
+            first,
+        };
+        let column = |k: usize| {
+            let col = batch.columns().get(cols.index[k]).ok_or_else(|| {
+                Error::Input(format!(
+                    "{source}: a record batch lacks the {} column '{}'",
+                    cols.what[k], cols.names[k]
+                ))
+            })?;
+            let col = col.as_ref();
+            if col.len() != batch.num_rows() {
+                return Err(Error::Input(format!(
+                    "{source}: the {} column '{}' of a record batch has {} rows, not {}",
+                    cols.what[k],
+                    cols.names[k],
+                    col.len(),
+                    batch.num_rows()
+                )));
+            }
+            place(k).no_nulls(col)?;
+            Ok(col)
+        };
+        let (q, d, v) = (column(0)?, column(1)?, column(2)?);
+        let (q, d) = (IdArray::of(q, &place(0))?, IdArray::of(d, &place(1))?);
+        let v = values(v, &place(2))?;
+        for (i, &value) in v.iter().enumerate() {
+            if i % (1 << 16) == 0 && i > 0 && cancel.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
+            add(q.get(i, &mut qbuf), d.get(i, &mut dbuf), value)?;
+        }
+        first += batch.num_rows() as u64;
+    }
+    Ok(())
+}
+
+/// Reads a value column of one batch (scores or labels), checking its type and values.
+type ValueReader<V> = for<'a> fn(&'a dyn Array, &Place<'_>) -> Result<Cow<'a, [V]>>;
+
+/// Which columns of a table hold the query ids, the document ids and the values.
+pub struct Columns {
+    /// Their positions in the schema.
+    pub index: [usize; 3],
+    /// Their names.
+    pub names: [String; 3],
+    /// Their roles, for messages ("query id", "document id", "score" or "label").
+    pub what: [&'static str; 3],
+}
+
+/// The third column of a run (its scores).
+pub const SCORE: (&[&str], &str) = (SCORE_COLUMNS, "score");
+/// The third column of judgments (their labels).
+pub const LABEL: (&[&str], &str) = (LABEL_COLUMNS, "label");
+
+impl Columns {
+    /// The query id, document id and value columns (`third`: [`SCORE`] or [`LABEL`])
+    /// of a table with the column `names`: those named in `given`, or found by the
+    /// usual names. The error says which columns there are and how to name one.
+    pub fn find(
+        names: &[Option<String>],
+        given: [Option<&str>; 3],
+        third: (&[&str], &'static str),
+    ) -> std::result::Result<Columns, String> {
+        let shown = || {
+            names
+                .iter()
+                .map(|n| format!("'{}'", n.as_deref().unwrap_or_default()))
+                .collect()
+        };
+        let roles = [
+            (QUERY_COLUMNS, "query id"),
+            (DOC_COLUMNS, "document id"),
+            third,
+        ];
+        let mut index = [0; 3];
+        for (k, (candidates, what)) in roles.iter().enumerate() {
+            index[k] = find_column(names, &shown, given[k], candidates, what, "")?;
+        }
+        Ok(Columns {
+            names: index.map(|i| names[i].clone().unwrap_or_default()),
+            index,
+            what: roles.map(|r| r.1),
+        })
+    }
+}
+
+/// Which of a table's columns `names` is the `what` column: the one named `given`, or
+/// the first of `candidates` present. The message of a refusal (no such column, or its
+/// name on more than one column, with `dedupe` saying how to drop the duplicates) shows
+/// the columns found (`shown`) and how to name one.
+pub fn find_column(
+    names: &[Option<String>],
+    shown: &dyn Fn() -> Vec<String>,
+    given: Option<&str>,
+    candidates: &[&str],
+    what: &str,
+    dedupe: &str,
+) -> std::result::Result<usize, String> {
+    let pick = match given {
+        Some(g) => names.iter().position(|n| n.as_deref() == Some(g)),
+        None => candidates
+            .iter()
+            .find_map(|c| names.iter().position(|n| n.as_deref() == Some(*c))),
+    };
+    let Some(pick) = pick else {
+        return Err(format!(
+            "no {what} column: looked for {} among the columns [{}]; name it explicitly",
+            given.map_or_else(|| format!("{candidates:?}"), |g| format!("'{g}'")),
+            shown().join(", ")
+        ));
+    };
+    let col_name = names[pick].clone().unwrap_or_default();
+    let same = names
+        .iter()
+        .filter(|n| n.as_deref() == Some(&col_name))
+        .count();
+    if same > 1 {
+        return Err(format!(
+            "the table has {same} columns named '{col_name}' (the {what} column); rename or \
+             drop the duplicates{dedupe}"
+        ));
+    }
+    Ok(pick)
+}
+
+/// One column of one batch, for messages: the table, the column's name and role, and
+/// the batch's first row.
+pub struct Place<'a> {
+    /// The table (a file's name, or "run", "qrels", "log").
+    pub source: &'a str,
+    /// The column's name.
+    pub column: &'a str,
+    /// The column's role.
+    pub what: &'a str,
+    /// The batch's first row, counted over the whole table.
+    pub first: u64,
+}
+
+impl Place<'_> {
+    /// An error at `row` of this batch (None: the column as a whole).
+    pub fn error(&self, row: Option<usize>, message: String) -> Error {
+        let location = match row {
+            Some(r) => Location::new(self.source, self.first + r as u64, Unit::Row),
+            None => Location::new(self.source, 0, Unit::None),
+        };
+        Error::Format { location, message }
+    }
+
+    /// An error naming the first null of `col`, if it has one.
+    pub fn no_nulls(&self, col: &dyn Array) -> Result<()> {
+        let Some(nulls) = col.logical_nulls().filter(|n| n.null_count() > 0) else {
+            return Ok(());
+        };
+        let row = nulls.iter().position(|valid| !valid).unwrap_or(0);
+        Err(self.error(
+            Some(row),
+            format!(
+                "the {} column '{}' holds a null; drop or fill the rows with nulls first \
+                 (rows are counted from 0 over the whole table)",
+                self.what, self.column
+            ),
+        ))
+    }
+
+    /// The column's type `ty` is not one this role takes (`works` says which do).
+    pub fn unsupported(&self, ty: &DataType, works: &str) -> Error {
+        Error::Input(format!(
+            "{}: the {} column '{}' has Arrow type {ty}; {works}",
+            self.source, self.what, self.column
+        ))
+    }
+}
+
+/// An id column of one batch: strings or bytes read in place, integers written as
+/// their decimal text (as a TREC file holds them), dictionaries through their keys.
+pub enum IdArray<'a> {
+    /// `string`.
+    Utf8(&'a arrow_array::StringArray),
+    /// `large_string`.
+    LargeUtf8(&'a arrow_array::LargeStringArray),
+    /// `string_view`.
+    Utf8View(&'a arrow_array::StringViewArray),
+    /// `binary`.
+    Binary(&'a arrow_array::BinaryArray),
+    /// `large_binary`.
+    LargeBinary(&'a arrow_array::LargeBinaryArray),
+    /// `binary_view`.
+    BinaryView(&'a arrow_array::BinaryViewArray),
+    /// Integers of any width, widened.
+    Integers(Vec<i128>),
+    /// A dictionary: each row's key, and the values.
+    Dictionary(Vec<usize>, Box<IdArray<'a>>),
+}
+
+const ID_TYPES: &str = "id columns must be string, large_string, string_view, binary, \
+                        large_binary, binary_view or integer columns, or dictionaries of them";
+
+/// The values of an integer column of any width, signed or not (None: not one).
+fn integers(col: &dyn Array) -> Option<Vec<i128>> {
+    fn wide<T: arrow_array::ArrowPrimitiveType>(col: &dyn Array) -> Vec<i128>
+    where
+        T::Native: Into<i128>,
+    {
+        col.as_primitive::<T>()
+            .values()
+            .iter()
+            .map(|&v| v.into())
+            .collect()
+    }
+    Some(match col.data_type() {
+        DataType::Int8 => wide::<Int8Type>(col),
+        DataType::Int16 => wide::<Int16Type>(col),
+        DataType::Int32 => wide::<Int32Type>(col),
+        DataType::Int64 => wide::<Int64Type>(col),
+        DataType::UInt8 => wide::<UInt8Type>(col),
+        DataType::UInt16 => wide::<UInt16Type>(col),
+        DataType::UInt32 => wide::<UInt32Type>(col),
+        DataType::UInt64 => wide::<UInt64Type>(col),
+        _ => return None,
+    })
+}
+
+impl<'a> IdArray<'a> {
+    /// The ids of `col`, or an error naming its type and the types that work.
+    pub fn of(col: &'a dyn Array, place: &Place) -> Result<IdArray<'a>> {
+        let ty = col.data_type();
+        Ok(match ty {
+            DataType::Utf8 => IdArray::Utf8(col.as_string::<i32>()),
+            DataType::LargeUtf8 => IdArray::LargeUtf8(col.as_string::<i64>()),
+            DataType::Utf8View => IdArray::Utf8View(col.as_string_view()),
+            DataType::Binary => IdArray::Binary(col.as_binary::<i32>()),
+            DataType::LargeBinary => IdArray::LargeBinary(col.as_binary::<i64>()),
+            DataType::BinaryView => IdArray::BinaryView(col.as_binary_view()),
+            ty if ty.is_integer() => IdArray::Integers(integers(col).unwrap_or_default()),
+            DataType::Dictionary(..) => match col.as_any_dictionary_opt() {
+                Some(dict) => IdArray::Dictionary(
+                    dict.normalized_keys(),
+                    Box::new(IdArray::of(dict.values().as_ref(), place)?),
+                ),
+                None => return Err(place.unsupported(ty, ID_TYPES)),
+            },
+            _ => return Err(place.unsupported(ty, ID_TYPES)),
+        })
+    }
+
+    /// The text at row `i` when the column holds UTF-8 text (string types, or a
+    /// dictionary of them): Arrow guarantees it is valid, so it is not checked again.
+    /// None for bytes and integers (use [`IdArray::get`] and check).
+    #[inline]
+    pub fn get_str(&self, i: usize) -> Option<&str> {
+        match self {
+            IdArray::Utf8(a) => Some(a.value(i)),
+            IdArray::LargeUtf8(a) => Some(a.value(i)),
+            IdArray::Utf8View(a) => Some(a.value(i)),
+            IdArray::Dictionary(keys, values) => values.get_str(keys[i]),
+            _ => None,
+        }
+    }
+
+    /// The id at row `i` (integers are written into `buf`).
+    #[inline]
+    pub fn get<'s>(&'s self, i: usize, buf: &'s mut Vec<u8>) -> &'s [u8] {
+        match self {
+            IdArray::Utf8(a) => a.value(i).as_bytes(),
+            IdArray::LargeUtf8(a) => a.value(i).as_bytes(),
+            IdArray::Utf8View(a) => a.value(i).as_bytes(),
+            IdArray::Binary(a) => a.value(i),
+            IdArray::LargeBinary(a) => a.value(i),
+            IdArray::BinaryView(a) => a.value(i),
+            IdArray::Integers(v) => {
+                buf.clear();
+                let _ = write!(buf, "{}", v[i]);
+                buf
+            }
+            IdArray::Dictionary(keys, values) => values.get(keys[i], buf),
+        }
+    }
+}
+
+/// A decimal's value as the double nearest to it: its decimal text parsed (correctly
+/// rounded, as a TREC file's score is), not `v / 10^scale` (two roundings). DuckDB and
+/// Spark type literals such as `0.5` as decimals.
+fn decimal(v: i128, scale: i8) -> f64 {
+    let text = if scale > 0 {
+        format!("{v}e-{scale}")
+    } else {
+        format!("{v}e{}", -i32::from(scale))
+    };
+    fast_float2::parse(text.as_bytes()).unwrap_or(f64::NAN)
+}
+
+/// A score column: float64 read in place; float32 and integers converted exactly (as
+/// far as a double holds them).
+pub fn scores<'a>(col: &'a dyn Array, place: &Place) -> Result<Cow<'a, [f64]>> {
+    Ok(match col.data_type() {
+        DataType::Float64 => Cow::Borrowed(col.as_primitive::<Float64Type>().values()),
+        DataType::Float32 => Cow::Owned(
+            col.as_primitive::<Float32Type>()
+                .values()
+                .iter()
+                .map(|&v| f64::from(v))
+                .collect(),
+        ),
+        ty if ty.is_integer() => Cow::Owned(
+            integers(col)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|x| x as f64)
+                .collect(),
+        ),
+        DataType::Decimal128(_, scale) => {
+            let scale = *scale;
+            let col = col.as_primitive::<arrow_array::types::Decimal128Type>();
+            Cow::Owned(col.values().iter().map(|&v| decimal(v, scale)).collect())
+        }
+        ty => {
+            return Err(place.unsupported(
+                ty,
+                "score columns must be float64, float32, decimal128 or integer columns",
+            ))
+        }
+    })
+}
+
+/// A label column: integers of any width (within 64 bits, signed), or floats holding
+/// whole numbers (as the pandas route takes them).
+fn labels<'a>(col: &'a dyn Array, place: &Place) -> Result<Cow<'a, [i64]>> {
+    let whole = |v: &mut dyn Iterator<Item = f64>| -> Result<Cow<'a, [i64]>> {
+        let mut out = Vec::new();
+        for (row, f) in v.enumerate() {
+            match whole_label(f) {
+                Some(l) => out.push(l),
+                None => {
+                    return Err(place.error(
+                        Some(row),
+                        format!(
+                            "the {} column '{}' holds {f}, not a whole-number label",
+                            place.what, place.column
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(Cow::Owned(out))
+    };
+    match col.data_type() {
+        DataType::Int64 => Ok(Cow::Borrowed(col.as_primitive::<Int64Type>().values())),
+        DataType::Float64 => whole(&mut col.as_primitive::<Float64Type>().values().iter().copied()),
+        DataType::Float32 => whole(
+            &mut col
+                .as_primitive::<Float32Type>()
+                .values()
+                .iter()
+                .map(|&v| f64::from(v)),
+        ),
+        ty if ty.is_integer() => {
+            let wide = integers(col).unwrap_or_default();
+            let mut out = Vec::with_capacity(wide.len());
+            for (row, v) in wide.into_iter().enumerate() {
+                out.push(i64::try_from(v).map_err(|_| {
+                    place.error(
+                        Some(row),
+                        format!(
+                            "the {} column '{}' holds {v}, beyond the labels' 64-bit range",
+                            place.what, place.column
+                        ),
+                    )
+                })?);
+            }
+            Ok(Cow::Owned(out))
+        }
+        ty => Err(place.unsupported(
+            ty,
+            "label columns must be integer columns (or floats holding whole numbers)",
+        )),
+    }
+}
+
+/// Rows of (query id, document id, value) as one record batch.
+fn rows_batch(
+    names: [&str; 3],
+    qids: ArrayRef,
+    docs: ArrayRef,
+    values: ArrayRef,
+) -> Result<RecordBatch> {
+    let field = |name: &str, col: &ArrayRef| Field::new(name, col.data_type().clone(), false);
+    let schema = Schema::new(vec![
+        field(names[0], &qids),
+        field(names[1], &docs),
+        field(names[2], &values),
+    ]);
+    let batch = RecordBatch::try_new(Arc::new(schema), vec![qids, docs, values])
+        .map_err(|e| Error::Input(format!("building Arrow data: {e}")))?;
+    Ok(batch)
+}
+
+/// Ids as an Arrow string column, or a binary one when some id is not UTF-8 (an Arrow
+/// string must be; nothing the user gave is altered).
+#[derive(Default)]
+struct IdBuilder(arrow_array::builder::LargeBinaryBuilder);
+
+impl IdBuilder {
+    fn push(&mut self, id: &[u8]) {
+        self.0.append_value(id);
+    }
+
+    fn finish(mut self) -> ArrayRef {
+        let binary = self.0.finish();
+        match arrow_array::LargeStringArray::try_from_binary(binary.clone()) {
+            Ok(s) => Arc::new(s),
+            Err(_) => Arc::new(binary),
+        }
+    }
+}
+
+/// A run's rows as Arrow data (`query_id`, `doc_id`, `score`): queries in id order,
+/// each ranked as trec_eval ranks it.
+pub fn run_batch(run: &Run) -> Result<RecordBatch> {
+    let (mut q, mut d) = (IdBuilder::default(), IdBuilder::default());
+    let mut s = Vec::with_capacity(run.num_results());
+    let mut order = Vec::new();
+    for query in run.queries() {
+        query.ranking(&mut order);
+        for &i in &order {
+            q.push(query.id());
+            d.push(query.docs.get(i as usize));
+            s.push(query.values[i as usize]);
+        }
+    }
+    rows_batch(
+        ["query_id", "doc_id", "score"],
+        q.finish(),
+        d.finish(),
+        Arc::new(Float64Array::from(s)),
+    )
+}
+
+/// Judgments as Arrow data (`query_id`, `doc_id`, `relevance`), queries in id order.
+pub fn qrels_batch(qrels: &Qrels) -> Result<RecordBatch> {
+    let (mut q, mut d) = (IdBuilder::default(), IdBuilder::default());
+    let mut l = Vec::with_capacity(qrels.num_judgments());
+    for query in qrels.queries() {
+        for (doc, label) in query.iter() {
+            q.push(query.id());
+            d.push(doc);
+            l.push(label);
+        }
+    }
+    rows_batch(
+        ["query_id", "doc_id", "relevance"],
+        q.finish(),
+        d.finish(),
+        Arc::new(Int64Array::from(l)),
+    )
+}

@@ -1,0 +1,163 @@
+//! Parquet files of runs, qrels and logs, read record batch by record batch (the
+//! arrow-rs `parquet` crate) into the same intake as every other route
+//! ([`crate::arrow`]): the file is never held decoded whole. Columns are found by name
+//! as in an Arrow table (`query_id`/`qid`/`q_id`, `doc_id`/`docno`/`docid`, `score`,
+//! `relevance`/`label`/`rel`); a problem names the file and the row (from 0).
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+use crate::arrow::{self, Columns};
+use crate::error::{Error, Result};
+use crate::online::{arrow::log_from_batches, Log, LogOptions};
+use crate::qrels::Qrels;
+use crate::run::Run;
+
+/// Rows per record batch read: large enough that per-batch work vanishes, small enough
+/// that one decoded batch stays a few MiB.
+const BATCH_ROWS: usize = 64 * 1024;
+
+/// An open parquet file: its schema, its row count and its batches, in order.
+struct Batches {
+    source: String,
+    schema: SchemaRef,
+    rows: usize,
+    reader: ParquetRecordBatchReader,
+}
+
+fn open(path: &Path) -> Result<Batches> {
+    let source = path.display().to_string();
+    let file = File::open(path).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let bad = |e: parquet::errors::ParquetError| {
+        Error::Input(format!("{source}: not a readable parquet file: {e}"))
+    };
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(bad)?;
+    let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
+    let schema = builder.schema().clone();
+    let reader = builder.with_batch_size(BATCH_ROWS).build().map_err(bad)?;
+    Ok(Batches {
+        source,
+        schema,
+        rows,
+        reader,
+    })
+}
+
+impl Batches {
+    fn names(&self) -> Vec<Option<String>> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| Some(f.name().clone()))
+            .collect()
+    }
+
+    fn columns(&self, third: (&[&str], &'static str)) -> Result<Columns> {
+        Columns::find(&self.names(), [None; 3], third)
+            .map_err(|e| Error::Input(format!("{}: {e}", self.source)))
+    }
+
+    /// The batches, a decoding failure naming the file.
+    fn into_iter(self) -> impl Iterator<Item = Result<RecordBatch>> {
+        let source = self.source;
+        self.reader.map(move |b| {
+            b.map_err(|e| Error::Input(format!("{source}: reading a parquet row group: {e}")))
+        })
+    }
+}
+
+/// A run from a parquet file (columns `query_id`, `doc_id`, `score` or their usual
+/// spellings), tagged with the file's name.
+pub fn read_run(path: &Path, cancel: Option<&AtomicBool>) -> Result<Run> {
+    let never = AtomicBool::new(false);
+    let file = open(path)?;
+    let cols = file.columns(arrow::SCORE)?;
+    let source = file.source.clone();
+    let runid = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    arrow::run_from_batches(
+        file.into_iter(),
+        &cols,
+        &source,
+        runid.as_bytes(),
+        cancel.unwrap_or(&never),
+    )
+}
+
+/// Judgments from a parquet file (columns `query_id`, `doc_id`, `relevance` or their
+/// usual spellings).
+pub fn read_qrels(path: &Path, cancel: Option<&AtomicBool>) -> Result<Qrels> {
+    let never = AtomicBool::new(false);
+    let file = open(path)?;
+    let cols = file.columns(arrow::LABEL)?;
+    let source = file.source.clone();
+    arrow::qrels_from_batches(file.into_iter(), &cols, &source, cancel.unwrap_or(&never))
+}
+
+/// A search log from a parquet file (see [`crate::online`]; columns by `opts.columns`).
+pub fn read_log(path: &Path, opts: LogOptions, cancel: &AtomicBool) -> Result<Log> {
+    let file = open(path)?;
+    let (schema, rows, source) = (file.schema.clone(), file.rows, file.source.clone());
+    log_from_batches(&schema, file.into_iter(), Some(rows), opts, &source, cancel)
+}
+
+/// `batch` as a parquet file (zstd-compressed, one row group per million rows) to `w`
+/// (parquet's writer wants a `Send` sink of its own: the bytes are made first).
+pub fn write_batch(batch: &RecordBatch, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    let mut out = Vec::new();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_max_row_group_size(1 << 20)
+        .build();
+    let io = |e: parquet::errors::ParquetError| std::io::Error::other(e.to_string());
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).map_err(io)?;
+    writer.write(batch).map_err(io)?;
+    writer.close().map_err(io)?;
+    w.write_all(&out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Format;
+
+    #[test]
+    fn runs_and_qrels_round_trip_and_bad_files_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let run =
+            Run::from_bytes(b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 0.5 t\nq2 Q0 d9 1 1 t\n", "r").unwrap();
+        let qrels = Qrels::from_bytes(b"q1 0 d1 2\nq1 0 d3 0\nq2 0 d9 1\n", "q").unwrap();
+        let (rp, qp) = (dir.path().join("bm25.parquet"), dir.path().join("q.pq"));
+        run.to_file(&rp, None).unwrap();
+        qrels.to_file(&qp, Some(Format::Parquet)).unwrap();
+        let back = Run::from_file(&rp).unwrap();
+        assert_eq!(back.runid(), b"bm25");
+        assert_eq!(back.num_results(), 3);
+        assert_eq!(back.query(b"q1").unwrap().values.len(), 2);
+        let q = Qrels::from_file(&qp).unwrap();
+        assert_eq!(q.num_judgments(), 3);
+        // a run file is not judgments: its scores are not whole-number labels
+        let e = Qrels::from_file(&rp).err().unwrap().to_string();
+        assert!(
+            e.starts_with("bm25.parquet") || e.contains("bm25.parquet, row 0"),
+            "{e}"
+        );
+        let bad = dir.path().join("bad.parquet");
+        std::fs::write(&bad, b"PAR1 not really").unwrap();
+        let e = Run::from_file(&bad).err().unwrap().to_string();
+        assert!(e.contains("bad.parquet") && e.contains("parquet"), "{e}");
+    }
+}
