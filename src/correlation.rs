@@ -359,15 +359,33 @@ pub fn rbo<T: Eq + Hash>(a: &[T], b: &[T], p: f64) -> Result<f64> {
             "RBO persistence p must lie strictly between 0 and 1, got {p}"
         )));
     }
-    let (s_list, l_list) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let (s, l) = (s_list.len(), l_list.len());
+    let (s, l) = (a.len().min(b.len()), a.len().max(b.len()));
     if l == 0 {
         return Ok(f64::NAN);
     }
     if s == 0 {
         return Ok(0.0);
     }
-    // X_d: overlap of the first min(d, s) items of S and the first d items of L.
+    let x = overlaps(a, b);
+    let (xs, xl) = (x[s] as f64, x[l] as f64);
+    let mut sum = 0.0;
+    let mut pd = 1.0;
+    for (d, &xd) in x.iter().enumerate().skip(1) {
+        pd *= p;
+        sum += xd as f64 / d as f64 * pd;
+        if d > s {
+            sum += xs * (d - s) as f64 / (s * d) as f64 * pd;
+        }
+    }
+    Ok((1.0 - p) / p * sum + ((xl - xs) / l as f64 + xs / s as f64) * pd)
+}
+
+/// The overlaps of two ranked lists at every depth: `x[d]` is the number of items the
+/// first min(d, |a|) of `a` and the first min(d, |b|) of `b` share, for d = 0 to the
+/// longer length (RBO's X_d, and Compat's). Items are assumed distinct within a list.
+pub fn overlaps<T: Eq + Hash>(a: &[T], b: &[T]) -> Vec<usize> {
+    let (s_list, l_list) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let (s, l) = (s_list.len(), l_list.len());
     let mut seen_s: HashMap<&T, ()> = HashMap::new();
     let mut seen_l: HashMap<&T, ()> = HashMap::new();
     let mut overlap = 0usize;
@@ -393,17 +411,7 @@ pub fn rbo<T: Eq + Hash>(a: &[T], b: &[T], p: f64) -> Result<f64> {
         seen_l.insert(li, ());
         x[d] = overlap;
     }
-    let (xs, xl) = (x[s] as f64, x[l] as f64);
-    let mut sum = 0.0;
-    let mut pd = 1.0;
-    for (d, &xd) in x.iter().enumerate().skip(1) {
-        pd *= p;
-        sum += xd as f64 / d as f64 * pd;
-        if d > s {
-            sum += xs * (d - s) as f64 / (s * d) as f64 * pd;
-        }
-    }
-    Ok((1.0 - p) / p * sum + ((xl - xs) / l as f64 + xs / s as f64) * pd)
+    x
 }
 
 /// How two runs are compared query by query.

@@ -82,6 +82,12 @@ pub(crate) struct Scratch {
     /// `rels` without the unjudged documents, for measures with their own
     /// `judged_only=True` (ir_measures' option; trec_eval's -J for one measure).
     judged: Vec<i64>,
+    /// Scores and qrels places beside `rels` (and `judged`), for the families that
+    /// need them ([`Family::needs_scores`]).
+    scores: Vec<f64>,
+    qrels_pos: Vec<u32>,
+    judged_scores: Vec<f64>,
+    judged_pos: Vec<u32>,
 }
 
 impl Evaluator {
@@ -283,28 +289,51 @@ impl Evaluator {
         s: &mut Scratch,
     ) -> Row {
         let o = &self.options;
+        let scored = self
+            .measures
+            .measures()
+            .iter()
+            .any(|m| m.family.needs_scores());
         s.rels.clear();
+        s.scores.clear();
+        s.qrels_pos.clear();
         if let Some(rq) = rq {
             rq.ranking(&mut s.order);
             if let Some(m) = o.max_docs {
                 s.order.truncate(m.min(usize::MAX as u64) as usize);
             }
             for &i in &s.order {
-                let rel = match qq.label(rq.docs.get(i as usize)) {
+                let pos = qq.position(rq.docs.get(i as usize));
+                let rel = match pos.map(|p| qq.labels[p]) {
                     Some(l) if l >= 0 => l,
                     Some(_) => UNJUDGED,
                     None => NONPOOL,
                 };
                 if !o.judged_only || rel >= 0 {
                     s.rels.push(rel);
+                    if scored {
+                        s.scores.push(rq.values[i as usize]);
+                        s.qrels_pos
+                            .push(pos.map_or(metrics::NOT_JUDGED, |p| p as u32));
+                    }
                 }
             }
         }
         let width: usize = self.measures.measures().iter().map(|m| m.width()).sum();
         let own_judged_only = |m: &Measure| !o.judged_only && m.opt("judged_only", 0.0) == 1.0;
         s.judged.clear();
+        s.judged_scores.clear();
+        s.judged_pos.clear();
         if self.measures.measures().iter().any(own_judged_only) {
             s.judged.extend(s.rels.iter().copied().filter(|&r| r >= 0));
+            if scored {
+                for (i, &r) in s.rels.iter().enumerate() {
+                    if r >= 0 {
+                        s.judged_scores.push(s.scores[i]);
+                        s.judged_pos.push(s.qrels_pos[i]);
+                    }
+                }
+            }
         }
         let (rels, judged) = (&s.rels, &s.judged);
         let mut values = vec![0.0; width];
@@ -324,7 +353,12 @@ impl Evaluator {
                         o.num_docs_in_collection,
                         o.judged_only || j,
                     )
-                    .with_max_label(self.max_label);
+                    .with_max_label(self.max_label)
+                    .with_scores(
+                        if j { &s.judged_scores } else { &s.scores },
+                        if j { &s.judged_pos } else { &s.qrels_pos },
+                        if scored { &qq.labels } else { &[] },
+                    );
                     ctxs.push((j, c));
                     c
                 }
