@@ -335,3 +335,28 @@ def test_names_together() -> None:
 def test_bad_parameters_are_named(name: str, why: str) -> None:
     with pytest.raises(irmetrics.Error, match=why.replace("(", r"\(")):
         irmetrics.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [name])
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("max_fpr", [None, 0.5, 0.05])
+@pytest.mark.parametrize("rel", [1, 2])
+def test_pooled_auroc_equals_sklearn(case: str, max_fpr: float | None, rel: int) -> None:
+    qrels, run = CASES[case]()
+    # a run-only query is left out
+    run = {**run, "not-judged": {"a": 1.0, "b": 0.5}}
+    ys: list[int] = []
+    ss: list[float] = []
+    for q, labels in qrels.items():
+        y, s = judged_scored(labels, run.get(q, {}), rel)
+        ys += y
+        ss += s
+    want = roc_auc_score(ys, ss, max_fpr=max_fpr)
+    got = irmetrics.pooled_auroc(qrels, run, max_fpr=max_fpr, rel=rel)
+    assert close(got, want), (got, want)
+
+
+def test_pooled_auroc_bad_input() -> None:
+    with pytest.raises(irmetrics.Error, match="max_fpr must be a number > 0 and <= 1, got 0"):
+        irmetrics.pooled_auroc({"q": {"a": 1}}, {"q": {"a": 1.0}}, max_fpr=0.0)
+    with pytest.raises(irmetrics.Error, match="relevance level must be 0 or more"):
+        irmetrics.pooled_auroc({"q": {"a": 1}}, {"q": {"a": 1.0}}, rel=-1)

@@ -419,6 +419,42 @@ fn check_gains(qrels: &Qrels, measures: &MeasureSet, max_label: i64) -> Result<(
     Ok(())
 }
 
+/// AUROC pooled over queries: one ROC curve of the retrieved judged documents
+/// (label 0 or more) of every judged query together, run scores against label >= `rel_level`,
+/// tied scores as one threshold (sklearn's `roc_auc_score` on the concatenation);
+/// `max_fpr` gives sklearn's McClish-standardized partial AUC. Documents of queries
+/// the qrels lack are left out. 0 without a relevant, 1 without a non-relevant
+/// document.
+pub fn pooled_auroc(qrels: &Qrels, run: &Run, rel_level: i64, max_fpr: Option<f64>) -> Result<f64> {
+    if rel_level < 0 {
+        return Err(Error::Option(format!(
+            "the relevance level must be 0 or more, got {rel_level}"
+        )));
+    }
+    let domain = crate::measure::Domain::UnitAboveZero;
+    if let Some(x) = max_fpr.filter(|&x| !domain.contains(x)) {
+        return Err(Error::Option(format!(
+            "max_fpr must be {}, got {x}",
+            domain.describe()
+        )));
+    }
+    let mut scored: Vec<(f64, bool)> = Vec::new();
+    for qq in qrels.queries() {
+        if let Some(rq) = run.query(qq.id()) {
+            for (i, &score) in rq.values.iter().enumerate() {
+                if let Some(l) = qq.label(rq.docs.get(i)).filter(|&l| l >= 0) {
+                    scored.push((score, l >= rel_level));
+                }
+            }
+        }
+    }
+    scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+    Ok(metrics::roc_area(
+        metrics::thresholds(scored.into_iter()),
+        max_fpr.unwrap_or(1.0),
+    ))
+}
+
 /// Evaluate one run against judgments: the one-call convenience.
 pub fn evaluate(qrels: &Qrels, run: &Run, measures: &[&str], options: Options) -> Result<Results> {
     let set = MeasureSet::parse(measures)?;
@@ -654,6 +690,24 @@ mod tests {
         assert!(
             MeasureSet::parse(&["ndcg.2=9007199254740992", "ndcg.-1=-9007199254740992"]).is_ok()
         );
+    }
+
+    /// Pooled AUROC: the Mann-Whitney statistic of every query's judged retrieved
+    /// documents together (unjudged and run-only queries left out).
+    #[test]
+    fn pooled_auroc_by_hand() {
+        let q = Qrels::from_bytes(b"q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq2 0 d 0\n", "q").unwrap();
+        let r = Run::from_bytes(
+            b"q1 Q0 a 1 0.5 r\nq1 Q0 b 2 0.9 r\nq1 Q0 x 3 0.1 r\nq2 Q0 c 1 0.9 r\nq2 Q0 d 2 0.2 r\nq3 Q0 e 1 5 r\n",
+            "r",
+        )
+        .unwrap();
+        // positives 0.5, 0.9; negatives 0.9, 0.2: pairs 0 + 1 + 0.5 + 1 = 2.5 of 4
+        assert_eq!(pooled_auroc(&q, &r, 1, None).unwrap(), 0.625);
+        // at level 2 only c is positive: above b (tie: 1/2) and d, a is negative
+        assert_eq!(pooled_auroc(&q, &r, 2, None).unwrap(), 2.5 / 3.0);
+        assert!(pooled_auroc(&q, &r, 1, Some(0.0)).is_err());
+        assert!(pooled_auroc(&q, &r, -1, None).is_err());
     }
 
     #[test]

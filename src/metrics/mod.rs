@@ -33,6 +33,8 @@ mod rbp;
 mod roc;
 mod search_length;
 
+pub(crate) use roc::{roc_area, thresholds};
+
 use crate::measure::{Family, Measure};
 use gain::{Base, Gains};
 
