@@ -414,6 +414,35 @@ pub fn overlaps<T: Eq + Hash>(a: &[T], b: &[T]) -> Vec<usize> {
     x
 }
 
+/// [`overlaps`] of two lists of small whole numbers (each below the lists' total
+/// length), without hashing: where each item stands in each list, kept in two arrays.
+pub fn overlaps_dense(a: &[usize], b: &[usize]) -> Vec<usize> {
+    const ABSENT: usize = usize::MAX;
+    let universe = a.iter().chain(b).max().map_or(0, |&m| m + 1);
+    let (mut in_a, mut in_b) = (vec![ABSENT; universe], vec![ABSENT; universe]);
+    for (i, &x) in a.iter().enumerate() {
+        in_a[x] = i;
+    }
+    for (i, &x) in b.iter().enumerate() {
+        in_b[x] = i;
+    }
+    let depth = a.len().max(b.len());
+    let mut x = vec![0usize; depth + 1];
+    let mut overlap = 0usize;
+    for (d, xd) in x.iter_mut().enumerate().skip(1) {
+        // a's d-th item meets b's first d; b's d-th item meets a's first d - 1 (the
+        // d-th of a, if the same item, was counted just before)
+        if let Some(&item) = a.get(d - 1) {
+            overlap += usize::from(in_b[item] < d);
+        }
+        if let Some(&item) = b.get(d - 1) {
+            overlap += usize::from(in_a[item] < d - 1);
+        }
+        *xd = overlap;
+    }
+    x
+}
+
 /// How two runs are compared query by query.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RunComparison {
@@ -616,6 +645,23 @@ mod tests {
         // missing from list 2 while a is kept ahead: 0; (a,x): 0; (b,x) split: 1
         let v = kendall_topk_distance(&a, &["a", "x", "y"], Some(2), 0.5);
         assert!((v - 1.0 / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn dense_overlaps_equal_hashed_ones() {
+        let lists: [&[usize]; 6] = [
+            &[],
+            &[0],
+            &[3, 1, 4, 0],
+            &[4, 3, 9],
+            &[0, 1, 2, 3, 4, 5],
+            &[5, 7],
+        ];
+        for a in lists {
+            for b in lists {
+                assert_eq!(overlaps_dense(a, b), overlaps(a, b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

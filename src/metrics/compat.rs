@@ -12,7 +12,7 @@
 //! descending: the kernel reverses each run of tied scores.
 
 use super::{QueryCtx, NOT_JUDGED};
-use crate::correlation::overlaps;
+use crate::correlation::overlaps_dense;
 use std::cmp::Ordering;
 
 /// Compat of one query (0 for an empty ranking with no relevant document, where
@@ -56,7 +56,7 @@ pub(super) fn compat(c: &QueryCtx, p: f64, normalize: bool) -> f64 {
     if depth == 0 {
         return 0.0;
     }
-    let x = overlaps(&ranking, &ideal);
+    let x = overlaps_dense(&ranking, &ideal);
     let score = truncated_rbo(&x, depth, p);
     if normalize {
         let best = truncated_rbo(
