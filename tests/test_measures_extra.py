@@ -360,3 +360,19 @@ def test_pooled_auroc_bad_input() -> None:
         irmetrics.pooled_auroc({"q": {"a": 1}}, {"q": {"a": 1.0}}, max_fpr=0.0)
     with pytest.raises(irmetrics.Error, match="relevance level must be 0 or more"):
         irmetrics.pooled_auroc({"q": {"a": 1}}, {"q": {"a": 1.0}}, rel=-1)
+
+
+def test_streamed_and_threaded_runs_give_the_same_values(tmp_path: Path) -> None:
+    """The families that read scores get them on every route: a run file read query by
+    query, and any number of threads."""
+    qrels, run = generated(5)
+    path = tmp_path / "run.txt"
+    with path.open("w") as f:
+        for q in sorted(run):
+            for i, d in enumerate(trec_order(run[q])):
+                f.write(f"{q} Q0 {d} {i + 1} {run[q][d]!r} r\n")
+    names = ["Compat(p=0.8)", "Accuracy", "AUROC(max_fpr=0.5)", "R@P(0.5)", "P@R(0.5)", "ESL@1,2"]
+    loaded = ours(qrels, run, names)
+    streamed = ours(qrels, str(path), names, stream=True)
+    one_thread = ours(qrels, run, names, n_threads=1)
+    assert loaded == streamed == one_thread
