@@ -359,15 +359,33 @@ pub fn rbo<T: Eq + Hash>(a: &[T], b: &[T], p: f64) -> Result<f64> {
             "RBO persistence p must lie strictly between 0 and 1, got {p}"
         )));
     }
-    let (s_list, l_list) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let (s, l) = (s_list.len(), l_list.len());
+    let (s, l) = (a.len().min(b.len()), a.len().max(b.len()));
     if l == 0 {
         return Ok(f64::NAN);
     }
     if s == 0 {
         return Ok(0.0);
     }
-    // X_d: overlap of the first min(d, s) items of S and the first d items of L.
+    let x = overlaps(a, b);
+    let (xs, xl) = (x[s] as f64, x[l] as f64);
+    let mut sum = 0.0;
+    let mut pd = 1.0;
+    for (d, &xd) in x.iter().enumerate().skip(1) {
+        pd *= p;
+        sum += xd as f64 / d as f64 * pd;
+        if d > s {
+            sum += xs * (d - s) as f64 / (s * d) as f64 * pd;
+        }
+    }
+    Ok((1.0 - p) / p * sum + ((xl - xs) / l as f64 + xs / s as f64) * pd)
+}
+
+/// The overlaps of two ranked lists at every depth: `x[d]` is the number of items the
+/// first min(d, |a|) of `a` and the first min(d, |b|) of `b` share, for d = 0 to the
+/// longer length (RBO's X_d, and Compat's). Items are assumed distinct within a list.
+pub fn overlaps<T: Eq + Hash>(a: &[T], b: &[T]) -> Vec<usize> {
+    let (s_list, l_list) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let (s, l) = (s_list.len(), l_list.len());
     let mut seen_s: HashMap<&T, ()> = HashMap::new();
     let mut seen_l: HashMap<&T, ()> = HashMap::new();
     let mut overlap = 0usize;
@@ -393,17 +411,36 @@ pub fn rbo<T: Eq + Hash>(a: &[T], b: &[T], p: f64) -> Result<f64> {
         seen_l.insert(li, ());
         x[d] = overlap;
     }
-    let (xs, xl) = (x[s] as f64, x[l] as f64);
-    let mut sum = 0.0;
-    let mut pd = 1.0;
-    for (d, &xd) in x.iter().enumerate().skip(1) {
-        pd *= p;
-        sum += xd as f64 / d as f64 * pd;
-        if d > s {
-            sum += xs * (d - s) as f64 / (s * d) as f64 * pd;
-        }
+    x
+}
+
+/// [`overlaps`] of two lists of small whole numbers (each below the lists' total
+/// length), without hashing: where each item stands in each list, kept in two arrays.
+pub fn overlaps_dense(a: &[usize], b: &[usize]) -> Vec<usize> {
+    const ABSENT: usize = usize::MAX;
+    let universe = a.iter().chain(b).max().map_or(0, |&m| m + 1);
+    let (mut in_a, mut in_b) = (vec![ABSENT; universe], vec![ABSENT; universe]);
+    for (i, &x) in a.iter().enumerate() {
+        in_a[x] = i;
     }
-    Ok((1.0 - p) / p * sum + ((xl - xs) / l as f64 + xs / s as f64) * pd)
+    for (i, &x) in b.iter().enumerate() {
+        in_b[x] = i;
+    }
+    let depth = a.len().max(b.len());
+    let mut x = vec![0usize; depth + 1];
+    let mut overlap = 0usize;
+    for (d, xd) in x.iter_mut().enumerate().skip(1) {
+        // a's d-th item meets b's first d; b's d-th item meets a's first d - 1 (the
+        // d-th of a, if the same item, was counted just before)
+        if let Some(&item) = a.get(d - 1) {
+            overlap += usize::from(in_b[item] < d);
+        }
+        if let Some(&item) = b.get(d - 1) {
+            overlap += usize::from(in_a[item] < d - 1);
+        }
+        *xd = overlap;
+    }
+    x
 }
 
 /// How two runs are compared query by query.
@@ -608,6 +645,23 @@ mod tests {
         // missing from list 2 while a is kept ahead: 0; (a,x): 0; (b,x) split: 1
         let v = kendall_topk_distance(&a, &["a", "x", "y"], Some(2), 0.5);
         assert!((v - 1.0 / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn dense_overlaps_equal_hashed_ones() {
+        let lists: [&[usize]; 6] = [
+            &[],
+            &[0],
+            &[3, 1, 4, 0],
+            &[4, 3, 9],
+            &[0, 1, 2, 3, 4, 5],
+            &[5, 7],
+        ];
+        for a in lists {
+            for b in lists {
+                assert_eq!(overlaps_dense(a, b), overlaps(a, b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

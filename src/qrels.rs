@@ -88,6 +88,11 @@ impl QrelsQuery {
         self.index.find(&self.docs, doc).map(|i| self.labels[i])
     }
 
+    /// Where a document stands in the query's judgments (input order), if judged.
+    pub fn position(&self, doc: &[u8]) -> Option<usize> {
+        self.index.find(&self.docs, doc)
+    }
+
     /// (document, label) pairs in input order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], i64)> + '_ {
         self.docs.iter().zip(self.labels.iter().copied())

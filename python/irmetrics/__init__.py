@@ -56,6 +56,7 @@ __all__ = [
     "stats",
     "bootstrap_ci",
     "compare_runs",
+    "pooled_auroc",
     "fuse",
     "fusion_methods",
     "kendall_tau",
@@ -277,6 +278,19 @@ def compare_runs(
         return out
     vals = [v for v in out.values() if not math.isnan(v)]
     return sum(vals) / len(vals) if vals else math.nan
+
+
+def pooled_auroc(
+    qrels: QrelsLike, run: RunLike, *, max_fpr: float | None = None, rel: int = 1
+) -> float:
+    """AUROC pooled over queries: one ROC curve of every judged query's retrieved
+    judged documents (label >= 0) together, run scores against label >= ``rel``
+    (sklearn's ``roc_auc_score`` on the concatenation, ties as one threshold).
+    ``max_fpr`` gives sklearn's McClish-standardized partial AUC. 0 without a relevant
+    document, 1 without a non-relevant one. The per-query AUC is the measure
+    ``"AUROC"`` (``"AUROC(max_fpr=0.1)"``).
+    """
+    return _core.pooled_auroc(_core.as_qrels(qrels), _core.as_run(run), rel, max_fpr)
 
 
 def system_correlation(

@@ -41,6 +41,7 @@ __all__ = [
     "kendall_topk_distance",
     "rbo",
     "compare_runs",
+    "pooled_auroc",
     "normalize",
     "fuse",
     "fusion_methods",
@@ -264,6 +265,7 @@ def kendall_topk_distance(
     a: Sequence[str], b: Sequence[str], k: int | None = None, penalty: float = 0.5
 ) -> float: ...
 def rbo(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> float: ...
+def pooled_auroc(qrels: Qrels, run: Run, rel: int = 1, max_fpr: float | None = None) -> float: ...
 def compare_runs(
     a: Run,
     b: Run,

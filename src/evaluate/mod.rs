@@ -82,6 +82,12 @@ pub(crate) struct Scratch {
     /// `rels` without the unjudged documents, for measures with their own
     /// `judged_only=True` (ir_measures' option; trec_eval's -J for one measure).
     judged: Vec<i64>,
+    /// Scores and qrels places beside `rels` (and `judged`), for the families that
+    /// need them ([`Family::needs_scores`]).
+    scores: Vec<f64>,
+    qrels_pos: Vec<u32>,
+    judged_scores: Vec<f64>,
+    judged_pos: Vec<u32>,
 }
 
 impl Evaluator {
@@ -283,28 +289,51 @@ impl Evaluator {
         s: &mut Scratch,
     ) -> Row {
         let o = &self.options;
+        let scored = self
+            .measures
+            .measures()
+            .iter()
+            .any(|m| m.family.needs_scores());
         s.rels.clear();
+        s.scores.clear();
+        s.qrels_pos.clear();
         if let Some(rq) = rq {
             rq.ranking(&mut s.order);
             if let Some(m) = o.max_docs {
                 s.order.truncate(m.min(usize::MAX as u64) as usize);
             }
             for &i in &s.order {
-                let rel = match qq.label(rq.docs.get(i as usize)) {
+                let pos = qq.position(rq.docs.get(i as usize));
+                let rel = match pos.map(|p| qq.labels[p]) {
                     Some(l) if l >= 0 => l,
                     Some(_) => UNJUDGED,
                     None => NONPOOL,
                 };
                 if !o.judged_only || rel >= 0 {
                     s.rels.push(rel);
+                    if scored {
+                        s.scores.push(rq.values[i as usize]);
+                        s.qrels_pos
+                            .push(pos.map_or(metrics::NOT_JUDGED, |p| p as u32));
+                    }
                 }
             }
         }
         let width: usize = self.measures.measures().iter().map(|m| m.width()).sum();
         let own_judged_only = |m: &Measure| !o.judged_only && m.opt("judged_only", 0.0) == 1.0;
         s.judged.clear();
+        s.judged_scores.clear();
+        s.judged_pos.clear();
         if self.measures.measures().iter().any(own_judged_only) {
             s.judged.extend(s.rels.iter().copied().filter(|&r| r >= 0));
+            if scored {
+                for (i, &r) in s.rels.iter().enumerate() {
+                    if r >= 0 {
+                        s.judged_scores.push(s.scores[i]);
+                        s.judged_pos.push(s.qrels_pos[i]);
+                    }
+                }
+            }
         }
         let (rels, judged) = (&s.rels, &s.judged);
         let mut values = vec![0.0; width];
@@ -324,7 +353,12 @@ impl Evaluator {
                         o.num_docs_in_collection,
                         o.judged_only || j,
                     )
-                    .with_max_label(self.max_label);
+                    .with_max_label(self.max_label)
+                    .with_scores(
+                        if j { &s.judged_scores } else { &s.scores },
+                        if j { &s.judged_pos } else { &s.qrels_pos },
+                        if scored { &qq.labels } else { &[] },
+                    );
                     ctxs.push((j, c));
                     c
                 }
@@ -383,6 +417,42 @@ fn check_gains(qrels: &Qrels, measures: &MeasureSet, max_label: i64) -> Result<(
         }
     }
     Ok(())
+}
+
+/// AUROC pooled over queries: one ROC curve of the retrieved judged documents
+/// (label 0 or more) of every judged query together, run scores against label >= `rel_level`,
+/// tied scores as one threshold (sklearn's `roc_auc_score` on the concatenation);
+/// `max_fpr` gives sklearn's McClish-standardized partial AUC. Documents of queries
+/// the qrels lack are left out. 0 without a relevant, 1 without a non-relevant
+/// document.
+pub fn pooled_auroc(qrels: &Qrels, run: &Run, rel_level: i64, max_fpr: Option<f64>) -> Result<f64> {
+    if rel_level < 0 {
+        return Err(Error::Option(format!(
+            "the relevance level must be 0 or more, got {rel_level}"
+        )));
+    }
+    let domain = crate::measure::Domain::UnitAboveZero;
+    if let Some(x) = max_fpr.filter(|&x| !domain.contains(x)) {
+        return Err(Error::Option(format!(
+            "max_fpr must be {}, got {x}",
+            domain.describe()
+        )));
+    }
+    let mut scored: Vec<(f64, bool)> = Vec::new();
+    for qq in qrels.queries() {
+        if let Some(rq) = run.query(qq.id()) {
+            for (i, &score) in rq.values.iter().enumerate() {
+                if let Some(l) = qq.label(rq.docs.get(i)).filter(|&l| l >= 0) {
+                    scored.push((score, l >= rel_level));
+                }
+            }
+        }
+    }
+    scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+    Ok(metrics::roc_area(
+        metrics::thresholds(scored.into_iter()),
+        max_fpr.unwrap_or(1.0),
+    ))
 }
 
 /// Evaluate one run against judgments: the one-call convenience.
@@ -620,6 +690,24 @@ mod tests {
         assert!(
             MeasureSet::parse(&["ndcg.2=9007199254740992", "ndcg.-1=-9007199254740992"]).is_ok()
         );
+    }
+
+    /// Pooled AUROC: the Mann-Whitney statistic of every query's judged retrieved
+    /// documents together (unjudged and run-only queries left out).
+    #[test]
+    fn pooled_auroc_by_hand() {
+        let q = Qrels::from_bytes(b"q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq2 0 d 0\n", "q").unwrap();
+        let r = Run::from_bytes(
+            b"q1 Q0 a 1 0.5 r\nq1 Q0 b 2 0.9 r\nq1 Q0 x 3 0.1 r\nq2 Q0 c 1 0.9 r\nq2 Q0 d 2 0.2 r\nq3 Q0 e 1 5 r\n",
+            "r",
+        )
+        .unwrap();
+        // positives 0.5, 0.9; negatives 0.9, 0.2: pairs 0 + 1 + 0.5 + 1 = 2.5 of 4
+        assert_eq!(pooled_auroc(&q, &r, 1, None).unwrap(), 0.625);
+        // at level 2 only c is positive: above b (tie: 1/2) and d, a is negative
+        assert_eq!(pooled_auroc(&q, &r, 2, None).unwrap(), 2.5 / 3.0);
+        assert!(pooled_auroc(&q, &r, 1, Some(0.0)).is_err());
+        assert!(pooled_auroc(&q, &r, -1, None).is_err());
     }
 
     #[test]

@@ -57,6 +57,8 @@ pub enum Domain {
     Flag,
     /// A whole number from 0 to the bound.
     WholeUpTo(u32),
+    /// A number > 0 and <= 1 (sklearn's `max_fpr`).
+    UnitAboveZero,
 }
 
 /// The largest power of two a double holds is 2^1023: the largest exponent (grade,
@@ -81,6 +83,7 @@ impl Domain {
                 Domain::AboveOne => x > 1.0,
                 Domain::Flag => x == 0.0 || x == 1.0,
                 Domain::WholeUpTo(hi) => x >= 0.0 && x <= f64::from(hi) && x.fract() == 0.0,
+                Domain::UnitAboveZero => x > 0.0 && x <= 1.0,
             }
     }
 
@@ -95,6 +98,7 @@ impl Domain {
             Domain::AboveOne => "a number > 1".into(),
             Domain::Flag => "0 or 1".into(),
             Domain::WholeUpTo(hi) => format!("a whole number from 0 to {hi}"),
+            Domain::UnitAboveZero => "a number > 0 and <= 1".into(),
         }
     }
 }
@@ -267,6 +271,15 @@ families! {
     SetHits => "set_hits", None, [], Mean, false, "Relevant documents retrieved, averaged over queries (ranx hits without a cut-off: the whole ranking).";
     SetSuccess => "set_success", None, [], Mean, false, "1 if any relevant document is retrieved, else 0 (ranx hit_rate without a cut-off: the whole ranking).";
     SetJudged => "set_judged", None, [], Mean, false, "Fraction of the retrieved documents that appear in the qrels, any label (ir_measures Judged without a cut-off); 0 for an empty ranking.";
+    // ---- issue 17, item 4: compatibility, pairwise accuracy, ROC, search length ----
+    Compat => "compat", None, [], Mean, false, "Compatibility (Clarke, Vtyurina and Smucker 2021): rank-biased overlap, truncated at the longer list, of the ranking with the ideal ranking (relevant documents by label, then run score), divided by the ideal's own (options p = 0.95, normalize = 1); ir_measures Compat.";
+    PairAccuracy => "pair_accuracy", None, [], Mean, false, "Pairwise accuracy (ir_measures Accuracy): share of the (relevant, non-relevant) pairs of retrieved documents ranked relevant first; 0 when no relevant document is retrieved, 1 when no non-relevant one is.";
+    PairAccuracyCut => "pair_accuracy_cut", Cutoffs, [10], Mean, false, "Pairwise accuracy over the top k (ir_measures Accuracy@k).";
+    Auroc => "auroc", None, [], Mean, false, "Area under the ROC curve of the retrieved judged documents, run scores against relevance, ties half (sklearn roc_auc_score); option max_fpr: McClish-standardized partial AUC; 0 without a relevant, 1 without a non-relevant judged document retrieved.";
+    RecallAtPrecision => "recall_at_precision", Fractions, [0.5], Mean, false, "Highest recall over the score thresholds whose precision is at least x, on the retrieved judged documents (torchmetrics RecallAtFixedPrecision); 0 if none.";
+    PrecisionAtRecall => "precision_at_recall", Fractions, [0.5], Mean, false, "Highest precision over the score thresholds whose recall is at least x, on the retrieved judged documents (torchmetrics PrecisionAtFixedRecall); 0 if none.";
+    SearchLength => "sl", Cutoffs, [1], Mean, false, "Search length (Cooper 1968) on the ranking: non-relevant documents seen before the k-th relevant one; all non-relevant retrieved when fewer than k relevant are retrieved.";
+    ExpectedSearchLength => "esl", Cutoffs, [1], Mean, false, "Expected search length (Cooper 1968): documents of equal score form one level in random order; j + i s / (r + 1) for the level holding the k-th relevant document.";
 }
 
 impl Family {
@@ -290,6 +303,17 @@ impl Family {
             MapAvgjg | PAvgjg | RprecMultAvgjg => JudgmentKind::Groups,
             _ => JudgmentKind::Qrels,
         }
+    }
+
+    /// Whether the family looks at the run's scores (and the qrels in input order), not
+    /// only at the ranking's labels: [`QueryCtx`](crate::metrics::QueryCtx) then holds
+    /// them.
+    pub fn needs_scores(self) -> bool {
+        use Family::*;
+        matches!(
+            self,
+            Compat | Auroc | RecallAtPrecision | PrecisionAtRecall | ExpectedSearchLength
+        )
     }
 
     /// Whether the family needs the number of documents in the collection (-N).
@@ -348,6 +372,13 @@ impl Family {
             DcgJk => &[param!("b", AboveOne)],
             Dcg | DcgCut => &[param!("gN", Gain)],
             NdcgGain | NdcgGainCut => &[param!("gN", Gain), param!("ideal_all", Flag)],
+            // Compat's persistence (ir_measures takes any; p = 1 weighs every depth alike)
+            Compat => &[param!("p", Unit), param!("normalize", Flag)],
+            // sklearn's max_fpr: 0 < max_fpr <= 1
+            Auroc => &[param!("max_fpr", UnitAboveZero)],
+            // a precision or recall to reach
+            RecallAtPrecision => &[param!("min precision", Unit)],
+            PrecisionAtRecall => &[param!("min recall", Unit)],
             _ => &[],
         }
     }
@@ -368,6 +399,8 @@ impl Family {
             RbpBin | RbpLabel => &["p"],
             Dcg | DcgCut => &["gN"],
             NdcgGain | NdcgGainCut => &["gN", "ideal_all"],
+            Compat => &["p", "normalize"],
+            Auroc => &["max_fpr"],
             _ => &[],
         }
     }
@@ -587,6 +620,25 @@ pub(super) const ALIASES: &[Alias] = {
         alias(&["SetAP"], Some(SetMap), None),
         alias(&["IPrec"], None, Some(IprecAtRecall)),
         alias(&["RBP"], Some(Rbp), None),
+        alias(&["Compat"], Some(Compat), None),
+        // without a cut-off, ir_measures' pairwise Accuracy; `accuracy@k` stays the
+        // confusion-matrix accuracy (`Accuracy@k` is ir_measures' with
+        // names="ir_measures", or `pair_accuracy@k`)
+        alias(&["Accuracy"], Some(PairAccuracy), Some(Accuracy)),
+        alias(
+            &["pair_accuracy"],
+            Some(PairAccuracy),
+            Some(PairAccuracyCut),
+        ),
+        alias(&["AUROC", "AUC", "roc_auc"], Some(Auroc), None),
+        alias(&["RecallAtFixedPrecision"], None, Some(RecallAtPrecision)),
+        alias(&["PrecisionAtFixedRecall"], None, Some(PrecisionAtRecall)),
+        alias(&["SL", "search_length"], None, Some(SearchLength)),
+        alias(
+            &["ESL", "expected_search_length"],
+            None,
+            Some(ExpectedSearchLength),
+        ),
     ]
 };
 

@@ -244,6 +244,9 @@ pub fn parse_measure_as(input: &str, names: Names) -> Result<Vec<Measure>> {
     if let Some(f) = bare_peer_name(s, names) {
         return Ok(vec![Measure::new(f)]);
     }
+    if let Some(m) = parse_fixed_level(s)? {
+        return Ok(vec![m]);
+    }
     // `Rprec(rel=2)`, `SetF(beta=0.5)`: a peer's name with options first; trec_eval-like
     // names with family options (`err_cut_10(gmax=4)`) after
     if s.contains('(') {
@@ -258,6 +261,22 @@ pub fn parse_measure_as(input: &str, names: Names) -> Result<Vec<Measure>> {
         return Ok(vec![m]);
     }
     Err(unknown(s))
+}
+
+/// `R@P(x)` (recall at precision x) and `P@R(x)` (precision at recall x), any case.
+fn parse_fixed_level(s: &str) -> Result<Option<Measure>> {
+    let lower = s.to_ascii_lowercase();
+    let (family, rest) = if let Some(r) = lower.strip_prefix("r@p(") {
+        (Family::RecallAtPrecision, r)
+    } else if let Some(r) = lower.strip_prefix("p@r(") {
+        (Family::PrecisionAtRecall, r)
+    } else {
+        return Ok(None);
+    };
+    let level = rest.strip_suffix(')').ok_or_else(|| {
+        Error::Measure(format!("'{s}': unbalanced parenthesis in measure options"))
+    })?;
+    Measure::with_params(family, level).map(Some)
 }
 
 /// A bare peer name (no parameters) whose meaning is not trec_eval's family of the same
@@ -362,6 +381,11 @@ fn parse_at_style(s: &str, names: Names) -> Result<Option<Measure>> {
     // ir_measures' `cutoff=k` (`recall=x` of IPrec); an `@k` after it wins, as there
     let cut_text = opts.cutoff.take();
     let cut = cut.or(cut_text.as_deref());
+    // ir_measures' Accuracy@k is its pairwise accuracy (ours: the confusion matrix's)
+    if names == Names::IrMeasures && base.eq_ignore_ascii_case("Accuracy") && cut.is_some() {
+        let m = Measure::with_params(Family::PairAccuracyCut, cut.unwrap_or_default())?;
+        return opts.apply(s, m).map(Some);
+    }
     if names == Names::IrMeasures
         && base.eq_ignore_ascii_case("ERR")
         && !opts.family.iter().any(|(n, _)| n == "gmax")
@@ -469,7 +493,15 @@ impl AtOptions {
                     )))
                 }
             },
-            "cutoff" | "recall" => self.cutoff = Some(v.to_string()),
+            // torchmetrics' min_precision / min_recall are the level after `@`
+            "cutoff" | "recall" | "min_precision" | "min_recall" => {
+                self.cutoff = Some(v.to_string())
+            }
+            "normalize" => {
+                let on = parse_flag(s, k, v)?;
+                self.family
+                    .push(("normalize".into(), f64::from(u8::from(on))));
+            }
             "judged_only" => {
                 if parse_flag(s, k, v)? {
                     self.family.push(("judged_only".into(), 1.0));
@@ -513,8 +545,10 @@ impl AtOptions {
             other => {
                 return Err(Error::Measure(format!(
                     "'{s}': option '{other}' is not supported (supported: rel, cutoff, \
-                     judged_only; p for RBP; dcg and gains for nDCG; beta for F and SetF; \
-                     gmax for ERR/nERR; b for dcg_jk; recall for IPrec; relative for SetP)"
+                     judged_only; p for RBP and Compat; normalize for Compat; dcg and gains \
+                     for nDCG; beta for F and SetF; gmax for ERR/nERR; b for dcg_jk; recall \
+                     for IPrec; relative for SetP; max_fpr for AUROC; min_precision, \
+                     min_recall for R@P, P@R)"
                 )))
             }
         }
@@ -547,8 +581,14 @@ impl AtOptions {
                 Family::Rbp => {
                     m = Measure::with_params(Family::Rbp, &format!("p={}", fmt_num(pv)))?
                 }
-                Family::RbpBin | Family::RbpLabel => self.family.push(("p".into(), pv)),
-                _ => return Err(Error::Measure(format!("'{s}': p applies to RBP only"))),
+                Family::RbpBin | Family::RbpLabel | Family::Compat => {
+                    self.family.push(("p".into(), pv))
+                }
+                _ => {
+                    return Err(Error::Measure(format!(
+                        "'{s}': p applies to RBP and Compat only"
+                    )))
+                }
             }
         }
         if self.exp_gain && !matches!(m.family, Family::NdcgBurges | Family::NdcgBurgesCut) {
@@ -609,7 +649,7 @@ fn parse_rel_option(s: &str, v: &str) -> Result<i64> {
 /// and the gain map `gN`.
 fn is_family_option(k: &str) -> bool {
     // (`judged_only` is read by `AtOptions::set` as a flag)
-    matches!(k, "beta" | "gmax" | "b" | "ideal_all")
+    matches!(k, "beta" | "gmax" | "b" | "ideal_all" | "max_fpr")
         || (k.len() > 1 && k.starts_with('g') && k[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 

@@ -11,6 +11,9 @@
 //! | `err.rs` | err_cut, nerr_cut |
 //! | `rbp.rs` | rbp, rbp_resid, rbp_bin, rbp_label |
 //! | `confusion.rs` | fallout and the confusion-matrix rates at cut-offs (tpr, ppv, mcc, ...) |
+//! | `compat.rs` | compat (Clarke et al.'s RBO with the ideal ranking) |
+//! | `roc.rs` | the ranking as a scored classifier: pair_accuracy(_cut), auroc, recall_at_precision, precision_at_recall |
+//! | `search_length.rs` | sl, esl (Cooper's search length and expected search length) |
 //!
 //! The relevance vector uses trec_eval's encoding: a judged document has its label
 //! (>= 0), [`NONPOOL`] (-1) marks a retrieved document absent from the qrels and
@@ -19,6 +22,7 @@
 //! to the last bit.
 
 mod ap;
+mod compat;
 mod confusion;
 mod counts;
 mod dcg;
@@ -26,6 +30,10 @@ mod err;
 mod gain;
 mod precision;
 mod rbp;
+mod roc;
+mod search_length;
+
+pub(crate) use roc::{roc_area, thresholds};
 
 use crate::measure::{Family, Measure};
 use gain::{Base, Gains};
@@ -55,7 +63,18 @@ pub struct QueryCtx<'a> {
     /// The largest label of the whole qrels (ERR's default gmax); `new` sets the
     /// query's own largest label, the evaluator the collection's.
     pub max_label: i64,
+    /// The run's score of each ranked document (beside `rels`); empty unless a measure
+    /// needs scores ([`Family::needs_scores`]).
+    pub scores: &'a [f64],
+    /// Where each ranked document stands in the query's qrels (input order), or
+    /// [`NOT_JUDGED`]; empty unless a measure needs scores.
+    pub qrels_pos: &'a [u32],
+    /// The query's qrels labels in input order; empty unless a measure needs scores.
+    pub labels: &'a [i64],
 }
+
+/// `qrels_pos` of a ranked document that is not in the qrels.
+pub const NOT_JUDGED: u32 = u32::MAX;
 
 impl<'a> QueryCtx<'a> {
     /// Build the context; counts are derived from `rels` and `levels`.
@@ -81,7 +100,24 @@ impl<'a> QueryCtx<'a> {
             num_docs,
             judged_only,
             max_label: levels.last().map_or(0, |&(l, _)| l),
+            scores: &[],
+            qrels_pos: &[],
+            labels: &[],
         }
+    }
+
+    /// The same context with the ranked documents' scores, their places in the qrels
+    /// and the qrels labels (see the fields).
+    pub fn with_scores(
+        mut self,
+        scores: &'a [f64],
+        qrels_pos: &'a [u32],
+        labels: &'a [i64],
+    ) -> Self {
+        self.scores = scores;
+        self.qrels_pos = qrels_pos;
+        self.labels = labels;
+        self
     }
 
     /// The same context with the collection-wide largest label.
@@ -185,6 +221,18 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         ErrCut => err::err(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
         NerrCut => err::nerr(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
         RbpResid => out[0] = rbp::rbp_resid(c, rbp::persistence(m.pairs())),
+        Compat => out[0] = compat::compat(c, m.opt("p", 0.95), m.opt("normalize", 1.0) == 1.0),
+        PairAccuracy => out[0] = roc::pair_accuracy(c, usize::MAX),
+        PairAccuracyCut => {
+            for (o, &k) in out.iter_mut().zip(m.cutoffs()) {
+                *o = roc::pair_accuracy(c, k.min(usize::MAX as u64) as usize);
+            }
+        }
+        Auroc => out[0] = roc::auroc(c, m.opt("max_fpr", 1.0)),
+        RecallAtPrecision => roc::recall_at_precision(c, m.fractions(), out),
+        PrecisionAtRecall => roc::precision_at_recall(c, m.fractions(), out),
+        SearchLength => search_length::search_length(c, m.cutoffs(), out),
+        ExpectedSearchLength => search_length::expected_search_length(c, m.cutoffs(), out),
     }
 }
 
@@ -321,6 +369,34 @@ pub(crate) mod test_util {
         let m = &set.measures()[0];
         let lv = levels(judged);
         let c = QueryCtx::new(rels, &lv, m.rel_level.unwrap_or(1), 0, false);
+        let mut out = vec![0.0; m.width()];
+        compute(m, &c, &mut out);
+        out
+    }
+
+    /// Value(s) of a measure by name for ranked documents given as (score, label)
+    /// in rank order (label `NONPOOL`/`UNJUDGED` as in `rels`), the qrels being the
+    /// judged labels of the ranked documents (in rank order) followed by `unretrieved`.
+    pub fn eval_scored(name: &str, ranked: &[(f64, i64)], unretrieved: &[i64]) -> Vec<f64> {
+        let set = MeasureSet::parse(&[name]).unwrap();
+        let m = &set.measures()[0];
+        let rels: Vec<i64> = ranked.iter().map(|r| r.1).collect();
+        let scores: Vec<f64> = ranked.iter().map(|r| r.0).collect();
+        let mut labels = Vec::new();
+        let mut pos = Vec::new();
+        for &(_, l) in ranked {
+            if l >= 0 {
+                pos.push(labels.len() as u32);
+                labels.push(l);
+            } else {
+                pos.push(NOT_JUDGED);
+            }
+        }
+        labels.extend_from_slice(unretrieved);
+        let judged: Vec<i64> = labels.iter().copied().filter(|&l| l >= 0).collect();
+        let lv = levels(&judged);
+        let c = QueryCtx::new(&rels, &lv, m.rel_level.unwrap_or(1), 0, false)
+            .with_scores(&scores, &pos, &labels);
         let mut out = vec![0.0; m.width()];
         compute(m, &c, &mut out);
         out

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::convert::{id_to_py, int_arg};
-use super::{errors, PyRun};
+use super::{errors, PyQrels, PyRun};
 use crate::correlation::{self, RunComparison};
 use crate::stats::{self, Statistic};
 
@@ -111,6 +111,21 @@ fn compare_runs<'py>(
     Ok(out)
 }
 
+/// AUROC pooled over the judged queries (`crate::pooled_auroc`).
+#[pyfunction]
+#[pyo3(signature = (qrels, run, rel = 1, max_fpr = None))]
+fn pooled_auroc(
+    py: Python<'_>,
+    qrels: &PyQrels,
+    run: &PyRun,
+    rel: i64,
+    max_fpr: Option<f64>,
+) -> PyResult<f64> {
+    let (q, r) = (qrels.inner.clone(), run.inner.clone());
+    py.detach(move || crate::pooled_auroc(&q, &r, rel, max_fpr))
+        .map_err(|e| errors::to_py(py, e))
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(bootstrap_ci, m)?)?;
@@ -119,5 +134,6 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kendall_topk_distance, m)?)?;
     m.add_function(wrap_pyfunction!(rbo, m)?)?;
     m.add_function(wrap_pyfunction!(compare_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(pooled_auroc, m)?)?;
     Ok(())
 }
