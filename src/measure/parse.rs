@@ -3,7 +3,7 @@
 //! ranx (`ndcg@10`, `map@100-l2`), plus trec_eval parameter text (`Measure::with_params`)
 //! and the suggestions offered for an unknown name.
 
-use super::family::{alias_by_name, family_by_name, nickname, ALIASES, NICKNAMES};
+use super::family::{alias_by_name, cwl_stat, family_by_name, nickname, ALIASES, NICKNAMES};
 use super::Names;
 use super::{Family, Measure, ParamKind, Params};
 use crate::error::{Error, Result};
@@ -178,6 +178,46 @@ impl Measure {
             }
             check(if is_gain { "gN" } else { key }, *x)?;
         }
+        if f.is_cwl() {
+            self.check_cwl()?;
+        }
+        Ok(())
+    }
+
+    /// The C/W/L models' gains: either cwl_eval's own (the labels, which must then lie
+    /// in [0, 1]), or binary at `rel=N`, or scaled from [min_rel, max_rel] to [0, 1]
+    /// (ir_measures); and cwl_eval computes P@k for k up to its depth only.
+    fn check_cwl(&self) -> Result<()> {
+        let name = self.family.name();
+        let has = |k: &str| self.opts.iter().any(|(n, _)| n == k);
+        if has("min_rel") && !has("max_rel") {
+            return Err(Error::Measure(format!(
+                "measure '{name}': min_rel needs max_rel (gains are scaled from \
+                 [min_rel, max_rel] to [0, 1])"
+            )));
+        }
+        if has("max_rel") {
+            let (lo, hi) = (self.opt("min_rel", 0.0), self.opt("max_rel", 0.0));
+            if hi <= lo {
+                return Err(Error::Measure(format!(
+                    "measure '{name}': max_rel ({}) must be greater than min_rel ({})",
+                    fmt_num(hi),
+                    fmt_num(lo)
+                )));
+            }
+            if self.rel_level.is_some() {
+                return Err(Error::Measure(format!(
+                    "measure '{name}': give either rel (binary gains) or max_rel (graded \
+                     gains scaled to [0, 1]), not both"
+                )));
+            }
+        }
+        let depth = super::CWL_DEPTH as u64;
+        if self.family == Family::CwlP && self.cutoffs().iter().any(|&k| k > depth) {
+            return Err(Error::Measure(format!(
+                "measure '{name}': a cut-off must be at most {depth}, cwl_eval's depth"
+            )));
+        }
         Ok(())
     }
 }
@@ -200,6 +240,15 @@ fn parse_cutoff(s: &str) -> Option<u64> {
         return None;
     }
     int.parse::<u64>().ok().filter(|&k| k > 0)
+}
+
+/// An option's value: a number, or for the C/W/L `stat` a statistic's name (`ETU`).
+fn option_number(key: &str, v: &str) -> Option<f64> {
+    let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
+    match key {
+        "stat" => cwl_stat(v).or_else(|| parse_number(v)),
+        _ => parse_number(v),
+    }
 }
 
 fn parse_number(s: &str) -> Option<f64> {
@@ -292,7 +341,7 @@ fn parse_trec(s: &str) -> Result<Option<Measure>> {
                         let (k, v) = opt.split_once('=').ok_or_else(|| {
                             Error::Measure(format!("'{s}': option '{opt}' is not name=value"))
                         })?;
-                        let v = parse_number(v).ok_or_else(|| {
+                        let v = option_number(k.trim(), v).ok_or_else(|| {
                             Error::Measure(format!("'{s}': option '{k}' needs a finite number"))
                         })?;
                         extra.push((k.trim().to_string(), v));
@@ -434,6 +483,8 @@ struct AtOptions {
     cutoff: Option<String>,
     /// ir_measures' `relative=True` of `SetP`: set_relative_P.
     relative: bool,
+    /// `K=k` of BPM: its cut-off, given as an option.
+    bpm_k: bool,
 }
 
 impl AtOptions {
@@ -470,6 +521,19 @@ impl AtOptions {
                 }
             },
             "cutoff" | "recall" => self.cutoff = Some(v.to_string()),
+            "K" => {
+                self.cutoff = Some(v.to_string());
+                self.bpm_k = true;
+            }
+            "stat" => {
+                let x = option_number(k, v).ok_or_else(|| {
+                    Error::Measure(format!(
+                        "'{s}': stat must be one of {}, got '{v}'",
+                        super::family::CWL_STATS.join(", ")
+                    ))
+                })?;
+                self.family.push((k.to_string(), x));
+            }
             "judged_only" => {
                 if parse_flag(s, k, v)? {
                     self.family.push(("judged_only".into(), 1.0));
@@ -514,7 +578,9 @@ impl AtOptions {
                 return Err(Error::Measure(format!(
                     "'{s}': option '{other}' is not supported (supported: rel, cutoff, \
                      judged_only; p for RBP; dcg and gains for nDCG; beta for F and SetF; \
-                     gmax for ERR/nERR; b for dcg_jk; recall for IPrec; relative for SetP)"
+                     gmax for ERR/nERR; b for dcg_jk; recall for IPrec; relative for SetP; \
+                     T, K, p, hb, hc, gain_med, min_rel, max_rel and stat for the C/W/L \
+                     models)"
                 )))
             }
         }
@@ -547,15 +613,26 @@ impl AtOptions {
                 Family::Rbp => {
                     m = Measure::with_params(Family::Rbp, &format!("p={}", fmt_num(pv)))?
                 }
-                Family::RbpBin | Family::RbpLabel => self.family.push(("p".into(), pv)),
-                _ => return Err(Error::Measure(format!("'{s}': p applies to RBP only"))),
+                Family::RbpBin | Family::RbpLabel | Family::CwlRbp | Family::Nerr10 => {
+                    self.family.push(("p".into(), pv))
+                }
+                _ => {
+                    return Err(Error::Measure(format!(
+                        "'{s}': p applies to RBP and NERR10 only"
+                    )))
+                }
             }
+        }
+        if self.bpm_k && !matches!(m.family, Family::Bpm | Family::BpmDynamic) {
+            return Err(Error::Measure(format!(
+                "'{s}': K applies to BPM only (other measures take a cut-off, @k)"
+            )));
         }
         if self.exp_gain && !matches!(m.family, Family::NdcgBurges | Family::NdcgBurgesCut) {
             return Err(Error::Measure(format!("'{s}': dcg applies to nDCG only")));
         }
-        m.set_opts(self.family)?;
         m.rel_level = self.rel_level;
+        m.set_opts(self.family)?;
         Ok(m)
     }
 }
@@ -609,8 +686,19 @@ fn parse_rel_option(s: &str, v: &str) -> Result<i64> {
 /// and the gain map `gN`.
 fn is_family_option(k: &str) -> bool {
     // (`judged_only` is read by `AtOptions::set` as a flag)
-    matches!(k, "beta" | "gmax" | "b" | "ideal_all")
-        || (k.len() > 1 && k.starts_with('g') && k[1..].bytes().all(|b| b.is_ascii_digit()))
+    matches!(
+        k,
+        "beta"
+            | "gmax"
+            | "b"
+            | "ideal_all"
+            | "T"
+            | "hb"
+            | "hc"
+            | "gain_med"
+            | "min_rel"
+            | "max_rel"
+    ) || (k.len() > 1 && k.starts_with('g') && k[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The families an at-style base name means, (without a cut-off, with one), or None if
