@@ -618,7 +618,7 @@ impl AtOptions {
                 }
                 _ => {
                     return Err(Error::Measure(format!(
-                        "'{s}': p applies to RBP and NERR10 only"
+                        "'{s}': p applies to RBP only (and to cwl_rbp and NERR10)"
                     )))
                 }
             }
