@@ -312,6 +312,7 @@ def test_bad_gains_and_parameters_are_refused(tmp_path: Path) -> None:
         ("INST(rel=1,max_rel=3)", "either rel"),
         ("INST(min_rel=1)", "min_rel needs max_rel"),
         ("INST(T=0)", "parameter T must be a number > 0"),
+        ("INST(T=1e-9)", "parameter T must be at least 1e-6"),
         ("cwl_rbp(p=1.5)", "parameter p must be a number from 0 to 1"),
         ("cwl_P@1001", "at most 1000"),
         ("INST(stat=XYZ)", "stat must be one of EU, ETU, EC, ETC, ED"),

@@ -212,6 +212,14 @@ impl Measure {
                 )));
             }
         }
+        if self.family == Family::Inst && self.opt("T", 1.0) < INST_MIN_T {
+            // INST's continuation divides by i + 2T - (gain of the top i), which is at
+            // least 2T; for T below this, i + T rounds to i and the quotient to 0/0
+            return Err(Error::Measure(format!(
+                "measure '{name}': parameter T must be at least {INST_MIN_T:e}, got {}",
+                fmt_num(self.opt("T", 1.0))
+            )));
+        }
         let depth = super::CWL_DEPTH as u64;
         if self.family == Family::CwlP && self.cutoffs().iter().any(|&k| k > depth) {
             return Err(Error::Measure(format!(
@@ -221,6 +229,9 @@ impl Measure {
         Ok(())
     }
 }
+
+/// INST's smallest goal T: above the rounding of i + T at the ranks cwl_eval reads.
+const INST_MIN_T: f64 = 1e-6;
 
 /// trec_eval's `valid_int` for gain-map keys: optional sign, then digits.
 fn valid_int(s: &str) -> bool {

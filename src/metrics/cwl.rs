@@ -327,6 +327,14 @@ mod tests {
     }
 
     #[test]
+    fn inst_with_a_tiny_goal_is_refused() {
+        // i + T would round to i and the continuation to 0/0
+        let set = crate::measure::MeasureSet::parse(&["INST(T=1e-20)"]);
+        assert!(set.is_err());
+        assert!(crate::measure::MeasureSet::parse(&["INST(T=1e-6)"]).is_ok());
+    }
+
+    #[test]
     fn nerr_by_hand() {
         // NERR8@3, gains 0.5, 0.5, 1: C = 0.5, 0.5, 0 -> examined 1, 0.5, 0.25;
         // EU = (0.5 + 0.25 + 0.25) / 1.75
