@@ -44,7 +44,9 @@ from cwl.seeker.trec_qrel_handler import TrecQrelHandler
 
 import irmetrics
 
-STATS = ["EU", "ETU", "EC", "ETC", "ED"]
+# cwl_eval's columns with residuals (-r): the lower bounds, then how much each rises if
+# every unjudged document (and rank past the ranking's end) gained 1
+STATS = ["EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED"]
 MAX_REL = 3
 
 # (cwl_eval's metric as its -m file spells it, a factory of the same metric, our name
@@ -143,12 +145,12 @@ def binary(label: int) -> float:
 
 
 def cwl_cli(tmp: Path, gains: Path, run: Path) -> dict[str, list[list[float]]]:
-    """cwl-eval's printed values: {query: [[EU, ETU, EC, ETC, ED] per model]}."""
+    """cwl-eval's printed values (-r: with residuals): {query: [[STATS] per model]}."""
     metrics = tmp / "metrics.txt"
     metrics.write_text("".join(f"{spec}\n" for spec, _, _ in MODELS))
     exe = shutil.which("cwl-eval") or str(Path(sys.executable).parent / "cwl-eval")
     out = subprocess.run(
-        [exe, str(gains), str(run), "-m", str(metrics)],
+        [exe, str(gains), str(run), "-m", str(metrics), "-r"],
         cwd=tmp,  # cwl_eval writes cwl.log in the working directory
         capture_output=True,
         text=True,
@@ -157,7 +159,7 @@ def cwl_cli(tmp: Path, gains: Path, run: Path) -> dict[str, list[list[float]]]:
     rows: dict[str, list[list[float]]] = {}
     for line in out.splitlines():
         parts = line.split("\t")
-        rows.setdefault(parts[0], []).append([float(x) for x in parts[2:7]])
+        rows.setdefault(parts[0], []).append([float(x) for x in parts[2:12]])
     return rows
 
 
@@ -173,8 +175,16 @@ def cwl_objects(gains: Path, run: dict[str, list[tuple[str, float]]]):
         out[q] = []
         for _, make, _ in MODELS:
             metric = make()
+            metric.residuals = True
             metric.measure(ranking)
-            out[q].append([float(x) for x in metric.get_scores()])
+            residuals = [
+                metric.residual_expected_utility,
+                metric.residual_expected_total_utility,
+                metric.residual_expected_cost,
+                metric.residual_expected_total_cost,
+                metric.residual_expected_items,
+            ]
+            out[q].append([float(x) for x in [*metric.get_scores(), *residuals]])
     return out
 
 
@@ -208,7 +218,7 @@ def test_graded_gains_equal_cwl_eval(tmp_path: Path, seed: int) -> None:
     write_qrels(gains, qrels, scaled)
     write_run(run_file, run)
     got = ours(labels, run_file, f"max_rel={MAX_REL},")
-    assert compare(got, cwl_objects(gains, run), 1e-9) == 24 * len(MODELS) * 5
+    assert compare(got, cwl_objects(gains, run), 1e-9) == 24 * len(MODELS) * len(STATS)
     # its command line prints 4 decimals
     compare(got, cwl_cli(tmp_path, gains, run_file), 5e-5 + 1e-12)
 
@@ -297,7 +307,7 @@ def test_dl19_passage_with_a_generated_run(tmp_path: Path) -> None:
     write_run(run_file, run)
     write_qrels(gains, qrels, scaled)
     got = ours(qrels_file, run_file, f"max_rel={MAX_REL},")
-    assert compare(got, cwl_objects(gains, run), 1e-9) == 43 * len(MODELS) * 5
+    assert compare(got, cwl_objects(gains, run), 1e-9) == 43 * len(MODELS) * len(STATS)
     assert check_ir_measures_names(qrels_file, run_file) == 43 * 15
 
 
@@ -315,7 +325,7 @@ def test_bad_gains_and_parameters_are_refused(tmp_path: Path) -> None:
         ("INST(T=1e-9)", "parameter T must be at least 1e-6"),
         ("cwl_rbp(p=1.5)", "parameter p must be a number from 0 to 1"),
         ("cwl_P@1001", "at most 1000"),
-        ("INST(stat=XYZ)", "stat must be one of EU, ETU, EC, ETC, ED"),
+        ("INST(stat=XYZ)", "stat must be one of EU, ETU, EC, ETC, ED, ResEU"),
         ("P(K=3)@5", "K applies to BPM only"),
     ]:
         with pytest.raises(irmetrics.Error, match=why):

@@ -367,7 +367,7 @@ impl Family {
             Dcg | DcgCut => &[param!("gN", Gain)],
             NdcgGain | NdcgGainCut => &[param!("gN", Gain), param!("ideal_all", Flag)],
             // C/W/L: the gain scale (ir_measures' min_rel, max_rel) and the statistic
-            // (0..4: EU, ETU, EC, ETC, ED) of every model; INST's and INSQ's goal T > 0
+            // (0..9: EU, ETU, EC, ETC, ED and their residuals) of every model; INST's and INSQ's goal T > 0
             // keeps their continuation's denominator positive; RBP's p may be 0 or 1
             // (cwl_eval normalises over its 1000 ranks)
             CwlP | CwlRr | CwlAp | SdcgCut | Nerr8Cut | Nerr9Cut => CWL_COMMON,
@@ -375,19 +375,19 @@ impl Family {
                 param!("T", NonNegative),
                 param!("min_rel", Finite),
                 param!("max_rel", Finite),
-                param!("stat", WholeUpTo(4)),
+                param!("stat", WholeUpTo(9)),
             ],
             CwlRbp | Nerr10 => &[
                 param!("p", Unit),
                 param!("min_rel", Finite),
                 param!("max_rel", Finite),
-                param!("stat", WholeUpTo(4)),
+                param!("stat", WholeUpTo(9)),
             ],
             Inst | Insq | Nerr11 => &[
                 param!("T", Positive),
                 param!("min_rel", Finite),
                 param!("max_rel", Finite),
-                param!("stat", WholeUpTo(4)),
+                param!("stat", WholeUpTo(9)),
             ],
             BpmDynamic => &[
                 param!("T", NonNegative),
@@ -396,7 +396,7 @@ impl Family {
                 param!("gain_med", Finite),
                 param!("min_rel", Finite),
                 param!("max_rel", Finite),
-                param!("stat", WholeUpTo(4)),
+                param!("stat", WholeUpTo(9)),
             ],
             _ => &[],
         }
@@ -452,7 +452,7 @@ impl Family {
 const CWL_COMMON: &[Param] = &[
     param!("min_rel", Domain::Finite),
     param!("max_rel", Domain::Finite),
-    param!("stat", Domain::WholeUpTo(4)),
+    param!("stat", Domain::WholeUpTo(9)),
 ];
 
 /// The number of ranks cwl_eval's C/W/L models look at (its `--max_depth`, and
@@ -461,8 +461,12 @@ pub const CWL_DEPTH: usize = 1000;
 
 /// The statistics of a C/W/L model, by the number of its `stat` option (cwl_eval's
 /// columns): expected utility per document read (the rate), expected total utility,
-/// expected cost per document, expected total cost, expected depth (documents read).
-pub const CWL_STATS: [&str; 5] = ["EU", "ETU", "EC", "ETC", "ED"];
+/// expected cost per document, expected total cost, expected depth (documents read);
+/// then their residuals (cwl_eval's `-r`): how much each rises if every document
+/// absent from the qrels, and every rank beyond the ranking, gained 1.
+pub const CWL_STATS: [&str; 10] = [
+    "EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED",
+];
 
 /// The number of a C/W/L statistic's name (`ETU`: 1), whatever its case, or a number
 /// written as such (`1`).

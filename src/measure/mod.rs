@@ -526,6 +526,7 @@ mod tests {
         assert_eq!(cols("cwl_rbp(p=0.8,stat=ED)"), ["cwl_rbp(p=0.8,stat=ED)"]);
         assert_eq!(cols("cwl_rr(rel=2)"), ["cwl_rr-l2"]);
         assert_eq!(cols("cwl_ap(stat=2)"), ["cwl_ap(stat=EC)"]);
+        assert_eq!(cols("cwl_rbp(stat=resEU)"), ["cwl_rbp(stat=ResEU)"]);
         // the printed names parse back to themselves
         for name in [
             "INST(T=3,stat=ETU)",
@@ -541,7 +542,7 @@ mod tests {
             "INST(max_rel=1,min_rel=2)",
             "INST(rel=1,max_rel=3)",
             "INST(stat=ABC)",
-            "INST(stat=5)",
+            "INST(stat=10)",
             "cwl_P@1001",
             "cwl_rbp(p=1.5)",
             "P(K=5)@10",

@@ -10,7 +10,10 @@
 //! and the five numbers cwl_eval prints: EU = Σ W(i) g(i) (expected utility per
 //! document: the rate), ETU = Σ L(i) Σ_{j<=i} g(j), EC = Σ W(i) c(i), ETC =
 //! Σ L(i) Σ_{j<=i} c(j), ED = 1 / W(1) (expected depth). A measure's value is its EU
-//! unless its `stat` option picks another (`INST(T=3,stat=ETC)`).
+//! unless its `stat` option picks another (`INST(T=3,stat=ETC)`); `stat=ResEU` and
+//! the other residuals are cwl_eval's `-r`: the same statistic when every document
+//! absent from the qrels, and every rank past the end of the ranking, gains 1 (its
+//! "best case", continuation recomputed), minus the value above.
 //!
 //! Gains: cwl_eval reads the qrels' labels as gains (which must lie in [0, 1]; the
 //! evaluator refuses larger labels, see `gain_overflow`); `rel=N` makes them binary
@@ -73,16 +76,33 @@ pub(super) fn cwl(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         *g = scale.gain(r);
     }
     let stat = m.opt("stat", 0.0) as usize;
-    let mut cont = [0.0f64; CWL_DEPTH];
-    match m.cutoffs() {
-        [] => {
-            continuation(m, 0, &gains, &mut cont);
-            out[0] = statistics(&cont, &gains)[stat];
+    // the residuals' best case: unjudged documents and the padding gain 1
+    let best = (stat >= 5).then(|| {
+        let mut best = [1.0f64; CWL_DEPTH];
+        for ((b, &g), &r) in best.iter_mut().zip(&gains).zip(c.rels) {
+            if r != NONPOOL {
+                *b = g;
+            }
         }
+        best
+    });
+    let mut cont = [0.0f64; CWL_DEPTH];
+    let mut value = |k: u64| {
+        continuation(m, k, &gains, &mut cont);
+        let worst = statistics(&cont, &gains);
+        match &best {
+            None => worst[stat],
+            Some(best) => {
+                continuation(m, k, best, &mut cont);
+                statistics(&cont, best)[stat - 5] - worst[stat - 5]
+            }
+        }
+    };
+    match m.cutoffs() {
+        [] => out[0] = value(0),
         cuts => {
             for (o, &k) in out.iter_mut().zip(cuts) {
-                continuation(m, k, &gains, &mut cont);
-                *o = statistics(&cont, &gains)[stat];
+                *o = value(k);
             }
         }
     }
@@ -323,6 +343,23 @@ mod tests {
         close(
             eval("SDCG(max_rel=2)@3", &[2, 1], &[2, 1])[0],
             (1.0 + 0.5 / 3f64.log2()) / ideal,
+        );
+    }
+
+    #[test]
+    fn residuals_count_unjudged_and_missing_ranks_as_gain_1() {
+        // P@4 over 1, unjudged, 0 (2 ranks short): best case 1, 1, 0, 1 -> 3/4 against
+        // 1/4; the user reads 4 documents either way
+        let rels = [1, -1, 0];
+        close(eval("cwl_P(stat=ResEU)@4", &rels, &[1, 0])[0], 0.5);
+        close(eval("cwl_P(stat=ResETU)@4", &rels, &[1, 0])[0], 2.0);
+        close(eval("cwl_P(stat=ResED)@4", &rels, &[1, 0])[0], 0.0);
+        // RR over 0, unjudged: the best case stops at rank 2 (EU 1/2, depth 2) instead
+        // of reading all 1000 ranks (EU 0)
+        close(eval("cwl_rr(stat=ResEU)", &[0, -1], &[1, 0])[0], 0.5);
+        close(
+            eval("cwl_rr(stat=ResED)", &[0, -1], &[1, 0])[0],
+            2.0 - 1000.0,
         );
     }
 
