@@ -47,6 +47,8 @@ pub enum Domain {
     Gain,
     /// A number >= 0.
     NonNegative,
+    /// A number > 0.
+    Positive,
     /// A number from 0 to 1, both included.
     Unit,
     /// A number strictly between 0 and 1.
@@ -78,6 +80,7 @@ impl Domain {
                 Domain::Finite => true,
                 Domain::Gain => x.abs() <= MAX_GAIN,
                 Domain::NonNegative => x >= 0.0,
+                Domain::Positive => x > 0.0,
                 Domain::Unit => (0.0..=1.0).contains(&x),
                 Domain::OpenUnit => x > 0.0 && x < 1.0,
                 Domain::AboveOne => x > 1.0,
@@ -93,6 +96,7 @@ impl Domain {
             Domain::Finite => "a finite number".into(),
             Domain::Gain => "a number from -2^53 to 2^53".into(),
             Domain::NonNegative => "a number >= 0".into(),
+            Domain::Positive => "a number > 0".into(),
             Domain::Unit => "a number from 0 to 1".into(),
             Domain::OpenUnit => "a number strictly between 0 and 1".into(),
             Domain::AboveOne => "a number > 1".into(),
@@ -280,6 +284,20 @@ families! {
     PrecisionAtRecall => "precision_at_recall", Fractions, [0.5], Mean, false, "Highest precision over the score thresholds whose recall is at least x, on the retrieved judged documents (torchmetrics PrecisionAtFixedRecall); 0 if none.";
     SearchLength => "sl", Cutoffs, [1], Mean, false, "Search length (Cooper 1968) on the ranking: non-relevant documents seen before the k-th relevant one; all non-relevant retrieved when fewer than k relevant are retrieved.";
     ExpectedSearchLength => "esl", Cutoffs, [1], Mean, false, "Expected search length (Cooper 1968): documents of equal score form one level in random order; j + i s / (r + 1) for the level holding the k-th relevant document.";
+    // ---- C/W/L user models, as cwl_eval 1.0.12 computes them (metrics/cwl.rs) ----
+    CwlP => "cwl_P", Cutoffs, [10], Mean, false, "C/W/L precision at k (cwl_eval P@k): the user reads exactly k documents; EU = sum of the top k gains / k.";
+    CwlRr => "cwl_rr", None, [], Mean, false, "C/W/L reciprocal rank (cwl_eval RR): the user stops at the first document with a positive gain.";
+    CwlAp => "cwl_ap", None, [], Mean, false, "C/W/L average precision (cwl_eval AP): continuation (sum_{j>i} g_j/j) / (sum_{j>=i} g_j/j); EU is AP over the relevant documents retrieved in the top 1000.";
+    CwlRbp => "cwl_rbp", None, [], Mean, false, "C/W/L rank-biased precision (cwl_eval RBP@p): continuation p (option p, default 0.9), weights normalised over the 1000 ranks.";
+    Inst => "INST", None, [], Mean, false, "INST (Moffat et al. 2015): continuation ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - gain of the top i; option T (default 1).";
+    Insq => "INSQ", None, [], Mean, false, "INSQ (Moffat et al. 2012): continuation ((i + 2T - 1) / (i + 2T))^2; option T (default 1).";
+    Bpm => "BPM", Cutoffs, [10], Mean, false, "Bejeweled Player Model, static (Zhang et al. 2017, cwl_eval): the user continues while the gain so far is below T (option, default 1) and fewer than K (the cut-off) documents are read.";
+    BpmDynamic => "BPM_dynamic", Cutoffs, [10], Mean, false, "Bejeweled Player Model, dynamic (cwl_eval BPM-Dynamic): BPM whose goal T moves by hb * (gain - gain_med) after each document read (options T, hb, hc, gain_med; hc has no effect in cwl_eval).";
+    SdcgCut => "sdcg_cut", Cutoffs, [10], Mean, false, "Scaled DCG at k (cwl_eval NDCG-k): DCG@k / sum_{i<=k} 1/log2(i+1), i.e. DCG with gains in [0, 1] divided by the DCG of k fully relevant documents.";
+    Nerr8Cut => "nerr8_cut", Cutoffs, [10], Mean, false, "NERR, eq. 8 (Azzopardi et al. 2021): continuation 1 - g_i up to rank k - 1, then 0.";
+    Nerr9Cut => "nerr9_cut", Cutoffs, [10], Mean, false, "NERR, eq. 9 (Azzopardi et al. 2021): continuation i / (i + 1) * (1 - g_i) up to rank k - 1, then 0.";
+    Nerr10 => "nerr10", None, [], Mean, false, "NERR, eq. 10 (Azzopardi et al. 2021): continuation p * (1 - g_i) (option p, default 0.9).";
+    Nerr11 => "nerr11", None, [], Mean, false, "NERR, eq. 11 (Azzopardi et al. 2021): continuation ((i + 2T - 1) / (i + 2T))^2 * (1 - g_i) (option T, default 1).";
 }
 
 impl Family {
@@ -379,8 +397,60 @@ impl Family {
             // a precision or recall to reach
             RecallAtPrecision => &[param!("min precision", Unit)],
             PrecisionAtRecall => &[param!("min recall", Unit)],
+            // C/W/L: the gain scale (ir_measures' min_rel, max_rel) and the statistic
+            // (0..9: EU, ETU, EC, ETC, ED and their residuals) of every model; INST's and INSQ's goal T > 0
+            // keeps their continuation's denominator positive; RBP's p may be 0 or 1
+            // (cwl_eval normalises over its 1000 ranks)
+            CwlP | CwlRr | CwlAp | SdcgCut | Nerr8Cut | Nerr9Cut => CWL_COMMON,
+            Bpm => &[
+                param!("T", NonNegative),
+                param!("min_rel", Finite),
+                param!("max_rel", Finite),
+                param!("stat", WholeUpTo(9)),
+            ],
+            CwlRbp | Nerr10 => &[
+                param!("p", Unit),
+                param!("min_rel", Finite),
+                param!("max_rel", Finite),
+                param!("stat", WholeUpTo(9)),
+            ],
+            Inst | Insq | Nerr11 => &[
+                param!("T", Positive),
+                param!("min_rel", Finite),
+                param!("max_rel", Finite),
+                param!("stat", WholeUpTo(9)),
+            ],
+            BpmDynamic => &[
+                param!("T", NonNegative),
+                param!("hb", Finite),
+                param!("hc", Finite),
+                param!("gain_med", Finite),
+                param!("min_rel", Finite),
+                param!("max_rel", Finite),
+                param!("stat", WholeUpTo(9)),
+            ],
             _ => &[],
         }
+    }
+
+    /// Whether the family is a C/W/L user model (`metrics/cwl.rs`).
+    pub fn is_cwl(self) -> bool {
+        use Family::*;
+        matches!(
+            self,
+            CwlP | CwlRr
+                | CwlAp
+                | CwlRbp
+                | Inst
+                | Insq
+                | Bpm
+                | BpmDynamic
+                | SdcgCut
+                | Nerr8Cut
+                | Nerr9Cut
+                | Nerr10
+                | Nerr11
+        )
     }
 
     /// The parameter called `name` (see [`Family::params`]).
@@ -401,10 +471,64 @@ impl Family {
             NdcgGain | NdcgGainCut => &["gN", "ideal_all"],
             Compat => &["p", "normalize"],
             Auroc => &["max_fpr"],
+            // the options of a C/W/L model are its parameters
+            f if f.is_cwl() => CWL_OPTIONS
+                .iter()
+                .find(|(fs, _)| fs.contains(&f))
+                .map_or(&[], |(_, names)| *names),
             _ => &[],
         }
     }
 }
+
+/// The parameters every C/W/L model shares: the gain scale and the statistic.
+const CWL_COMMON: &[Param] = &[
+    param!("min_rel", Domain::Finite),
+    param!("max_rel", Domain::Finite),
+    param!("stat", Domain::WholeUpTo(9)),
+];
+
+/// The number of ranks cwl_eval's C/W/L models look at (its `--max_depth`, and
+/// ir_measures' provider's): a ranking is cut there or padded with gain 0.
+pub const CWL_DEPTH: usize = 1000;
+
+/// The statistics of a C/W/L model, by the number of its `stat` option (cwl_eval's
+/// columns): expected utility per document read (the rate), expected total utility,
+/// expected cost per document, expected total cost, expected depth (documents read);
+/// then their residuals (cwl_eval's `-r`): how much each rises if every document
+/// absent from the qrels, and every rank beyond the ranking, gained 1.
+pub const CWL_STATS: [&str; 10] = [
+    "EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED",
+];
+
+/// The number of a C/W/L statistic's name (`ETU`: 1), whatever its case, or a number
+/// written as such (`1`).
+pub(super) fn cwl_stat(text: &str) -> Option<f64> {
+    CWL_STATS
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(text))
+        .map(|i| i as f64)
+}
+
+/// The option names of the C/W/L models (the names of their [`Family::params`]).
+const CWL_OPTIONS: &[(&[Family], &[&str])] = {
+    use Family::*;
+    &[
+        (
+            &[CwlP, CwlRr, CwlAp, SdcgCut, Nerr8Cut, Nerr9Cut],
+            &["min_rel", "max_rel", "stat"],
+        ),
+        (&[CwlRbp, Nerr10], &["p", "min_rel", "max_rel", "stat"]),
+        (
+            &[Inst, Insq, Nerr11, Bpm],
+            &["T", "min_rel", "max_rel", "stat"],
+        ),
+        (
+            &[BpmDynamic],
+            &["T", "hb", "hc", "gain_med", "min_rel", "max_rel", "stat"],
+        ),
+    ]
+};
 
 /// trec_eval's `all_prefs`: runid, num_q and every preference measure.
 const ALL_PREFS: &[Family] = {
@@ -639,6 +763,11 @@ pub(super) const ALIASES: &[Alias] = {
             None,
             Some(ExpectedSearchLength),
         ),
+        // ir_measures' cwl_eval names (INST, INSQ, BPM, NERR10, NERR11 are the
+        // canonical names, whatever the case)
+        alias(&["SDCG"], None, Some(SdcgCut)),
+        alias(&["NERR8"], None, Some(Nerr8Cut)),
+        alias(&["NERR9"], None, Some(Nerr9Cut)),
     ]
 };
 

@@ -18,7 +18,8 @@ mod family;
 mod parse;
 
 pub use family::{
-    nickname, Domain, Family, JudgmentKind, Param, ParamKind, MAX_EXPONENT, MAX_GAIN,
+    nickname, Domain, Family, JudgmentKind, Param, ParamKind, CWL_DEPTH, CWL_STATS, MAX_EXPONENT,
+    MAX_GAIN,
 };
 pub use parse::{parse_measure, parse_measure_as};
 
@@ -151,6 +152,10 @@ impl Measure {
         }
         opts.sort_by(|a, b| a.0.cmp(&b.0));
         opts.dedup_by(|a, b| a.0 == b.0);
+        if self.family.is_cwl() {
+            // a C/W/L model's expected utility is its value without a stat option
+            opts.retain(|(n, v)| !(n == "stat" && *v == 0.0));
+        }
         let before = std::mem::replace(&mut self.opts, opts);
         self.check().inspect_err(|_| self.opts = before)
     }
@@ -215,7 +220,10 @@ impl Measure {
             let o: Vec<String> = self
                 .opts
                 .iter()
-                .map(|(n, v)| format!("{n}={}", fmt_num(*v)))
+                .map(|(n, v)| match (n.as_str(), CWL_STATS.get(*v as usize)) {
+                    ("stat", Some(stat)) if self.family.is_cwl() => format!("stat={stat}"),
+                    _ => format!("{n}={}", fmt_num(*v)),
+                })
                 .collect();
             let o = o.join(",");
             for c in &mut out {
@@ -486,6 +494,69 @@ mod tests {
             .flat_map(|m| m.column_names())
             .collect();
         assert_eq!(c, ["F_cut_5", "F_cut_10", "F_cut_5(beta=2)"]);
+    }
+
+    #[test]
+    fn cwl_spellings() {
+        // ours and ir_measures' (cwl_eval provider) names of the C/W/L models
+        assert_eq!(cols("INST(T=3)"), ["INST(T=3)"]);
+        assert_eq!(cols("inst(T=3)"), ["INST(T=3)"]);
+        assert_eq!(cols("INST(T=3,stat=ETU)"), ["INST(T=3,stat=ETU)"]);
+        assert_eq!(cols("INST(T=3,stat=etu)"), ["INST(T=3,stat=ETU)"]);
+        assert_eq!(cols("INST(T=3,stat=EU)"), ["INST(T=3)"]);
+        assert_eq!(cols("INST(T=1,max_rel=3)"), ["INST(T=1,max_rel=3)"]);
+        assert_eq!(
+            cols("INSQ(T=2,min_rel=1,max_rel=3)"),
+            ["INSQ(T=2,max_rel=3,min_rel=1)"]
+        );
+        assert_eq!(cols("BPM(T=2,K=10)"), ["BPM_10(T=2)"]);
+        assert_eq!(cols("BPM(T=1,max_rel=3)@20"), ["BPM_20(T=1,max_rel=3)"]);
+        assert_eq!(cols("bpm_10(T=2)"), ["BPM_10(T=2)"]);
+        assert_eq!(
+            cols("BPM_dynamic(T=2,hb=0.5)@10"),
+            ["BPM_dynamic_10(T=2,hb=0.5)"]
+        );
+        assert_eq!(cols("SDCG(max_rel=3)@10"), ["sdcg_cut_10(max_rel=3)"]);
+        assert_eq!(cols("sdcg_cut.5,10"), ["sdcg_cut_5", "sdcg_cut_10"]);
+        assert_eq!(cols("NERR8(max_rel=3)@10"), ["nerr8_cut_10(max_rel=3)"]);
+        assert_eq!(cols("NERR9@5"), ["nerr9_cut_5"]);
+        assert_eq!(cols("NERR10(p=0.8,max_rel=3)"), ["nerr10(max_rel=3,p=0.8)"]);
+        assert_eq!(cols("NERR11(T=2)"), ["nerr11(T=2)"]);
+        assert_eq!(cols("cwl_P@10"), ["cwl_P_10"]);
+        assert_eq!(cols("cwl_rbp(p=0.8,stat=ED)"), ["cwl_rbp(p=0.8,stat=ED)"]);
+        assert_eq!(cols("cwl_rr(rel=2)"), ["cwl_rr-l2"]);
+        assert_eq!(cols("cwl_ap(stat=2)"), ["cwl_ap(stat=EC)"]);
+        assert_eq!(cols("cwl_rbp(stat=resEU)"), ["cwl_rbp(stat=ResEU)"]);
+        // the printed names parse back to themselves
+        for name in [
+            "INST(T=3,stat=ETU)",
+            "BPM_10(T=2)",
+            "nerr10(max_rel=3,p=0.8)",
+            "cwl_rr-l2",
+        ] {
+            assert_eq!(cols(name), [name]);
+        }
+        for bad in [
+            "INST(T=0)",
+            "INST(min_rel=1)",
+            "INST(max_rel=1,min_rel=2)",
+            "INST(rel=1,max_rel=3)",
+            "INST(stat=ABC)",
+            "INST(stat=10)",
+            "cwl_P@1001",
+            "cwl_rbp(p=1.5)",
+            "P(K=5)@10",
+            "INST@10",
+            "BPM(gmax=2)@10",
+        ] {
+            assert!(
+                MeasureSet::parse(&[bad]).is_err() || {
+                    let set = MeasureSet::parse(&[bad]).unwrap();
+                    set.measures().iter().any(|m| m.check().is_err())
+                },
+                "{bad}"
+            );
+        }
     }
 
     #[test]

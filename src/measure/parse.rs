@@ -3,7 +3,7 @@
 //! ranx (`ndcg@10`, `map@100-l2`), plus trec_eval parameter text (`Measure::with_params`)
 //! and the suggestions offered for an unknown name.
 
-use super::family::{alias_by_name, family_by_name, nickname, ALIASES, NICKNAMES};
+use super::family::{alias_by_name, cwl_stat, family_by_name, nickname, ALIASES, NICKNAMES};
 use super::Names;
 use super::{Family, Measure, ParamKind, Params};
 use crate::error::{Error, Result};
@@ -178,9 +178,60 @@ impl Measure {
             }
             check(if is_gain { "gN" } else { key }, *x)?;
         }
+        if f.is_cwl() {
+            self.check_cwl()?;
+        }
+        Ok(())
+    }
+
+    /// The C/W/L models' gains: either cwl_eval's own (the labels, which must then lie
+    /// in [0, 1]), or binary at `rel=N`, or scaled from [min_rel, max_rel] to [0, 1]
+    /// (ir_measures); and cwl_eval computes P@k for k up to its depth only.
+    fn check_cwl(&self) -> Result<()> {
+        let name = self.family.name();
+        let has = |k: &str| self.opts.iter().any(|(n, _)| n == k);
+        if has("min_rel") && !has("max_rel") {
+            return Err(Error::Measure(format!(
+                "measure '{name}': min_rel needs max_rel (gains are scaled from \
+                 [min_rel, max_rel] to [0, 1])"
+            )));
+        }
+        if has("max_rel") {
+            let (lo, hi) = (self.opt("min_rel", 0.0), self.opt("max_rel", 0.0));
+            if hi <= lo {
+                return Err(Error::Measure(format!(
+                    "measure '{name}': max_rel ({}) must be greater than min_rel ({})",
+                    fmt_num(hi),
+                    fmt_num(lo)
+                )));
+            }
+            if self.rel_level.is_some() {
+                return Err(Error::Measure(format!(
+                    "measure '{name}': give either rel (binary gains) or max_rel (graded \
+                     gains scaled to [0, 1]), not both"
+                )));
+            }
+        }
+        if self.family == Family::Inst && self.opt("T", 1.0) < INST_MIN_T {
+            // INST's continuation divides by i + 2T - (gain of the top i), which is at
+            // least 2T; for T below this, i + T rounds to i and the quotient to 0/0
+            return Err(Error::Measure(format!(
+                "measure '{name}': parameter T must be at least {INST_MIN_T:e}, got {}",
+                fmt_num(self.opt("T", 1.0))
+            )));
+        }
+        let depth = super::CWL_DEPTH as u64;
+        if self.family == Family::CwlP && self.cutoffs().iter().any(|&k| k > depth) {
+            return Err(Error::Measure(format!(
+                "measure '{name}': a cut-off must be at most {depth}, cwl_eval's depth"
+            )));
+        }
         Ok(())
     }
 }
+
+/// INST's smallest goal T: above the rounding of i + T at the ranks cwl_eval reads.
+const INST_MIN_T: f64 = 1e-6;
 
 /// trec_eval's `valid_int` for gain-map keys: optional sign, then digits.
 fn valid_int(s: &str) -> bool {
@@ -200,6 +251,15 @@ fn parse_cutoff(s: &str) -> Option<u64> {
         return None;
     }
     int.parse::<u64>().ok().filter(|&k| k > 0)
+}
+
+/// An option's value: a number, or for the C/W/L `stat` a statistic's name (`ETU`).
+fn option_number(key: &str, v: &str) -> Option<f64> {
+    let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
+    match key {
+        "stat" => cwl_stat(v).or_else(|| parse_number(v)),
+        _ => parse_number(v),
+    }
 }
 
 fn parse_number(s: &str) -> Option<f64> {
@@ -311,7 +371,7 @@ fn parse_trec(s: &str) -> Result<Option<Measure>> {
                         let (k, v) = opt.split_once('=').ok_or_else(|| {
                             Error::Measure(format!("'{s}': option '{opt}' is not name=value"))
                         })?;
-                        let v = parse_number(v).ok_or_else(|| {
+                        let v = option_number(k.trim(), v).ok_or_else(|| {
                             Error::Measure(format!("'{s}': option '{k}' needs a finite number"))
                         })?;
                         extra.push((k.trim().to_string(), v));
@@ -458,6 +518,8 @@ struct AtOptions {
     cutoff: Option<String>,
     /// ir_measures' `relative=True` of `SetP`: set_relative_P.
     relative: bool,
+    /// `K=k` of BPM: its cut-off, given as an option.
+    bpm_k: bool,
 }
 
 impl AtOptions {
@@ -501,6 +563,19 @@ impl AtOptions {
                 let on = parse_flag(s, k, v)?;
                 self.family
                     .push(("normalize".into(), f64::from(u8::from(on))));
+            }
+            "K" => {
+                self.cutoff = Some(v.to_string());
+                self.bpm_k = true;
+            }
+            "stat" => {
+                let x = option_number(k, v).ok_or_else(|| {
+                    Error::Measure(format!(
+                        "'{s}': stat must be one of {}, got '{v}'",
+                        super::family::CWL_STATS.join(", ")
+                    ))
+                })?;
+                self.family.push((k.to_string(), x));
             }
             "judged_only" => {
                 if parse_flag(s, k, v)? {
@@ -548,7 +623,8 @@ impl AtOptions {
                      judged_only; p for RBP and Compat; normalize for Compat; dcg and gains \
                      for nDCG; beta for F and SetF; gmax for ERR/nERR; b for dcg_jk; recall \
                      for IPrec; relative for SetP; max_fpr for AUROC; min_precision, \
-                     min_recall for R@P, P@R)"
+                     min_recall for R@P, P@R; T, K, p, hb, hc, gain_med, min_rel, max_rel \
+                     and stat for the C/W/L models)"
                 )))
             }
         }
@@ -581,21 +657,28 @@ impl AtOptions {
                 Family::Rbp => {
                     m = Measure::with_params(Family::Rbp, &format!("p={}", fmt_num(pv)))?
                 }
-                Family::RbpBin | Family::RbpLabel | Family::Compat => {
-                    self.family.push(("p".into(), pv))
-                }
+                Family::RbpBin
+                | Family::RbpLabel
+                | Family::Compat
+                | Family::CwlRbp
+                | Family::Nerr10 => self.family.push(("p".into(), pv)),
                 _ => {
                     return Err(Error::Measure(format!(
-                        "'{s}': p applies to RBP and Compat only"
+                        "'{s}': p applies to RBP only (and to Compat, cwl_rbp and NERR10)"
                     )))
                 }
             }
         }
+        if self.bpm_k && !matches!(m.family, Family::Bpm | Family::BpmDynamic) {
+            return Err(Error::Measure(format!(
+                "'{s}': K applies to BPM only (other measures take a cut-off, @k)"
+            )));
+        }
         if self.exp_gain && !matches!(m.family, Family::NdcgBurges | Family::NdcgBurgesCut) {
             return Err(Error::Measure(format!("'{s}': dcg applies to nDCG only")));
         }
-        m.set_opts(self.family)?;
         m.rel_level = self.rel_level;
+        m.set_opts(self.family)?;
         Ok(m)
     }
 }
@@ -649,8 +732,20 @@ fn parse_rel_option(s: &str, v: &str) -> Result<i64> {
 /// and the gain map `gN`.
 fn is_family_option(k: &str) -> bool {
     // (`judged_only` is read by `AtOptions::set` as a flag)
-    matches!(k, "beta" | "gmax" | "b" | "ideal_all" | "max_fpr")
-        || (k.len() > 1 && k.starts_with('g') && k[1..].bytes().all(|b| b.is_ascii_digit()))
+    matches!(
+        k,
+        "beta"
+            | "gmax"
+            | "b"
+            | "ideal_all"
+            | "T"
+            | "hb"
+            | "hc"
+            | "gain_med"
+            | "min_rel"
+            | "max_rel"
+            | "max_fpr"
+    ) || (k.len() > 1 && k.starts_with('g') && k[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The families an at-style base name means, (without a cut-off, with one), or None if

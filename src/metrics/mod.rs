@@ -14,6 +14,7 @@
 //! | `compat.rs` | compat (Clarke et al.'s RBO with the ideal ranking) |
 //! | `roc.rs` | the ranking as a scored classifier: pair_accuracy(_cut), auroc, recall_at_precision, precision_at_recall |
 //! | `search_length.rs` | sl, esl (Cooper's search length and expected search length) |
+//! | `cwl.rs` | the C/W/L user models of cwl_eval: cwl_P, cwl_rr, cwl_ap, cwl_rbp, INST, INSQ, BPM, BPM_dynamic, sdcg_cut, nerr8_cut, nerr9_cut, nerr10, nerr11 |
 //!
 //! The relevance vector uses trec_eval's encoding: a judged document has its label
 //! (>= 0), [`NONPOOL`] (-1) marks a retrieved document absent from the qrels and
@@ -25,6 +26,7 @@ mod ap;
 mod compat;
 mod confusion;
 mod counts;
+mod cwl;
 mod dcg;
 mod err;
 mod gain;
@@ -233,6 +235,8 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         PrecisionAtRecall => roc::precision_at_recall(c, m.fractions(), out),
         SearchLength => search_length::search_length(c, m.cutoffs(), out),
         ExpectedSearchLength => search_length::expected_search_length(c, m.cutoffs(), out),
+        CwlP | CwlRr | CwlAp | CwlRbp | Inst | Insq | Bpm | BpmDynamic | SdcgCut | Nerr8Cut
+        | Nerr9Cut | Nerr10 | Nerr11 => cwl::cwl(m, c, out),
     }
 }
 
@@ -240,8 +244,9 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
 /// `max_label` is the largest label of the whole qrels): the one check of the gains
 /// computed from labels (the exponential gains 2^label - 1 of dcg/ndcg_burges, ERR's
 /// 2^gmax with gmax defaulting to the largest label; gains set by the user are bounded
-/// by their parameter domain, `MAX_GAIN`). Returns the offending label and why it
-/// cannot be used; None when every value is finite.
+/// by their parameter domain, `MAX_GAIN`), and of the C/W/L models' labels read as
+/// gains (cwl_eval's range [0, 1]). Returns the offending label and why it cannot be
+/// used; None when every value is finite.
 pub fn gain_overflow(m: &Measure, levels: &[(i64, u64)], max_label: i64) -> Option<(i64, String)> {
     use Family::*;
     let c = QueryCtx::new(&[], levels, 1, 0, false).with_max_label(max_label);
@@ -281,6 +286,17 @@ pub fn gain_overflow(m: &Measure, levels: &[(i64, u64)], max_label: i64) -> Opti
         DcgBurges | DcgBurgesCut | NdcgBurges | NdcgBurgesCut => {
             sum_overflow(exp_gains(&c), "exponential gains 2^label - 1")
         }
+        // cwl_eval reads labels as gains, which must lie in [0, 1]
+        f if f.is_cwl() && cwl::labels_are_gains(m) && top > 1 => Some((
+            top,
+            format!(
+                "measure '{}' reads labels as gains, as cwl_eval does, and those must lie \
+                 in [0, 1]; scale graded labels with max_rel (e.g. '{}(max_rel={top})': \
+                 gain = label / {top}) or make them binary with rel (e.g. rel=1)",
+                f.name(),
+                f.name()
+            ),
+        )),
         // labels as gains (at most 2^63 each), user gains (at most 2^53, the gain
         // Domain) and RBP's rescaled gains stay finite
         _ => None,
