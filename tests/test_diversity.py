@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import ir_measures
@@ -330,3 +332,71 @@ def test_the_readme_table_names_equal_pyndeval():
 
 def ticks(cell: str) -> list[str]:
     return re.findall(r"`([^`]+)`", cell)
+
+
+def ndeval_cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "irmetrics", "ndeval", *args], capture_output=True, timeout=120
+    )
+
+
+def c_fixed(v: float) -> str:
+    """C's ``%.6f`` (glibc prints x86's 0/0 as -nan)."""
+    return "-nan" if math.isnan(v) else f"{v:.6f}"
+
+
+@pytest.mark.parametrize(
+    "flags", [[], ["-traditional"], ["-c"], ["-alpha", "0.3", "-beta", "0.8"], ["-M", "7"]]
+)
+def test_ndeval_command_prints_ndevals_csv(web, tmp_path, flags):
+    path, rows = web
+    run = generated_run(rows, 9)
+    # ndeval orders by the rank column by default: ranks in a shuffled order, scores
+    # with ties (read with -traditional), lines shuffled
+    rng = random.Random(0)
+    ranked, lines = {}, []
+    for q, ds in run.items():
+        docs = list(ds)
+        rng.shuffle(docs)
+        ranked[q] = docs
+        lines += [f"{q} Q0 {d} {i + 1} {ds[d]!r} mysys\n" for i, d in enumerate(docs)]
+    rng.shuffle(lines)
+    runfile = tmp_path / "run.txt"
+    runfile.write_text("".join(lines))
+    order = {q: trec_order(ds) if "-traditional" in flags else ranked[q] for q, ds in run.items()}
+    if "-M" in flags:
+        order = {q: o[: int(flags[flags.index("-M") + 1])] for q, o in order.items()}
+    params = {"alpha": 0.3, "beta": 0.8} if "-alpha" in flags else {}
+    flat = [(q, d, float(-i)) for q, o in order.items() for i, d in enumerate(o)]
+    ref = pyndeval.ndeval(rows, flat, measures=pyndeval.DEFAULT_MEASURES, **params)
+    out = ndeval_cli(*flags, str(path), str(runfile))
+    assert out.returncode == 0, out.stderr
+    got = out.stdout.decode().splitlines()
+    assert got[0] == "runid,topic," + ",".join(pyndeval.DEFAULT_MEASURES)
+    topics = sorted(run, key=int)
+    totals = [0.0] * len(pyndeval.DEFAULT_MEASURES)
+    want = []
+    for q in topics:
+        vals = [ref[q][m] if q in ref else 0.0 for m in pyndeval.DEFAULT_MEASURES]
+        totals = [t + v for t, v in zip(totals, vals)]
+        want.append(",".join(["mysys", q, *map(c_fixed, vals)]))
+    n = len({r[0] for r in rows}) if "-c" in flags else len(ref)
+    want.append(",".join(["mysys", "amean", *(c_fixed(t / n) for t in totals)]))
+    assert got[1:] == want
+
+
+def test_ndeval_command_bad_input(tmp_path):
+    qrels = tmp_path / "sub.txt"
+    qrels.write_text("201 1 d1 1\nwt-201 1 d2 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("201 Q0 d1 1 2.0 tag\n201 Q0 d2 1 1.0 tag\n")
+    out = ndeval_cli(str(qrels), str(run))
+    assert out.returncode == 1
+    assert b"sub.txt:2: topic 'wt-201' is not a whole number" in out.stderr
+    qrels.write_text("201 1 d1 1\n")
+    out = ndeval_cli(str(qrels), str(run))
+    assert out.returncode == 1 and b"run.txt:2: duplicate rank (1) for topic 201" in out.stderr
+    out = ndeval_cli("-traditional", str(qrels), str(run))
+    assert out.returncode == 0, out.stderr
+    out = ndeval_cli("-baseline", "x", str(qrels), str(run))
+    assert out.returncode == 2 and b"not supported" in out.stderr

@@ -8,6 +8,7 @@
 //! | `mod.rs` | [`SubtopicQrels`] (`topic subtopic docno rel`, read by `trec/lines.rs`), [`Options`], [`evaluate`] (rayon over queries), [`DiversityResults`] |
 //! | `names.rs` | the measure names (ir_measures' and ndeval's) and their options |
 //! | `kernel.rs` | one query: the curves of a ranking, the greedy ideal ranking |
+//! | `ndeval.rs` | `irmetrics ndeval`: ndeval's command line, reading rules and CSV |
 //!
 //! ndeval's conventions, kept: a label at least the relevance level (default 1) makes
 //! a document relevant to the line's subtopic; judged non-relevant and unjudged
@@ -20,6 +21,7 @@
 
 mod kernel;
 mod names;
+pub mod ndeval;
 
 pub use names::{DiversityMeasure, Kind, NDEVAL_COLUMNS};
 
