@@ -150,22 +150,29 @@ impl SubtopicQrels {
         if rows.is_empty() {
             return Err(Error::Input(format!("{source} holds no subtopic judgment")));
         }
-        rows.sort_by(|a, b| a.0.cmp(b.0));
+        rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let mut queries = Vec::new();
         for topic in rows.chunk_by(|a, b| a.0 == b.0) {
-            let mut subs: Vec<&[u8]> = topic.iter().map(|r| r.1).collect();
-            subs.sort_by(|a, b| subtopic_key(a).cmp(&subtopic_key(b)));
-            subs.dedup();
+            // the distinct subtopics by bytes (cheap), then in ndeval's order
+            let mut by_bytes: Vec<&[u8]> = topic.iter().map(|r| r.1).collect();
+            by_bytes.sort_unstable();
+            by_bytes.dedup();
+            let mut subs = by_bytes.clone();
+            subs.sort_by_key(|s| subtopic_key(s));
+            let mut index = vec![0u32; subs.len()];
+            for (i, s) in subs.iter().enumerate() {
+                if let Ok(b) = by_bytes.binary_search(s) {
+                    index[b] = i as u32;
+                }
+            }
             let mut judged: Vec<(&[u8], u32, i64, u64)> = topic
                 .iter()
                 .map(|r| {
-                    let s = subs
-                        .binary_search_by(|x| subtopic_key(x).cmp(&subtopic_key(r.1)))
-                        .unwrap_or(0);
-                    (r.2, s as u32, r.3, r.4)
+                    let b = by_bytes.binary_search(&r.1).unwrap_or(0);
+                    (r.2, index[b], r.3, r.4)
                 })
                 .collect();
-            judged.sort_by(|a, b| (a.0, a.1, a.3).cmp(&(b.0, b.1, b.3)));
+            judged.sort_unstable_by(|a, b| (a.0, a.1, a.3).cmp(&(b.0, b.1, b.3)));
             if let Some(w) = judged
                 .windows(2)
                 .find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
