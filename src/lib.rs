@@ -49,6 +49,7 @@
 //! | fusion and normalization (ranx's methods) | `fusion/`: `names.rs` (methods, norms, parameters), `norm.rs`, `kernels.rs`, `trained.rs` (methods learnt from qrels), `optimize.rs` (grid search), `mod.rs` (per-query flow); `cli/fuse.rs`, `python/fusion.rs` |
 //! | dense matrices (one row per query: sklearn's shape) | `dense.rs` (to qrels and a run; sklearn's DCG with tie averaging) |
 //! | preference judgments, judgment groups (trec_eval's `-R prefs`, `qrels_prefs`, `qrels_jg`) | `rel_info/`: `prefs.rs` (the `prefs_*` measures), `pref_counts.rs`, `groups.rs` (the `*_avgjg` measures); lines read by `trec/lines.rs` |
+//! | diversity measures (alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, subtopic recall; ndeval's) | `diversity/`: `mod.rs` (subtopic qrels, the per-topic flow), `names.rs`, `kernel.rs` (one topic's curves, ndeval's greedy ideal ranking); `python/diversity.rs` |
 //! | z-scores (`-Z`) | `zscore.rs`: the table of means and deviations, and results turned into z-scores |
 //! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
@@ -65,6 +66,7 @@ pub mod cli;
 pub mod compare;
 pub mod correlation;
 pub mod dense;
+pub mod diversity;
 pub mod error;
 pub mod evaluate;
 pub mod formats;

@@ -52,6 +52,7 @@ __all__ = [
     "aggregate",
     "compare",
     "compare_values",
+    "diversity",
     "html_report",
     "stats",
     "bootstrap_ci",
@@ -170,6 +171,101 @@ def evaluate(
         raise ValueError(f"output must be 'dict', {', '.join(map(repr, _TABLES))}, not {output!r}")
     table = ev.evaluate_table(run, stream=stream)
     return _TABLES[output](*table)
+
+
+def diversity(
+    qrels: Any,
+    run: RunLike,
+    measures: str | Sequence[str] | None = None,
+    *,
+    per_query: bool = False,
+    output: str = "dict",
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    complete: bool = False,
+    max_docs: int | None = None,
+    ties: str = "descending",
+    n_threads: int | None = None,
+) -> Any:
+    """Diversity measures with ndeval's exact conventions (what pyndeval and
+    ir_measures report): alpha-nDCG@k, alpha-DCG@k, ERR-IA@k, nERR-IA@k, NRBP, nNRBP,
+    AP-IA (ndeval's MAP-IA per topic), P-IA@k and subtopic recall@k.
+
+    ``qrels``: subtopic judgments, a file path (``topic subtopic docno rel`` lines, as
+    ndeval reads), ``(query_id, subtopic_id, doc_id, relevance)`` rows (pyndeval's
+    ``SubtopicQrel``) or a DataFrame with columns ``query_id``, ``subtopic_id`` (or
+    ir_measures' ``iteration``), ``doc_id``, ``relevance``. ``run``: anything
+    :func:`evaluate` takes (a :class:`Run`, a path, a dict, a DataFrame, Arrow data).
+
+    ``measures``: ir_measures' names (``"alpha_nDCG@20"``, ``"alpha_DCG@20"``,
+    ``"ERR_IA@20"``, ``"nERR_IA@20"``, ``"NRBP"``, ``"nNRBP"``, ``"AP_IA"``,
+    ``"P_IA@10"``, ``"StRecall@20"``, with options such as
+    ``"alpha_nDCG(alpha=0.3,rel=2,judged_only=True)@10"`` or ``"NRBP(beta=0.8)"``) or
+    ndeval's (``"alpha-nDCG@20"``, ``"MAP-IA"``, ``"strec@20"``); None: ndeval's 21
+    columns (cut-offs 5, 10, 20) in ir_measures' names.
+
+    Returns ``{measure: mean}``, or with ``per_query=True`` ``{measure: {query_id:
+    value}}``; ``output="numpy"`` returns ``(query_ids, names, values, means)`` and
+    ``output="pandas"`` a DataFrame indexed by query id (``attrs["all"]``: the means).
+    Topics are those both judged and in the run; the mean is over them (ndeval's
+    ``amean``), or with ``complete=True`` over every judged topic (ndeval's ``-c``;
+    ir_measures' ``calc_aggregate`` averages so).
+
+    Options (ndeval's flag): ``alpha`` (``-alpha``, redundancy intolerance),
+    ``beta`` (``-beta``, NRBP's patience), ``max_docs`` (``-M``), ``complete``
+    (``-c``), ``relevance_level`` (a label at least this is relevant; ndeval: 1),
+    ``judged_only`` (ir_measures': unjudged documents left out), ``ties``: the order of
+    equal scores, ``"descending"`` by document id (trec_eval, ndeval ``-traditional``)
+    or ``"ascending"`` (pyndeval and ir_measures), ``n_threads`` (0 = all cores).
+    """
+    if isinstance(measures, str):
+        measures = [measures]
+    if hasattr(qrels, "columns") and hasattr(qrels, "itertuples"):
+        cols = list(qrels.columns)
+        sub = "subtopic_id" if "subtopic_id" in cols else "iteration"
+        missing = [c for c in ("query_id", sub, "doc_id", "relevance") if c not in cols]
+        if missing:
+            raise InputError(
+                f"subtopic qrels DataFrame lacks the column(s) {missing}; it needs "
+                "query_id, subtopic_id (or iteration), doc_id, relevance"
+            )
+        qrels = list(
+            zip(
+                qrels["query_id"].tolist(),
+                qrels[sub].tolist(),
+                qrels["doc_id"].tolist(),
+                qrels["relevance"].tolist(),
+            )
+        )
+    names, ids, values, means = _core.diversity(
+        qrels,
+        run,
+        None if measures is None else list(measures),
+        alpha=alpha,
+        beta=beta,
+        relevance_level=relevance_level,
+        judged_only=judged_only,
+        complete=complete,
+        max_docs=max_docs,
+        ties=ties,
+        n_threads=n_threads,
+    )
+    if output == "numpy":
+        return ids, names, values, means
+    if output == "pandas":
+        _core._require("pandas", "output='pandas'", "'irmetrics[pandas]'")
+        import pandas as pd
+
+        df = pd.DataFrame(values, index=pd.Index(ids, name="query_id"), columns=names)
+        df.attrs["all"] = dict(zip(names, means))
+        return df
+    if output != "dict":
+        raise ValueError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")
+    if per_query:
+        return {n: dict(zip(ids, values[:, i].tolist())) for i, n in enumerate(names)}
+    return dict(zip(names, means))
 
 
 def _numpy_table(ids: list[str], columns: list[str], values: Any, summary: Any) -> Any:

@@ -41,6 +41,7 @@ __all__ = [
     "kendall_topk_distance",
     "rbo",
     "compare_runs",
+    "diversity",
     "pooled_auroc",
     "normalize",
     "fuse",
@@ -274,6 +275,20 @@ def compare_runs(
     p: float = 0.9,
     penalty: float = 0.5,
 ) -> dict[str, float]: ...
+def diversity(
+    qrels: Any,
+    run: Any,
+    measures: Sequence[str] | None = None,
+    *,
+    alpha: float | None = None,
+    beta: float | None = None,
+    relevance_level: int | None = None,
+    judged_only: bool | None = None,
+    complete: bool | None = None,
+    max_docs: int | None = None,
+    ties: str = "descending",
+    n_threads: int | None = None,
+) -> tuple[list[str], list[str], Any, list[float]]: ...
 def normalize(run: Any, method: str = "min-max", *, name: str | None = None) -> Run: ...
 def fuse(
     runs: Iterable[Any],

@@ -1,6 +1,6 @@
 """The ``irmetrics`` command: trec_eval's flags and byte-identical output, and the
-subcommands ``fuse``, ``compare`` and ``online`` (the Rust side dispatches on the first
-argument); ``irmetrics report`` (an HTML page, drawn with matplotlib) is here."""
+subcommands ``fuse``, ``compare``, ``online`` and ``ndeval`` (the Rust side dispatches on
+the first argument); ``irmetrics report`` (an HTML page, drawn with matplotlib) is here."""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@
 //! [`run`] and by the Python compatibility layer (`irmetrics.compat`). Subcommands (the
 //! first argument): `irmetrics fuse ...` is `fuse.rs` (rank fusion), `irmetrics compare
 //! ...` is `compare.rs` (significance tests between runs), `irmetrics online ...` is
-//! `online.rs` (online metrics of search logs).
+//! `online.rs` (online metrics of search logs); `irmetrics ndeval ...` is
+//! `crate::diversity::ndeval` (ndeval's diversity evaluation).
 
 mod args;
 mod compare;
@@ -118,6 +119,9 @@ where
     }
     if argv.first().is_some_and(|a| a == "online") {
         return run_online(argv[1..].to_vec(), out, cancel);
+    }
+    if argv.first().is_some_and(|a| a == "ndeval") {
+        return crate::diversity::ndeval::run_ndeval(argv[1..].to_vec(), out);
     }
     if argv.first().is_some_and(|a| a == "compare") {
         return compare::run_compare(argv[1..].to_vec(), out, cancel);

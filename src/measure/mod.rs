@@ -21,6 +21,8 @@ pub use family::{
     nickname, Domain, Family, JudgmentKind, Param, ParamKind, CWL_DEPTH, CWL_STATS, MAX_EXPONENT,
     MAX_GAIN,
 };
+/// The pieces of the grammar that the diversity measures' names share.
+pub(crate) use parse::{parse_cutoff, parse_flag, parse_number, parse_rel_option, split_options};
 pub use parse::{parse_measure, parse_measure_as};
 
 /// Whose meaning a name takes where the peers give one spelling two meanings. Names

@@ -240,7 +240,7 @@ fn valid_int(s: &str) -> bool {
 }
 
 /// A positive cut-off. Like trec_eval, a fractional part is dropped (`23.4` is 23).
-fn parse_cutoff(s: &str) -> Option<u64> {
+pub(crate) fn parse_cutoff(s: &str) -> Option<u64> {
     let s = s.trim();
     let int = match s.split_once('.') {
         Some((i, f)) if f.bytes().all(|b| b.is_ascii_digit()) => i,
@@ -262,7 +262,7 @@ fn option_number(key: &str, v: &str) -> Option<f64> {
     }
 }
 
-fn parse_number(s: &str) -> Option<f64> {
+pub(crate) fn parse_number(s: &str) -> Option<f64> {
     let s = s.trim();
     if s.is_empty() {
         return None;
@@ -684,7 +684,7 @@ impl AtOptions {
 }
 
 /// A flag option: `True`/`False` (ir_measures' Python spelling), `true`/`false`, 1/0.
-fn parse_flag(s: &str, k: &str, v: &str) -> Result<bool> {
+pub(crate) fn parse_flag(s: &str, k: &str, v: &str) -> Result<bool> {
     match v {
         "True" | "true" | "1" => Ok(true),
         "False" | "false" | "0" => Ok(false),
@@ -695,7 +695,7 @@ fn parse_flag(s: &str, k: &str, v: &str) -> Result<bool> {
 }
 
 /// Options split at the commas outside braces (`gains={0:1,1:2}, cutoff=10`).
-fn split_options(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn split_options(text: &str) -> impl Iterator<Item = &str> {
     let mut depth = 0i32;
     let mut start = 0;
     let mut parts = Vec::new();
@@ -715,7 +715,7 @@ fn split_options(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// `rel=N`: a whole number >= 0.
-fn parse_rel_option(s: &str, v: &str) -> Result<i64> {
+pub(crate) fn parse_rel_option(s: &str, v: &str) -> Result<i64> {
     let l: i64 = v
         .parse()
         .map_err(|_| Error::Measure(format!("'{s}': rel must be a whole number, got '{v}'")))?;

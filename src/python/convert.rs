@@ -188,7 +188,7 @@ fn is_bool_like(v: &Bound<'_, PyAny>) -> bool {
 }
 
 /// A relevance label: an integer (Python int or numpy integer); bools and floats refused.
-fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64> {
+pub(crate) fn label_value(v: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<i64> {
     let py = v.py();
     let too_large = || {
         format_err(

@@ -15,6 +15,7 @@
 //! | `pipeline.rs` | conversion on the GIL thread overlapping evaluation on others |
 //! | `errors.rs` | the exception hierarchy and the one mapping from crate errors |
 //! | `cli.rs` | the command line, trec_eval's flags, the measure catalogue |
+//! | `diversity.rs` | `diversity`: ndeval's diversity measures (`crate::diversity`) |
 //! | `extras.rs` | statistics and rank correlation functions |
 //! | `fusion.rs` | `normalize`, `fuse` (ranx's normalizations and fusion methods) |
 //! | `online.rs` | `OnlineLog` and the online metrics of search logs (`crate::online`) |
@@ -25,6 +26,7 @@ mod cli;
 mod convert;
 mod data;
 mod dense;
+mod diversity;
 mod errors;
 mod evaluate;
 mod extras;
@@ -193,6 +195,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     extras::register(m)?;
     dense::register(m)?;
+    diversity::register(m)?;
     fusion::register(m)?;
     online::register(m)?;
     stats::register(m)?;
