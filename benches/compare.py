@@ -26,9 +26,9 @@ SCALES = {  # name: (queries, results per query)
     "L": (100_000, 100),
     "XL": (50_000, 1_000),
 }
-ROUTES = ("file", "dict", "df", "polars", "cli", "stream", "perquery")
+ROUTES = ("file", "dict", "df", "polars", "parquet", "cli", "stream", "perquery")
 # routes run only when asked for (--routes): they need packages beyond the defaults
-OPT_IN_ROUTES = ("polars",)
+OPT_IN_ROUTES = ("polars", "parquet")
 # command-line routes: a process per run, its output on stdout
 CLI_ROUTES = ("cli", "stream", "perquery")
 TOOLS = ("irmetrics", "pytrec_eval", "ranx", "ir_measures", "trec_eval")
@@ -212,6 +212,20 @@ def read_polars(qrels_path, run_path):
     )
 
 
+def parquet_files(qrels_path, run_path):
+    """The data as parquet files beside the TREC files (written once by polars, zstd):
+    (query_id, doc_id, relevance) and (query_id, doc_id, score), ids as strings."""
+    from pathlib import Path
+
+    out = Path(str(qrels_path) + ".parquet"), Path(str(run_path) + ".parquet")
+    if not (out[0].exists() and out[1].exists()):
+        qdf, rdf = read_polars(qrels_path, run_path)
+        names = {"qid": "query_id", "docno": "doc_id"}
+        qdf.rename(names).rename({"label": "relevance"}).write_parquet(out[0])
+        rdf.rename(names).write_parquet(out[1])
+    return out
+
+
 def frame_to_dict(df, qc, dc, vc, cast):
     return {q: dict(zip(g[dc], map(cast, g[vc]))) for q, g in df.groupby(qc, sort=False)}
 
@@ -307,6 +321,10 @@ class IrMetrics(Tool):
             ev = irm.Evaluator(irm.Qrels.from_columns(qdf[q], qdf[d], qdf[lab]), IRM_MEASURES)
         with t("evaluate"):
             return self._means(ev.evaluate(rdf))
+
+    # parquet files read in Rust, record batch by record batch (timed like `file`)
+    def route_parquet(self, irm, qp, rp, t):
+        return self.route_file(irm, qp, rp, t)
 
     # polars frames are read through the Arrow PyCapsule interface, in Rust
     def route_polars(self, irm, qdf, rdf, t):
@@ -516,12 +534,14 @@ def child(spec):
     t = Timer()
     if spec["mode"] == "threads":
         return child_threads(spec)
-    if route == "file":  # timed from here: import + read + evaluate
+    if route in ("file", "parquet"):  # timed from here: import + read + evaluate
+        args = (spec["qrels"], spec["run"])
+        if route == "parquet":  # the files are written before the timed section
+            args = parquet_files(*args)
         cpu0, maxrss0 = _cpu()
         rss0, w0 = _rss_now(), time.perf_counter()
         with t("import"):
             mod = tool.imp()
-        args = (spec["qrels"], spec["run"])
     else:
         mod = tool.imp()
         if route == "dict":
