@@ -91,6 +91,47 @@ impl Results {
         }
     }
 
+    /// Results put together from rows evaluated apart (parts of a qrels split by query,
+    /// as `irmetrics.spark` evaluates them): `values` row-major, one row per id, every
+    /// column of `measures`; the rows are put in id order (the qrels' order) and the
+    /// `all` row computed from them as [`Results::new`] does, so the numbers are those
+    /// of one evaluation of the whole. A repeated id is refused.
+    pub fn from_parts(
+        measures: MeasureSet,
+        query_ids: Vec<Box<[u8]>>,
+        values: &[f64],
+        runid: Vec<u8>,
+    ) -> crate::Result<Results> {
+        let ncols: usize = measures.measures().iter().map(|m| m.width()).sum();
+        if values.len() != query_ids.len() * ncols {
+            return Err(crate::Error::Input(format!(
+                "{} values for {} queries of {ncols} columns",
+                values.len(),
+                query_ids.len()
+            )));
+        }
+        let mut order: Vec<usize> = (0..query_ids.len()).collect();
+        order.sort_unstable_by(|&a, &b| query_ids[a].cmp(&query_ids[b]));
+        if let Some(w) = order
+            .windows(2)
+            .find(|w| query_ids[w[0]] == query_ids[w[1]])
+        {
+            return Err(crate::Error::Input(format!(
+                "query '{}' was evaluated in more than one part",
+                String::from_utf8_lossy(&query_ids[w[0]])
+            )));
+        }
+        let rows = order
+            .iter()
+            .map(|&q| Row {
+                values: values[q * ncols..(q + 1) * ncols].to_vec(),
+                relstring: None,
+            })
+            .collect();
+        let ids = order.iter().map(|&q| query_ids[q].clone()).collect();
+        Ok(Results::new(measures, ids, rows, runid))
+    }
+
     /// The same results with z-scores for values and `all` row (laid out as `values`).
     pub(crate) fn into_zscores(mut self, values: Vec<f64>, summary: Vec<f64>) -> Results {
         self.values = values;

@@ -1,0 +1,356 @@
+"""Evaluation over Spark DataFrames, with the numbers of a local run to the last bit.
+
+>>> from irmetrics import spark as irs
+>>> irs.evaluate(qrels_df, run_df, ["map", "ndcg_cut.10"])  # doctest: +SKIP
+{'map': 0.2551..., 'ndcg_cut.10': 0.4012...}
+
+Both sides are co-grouped by query (``groupBy(query).cogroup(groupBy(query))``), so all
+rows of a query meet in one group whatever the DataFrames' partitioning; each group
+goes to the Rust kernels as Arrow tables (``applyInArrow``: no Python object per row)
+inside the executors, which need irmetrics installed (the same wheel). The driver
+collects one row of values per query and puts them in query-id order, and the ``all``
+row is computed from them as a local evaluation computes it (sums in query-id order,
+divided once; trec_eval's rules for ``complete``), so the numbers equal
+``irmetrics.evaluate`` on the same data bit for bit, for any partitioning.
+
+Needs pyspark >= 3.5 (``pip install 'irmetrics[spark]'``); ``applyInArrow`` on
+co-grouped data comes with pyspark 4.0, older versions take ``applyInPandas`` (the
+columns go through pandas, still one call per group).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _core
+from ._core import Error, Evaluator, InputError, MissingQueryError, Qrels, Run
+
+__all__ = ["evaluate", "fuse"]
+
+#: The column names looked for, in order, as the other routes look for them
+#: (``Qrels.from_dataframe`` / ``Run.from_dataframe``).
+QUERY_COLUMNS = ("q_id", "query_id", "qid")
+DOC_COLUMNS = ("doc_id", "docno", "docid")
+LABEL_COLUMNS = ("relevance", "label", "rel", "score")
+SCORE_COLUMNS = ("score",)
+
+#: The marker of the error raised in an executor that cannot import irmetrics.
+_NO_IRMETRICS = "irmetrics.spark: the Spark executors cannot import irmetrics"
+
+#: The schema of what each group gives back: its query id, whether the run holds the
+#: query, its judged documents with label >= 1 (num_rel's `all` under complete), every
+#: column's value, and an irmetrics error (class name, message) met in the group.
+_PARTS_SCHEMA = (
+    "query_id string, in_run boolean, num_rel_1 long, v array<double>, "
+    "error_kind string, error string"
+)
+
+
+def _require_pyspark() -> Any:
+    _core._require("pyspark", "irmetrics.spark", "'irmetrics[spark]'")
+    import pyspark
+
+    major, minor = (int(x) for x in pyspark.__version__.split(".")[:2])
+    if (major, minor) < (3, 5):
+        raise _core.MissingDependencyError(
+            f"irmetrics.spark needs pyspark >= 3.5, found {pyspark.__version__}; "
+            "pip install 'irmetrics[spark]'"
+        )
+    return pyspark
+
+
+def _find(df: Any, side: str, given: str | None, candidates: tuple[str, ...], what: str) -> str:
+    names = list(df.columns)
+    if given is not None:
+        pick = given if given in names else None
+    else:
+        pick = next((c for c in candidates if c in names), None)
+    if pick is None:
+        looked = repr(given) if given is not None else str(list(candidates))
+        raise InputError(
+            f"{side}: no {what} column: looked for {looked} among the columns "
+            f"{names}; name it explicitly"
+        )
+    if names.count(pick) > 1:
+        raise InputError(
+            f"{side}: the DataFrame has {names.count(pick)} columns named '{pick}' "
+            f"(the {what} column); rename or drop the duplicates"
+        )
+    return pick
+
+
+def _check_type(df: Any, side: str, name: str, what: str, allowed: tuple[str, ...]) -> None:
+    from pyspark.sql import types as T
+
+    ty = df.schema[name].dataType
+    kinds = {
+        "id": (T.StringType, T.BinaryType, T.ByteType, T.ShortType, T.IntegerType, T.LongType),
+        "integer": (T.ByteType, T.ShortType, T.IntegerType, T.LongType),
+        "float": (T.FloatType, T.DoubleType),
+    }
+    ok = tuple(t for a in allowed for t in kinds[a])
+    if not isinstance(ty, ok):
+        words = {
+            "id": "string, binary or integer",
+            "integer": "integer",
+            "float": "float or double",
+        }
+        raise InputError(
+            f"{side}: the {what} column '{name}' has Spark type {ty.simpleString()}; "
+            f"{what} columns must be {' or '.join(words[a] for a in allowed)} columns"
+        )
+
+
+def _columns(
+    df: Any,
+    side: str,
+    given: tuple[str | None, str | None, str | None],
+    values: tuple[str, ...],
+) -> tuple[Any, list[str]]:
+    """``df``'s query id, document id and value columns, named as the Arrow route
+    names them (query_id, doc_id, relevance or score), and their names in ``df``."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+
+    if not isinstance(df, DataFrame):
+        raise InputError(f"{side}: expected a Spark DataFrame, got {type(df).__name__}")
+    value = "label" if side == "qrels" else "score"
+    q = _find(df, side, given[0], QUERY_COLUMNS, "query id")
+    d = _find(df, side, given[1], DOC_COLUMNS, "document id")
+    v = _find(df, side, given[2], values, value)
+    _check_type(df, side, q, "query id", ("id",))
+    _check_type(df, side, d, "document id", ("id",))
+    _check_type(df, side, v, value, ("integer", "float"))
+    # query ids as strings on both sides: the co-grouping key needs one type, and the
+    # Arrow route writes integer ids as their decimal text
+    out = df.select(
+        F.col(q).cast("string").alias("query_id"),
+        F.col(d).alias("doc_id"),
+        F.col(v).alias("relevance" if side == "qrels" else "score"),
+    )
+    return out, [q, d, v]
+
+
+def _worker_function(spec: dict[str, Any], partitions: bool) -> Any:
+    """What each task runs in an executor: made here and pickled by value, so that an
+    executor without irmetrics fails with a message saying so (a function of this
+    module is pickled by reference, and would fail to unpickle there)."""
+    missing = _NO_IRMETRICS
+
+    def worker() -> Any:
+        try:
+            from irmetrics import _spark_worker
+        except ImportError as e:
+            raise ImportError(
+                f"{missing} ({e}); install irmetrics (the driver's version) on every "
+                "executor, e.g. in the cluster's Python environment or with spark.archives"
+            ) from e
+        return _spark_worker
+
+    if partitions:
+
+        def evaluate_partition(batches: Any) -> Any:
+            return worker().evaluate_partition(batches, spec)
+
+        return evaluate_partition
+
+    def evaluate_group(qrels: Any, run: Any) -> Any:
+        return worker().evaluate_group(qrels, run, spec)
+
+    return evaluate_group
+
+
+#: How the two sides meet: "partition" (the default: both sides in one DataFrame,
+#: repartitioned by query, each partition evaluated by one call), "cogroup"
+#: (``cogroup(...).applyInArrow``: one call per query) and "cogroup-pandas"
+#: (``applyInPandas``, the route of pyspark < 4.0).
+METHODS = ("partition", "cogroup", "cogroup-pandas")
+
+
+def _parts(qrels: Any, run: Any, spec: dict[str, Any], method: str) -> Any:
+    """One row per judged query (``_PARTS_SCHEMA``); all rows of a query meet in one
+    task whatever the DataFrames' own partitioning (a shuffle by query id)."""
+    from pyspark.sql import functions as F
+
+    if method == "partition":
+        q_doc, r_doc = qrels.schema["doc_id"].dataType, run.schema["doc_id"].dataType
+        if q_doc != r_doc:  # one column for both: ids as text, as the Arrow route reads them
+            qrels = qrels.withColumn("doc_id", F.col("doc_id").cast("string"))
+            run = run.withColumn("doc_id", F.col("doc_id").cast("string"))
+        both = qrels.withColumn("in_qrels", F.lit(True)).unionByName(
+            run.withColumn("in_qrels", F.lit(False)), allowMissingColumns=True
+        )
+        func = _worker_function(spec, partitions=True)
+        return both.repartition("query_id").mapInArrow(func, schema=_PARTS_SCHEMA)
+    grouped = qrels.groupBy("query_id").cogroup(run.groupBy("query_id"))
+    func = _worker_function(spec, partitions=False)
+    if method == "cogroup" and hasattr(grouped, "applyInArrow"):
+        return grouped.applyInArrow(func, schema=_PARTS_SCHEMA)
+
+    def via_pandas(q: Any, r: Any) -> Any:
+        import pyarrow as pa
+
+        out = func(pa.Table.from_pandas(q), pa.Table.from_pandas(r)).to_pandas()
+        # plain Python columns: pyspark's pandas route takes neither numpy arrays in a
+        # list column nor (pyspark 4.3 with pandas 3) Arrow-backed strings
+        out["v"] = out["v"].map(list)
+        return out.astype({"query_id": object, "error_kind": object, "error": object})
+
+    return grouped.applyInPandas(via_pandas, schema=_PARTS_SCHEMA)
+
+
+def _executor_error(e: Exception) -> Exception | None:
+    """The irmetrics error for an error that came from the executors, if one is."""
+    text = str(e)
+    if _NO_IRMETRICS in text:
+        line = next(x for x in text.splitlines() if _NO_IRMETRICS in x)
+        return _core.MissingDependencyError(line[line.index(_NO_IRMETRICS) :])
+    return None
+
+
+#: Judgments for the driver's Evaluator: it checks the measures and options and puts
+#: the executors' values together (``combine``); it evaluates nothing.
+_ONE_JUDGMENT = {"q": {"d": 1}}
+
+
+def _evaluated(
+    qrels_df: Any,
+    run_df: Any,
+    measures: str | list[str],
+    options: dict[str, Any],
+    columns: dict[str, str | None],
+    method: str,
+) -> tuple[Any, Evaluator]:
+    """The values of every judged query (a checkpointed DataFrame, ``_PARTS_SCHEMA``)
+    and the driver's Evaluator; bad input raised on the driver."""
+    _require_pyspark()
+    from pyspark.sql import functions as F
+
+    options = dict(options)
+    options.pop("n_threads", None)  # each Spark task is one core
+    # measures and options checked before any job
+    driver = Evaluator(Qrels.from_dict(_ONE_JUDGMENT), measures, **options)
+    q, q_shown = _columns(
+        qrels_df, "qrels", (columns["query"], columns["doc"], columns["label"]), LABEL_COLUMNS
+    )
+    r, r_shown = _columns(
+        run_df, "run", (columns["query"], columns["doc"], columns["score"]), SCORE_COLUMNS
+    )
+    # the whole qrels' largest label (ERR's default maximum grade), as one evaluation
+    # takes it; only for the measures that use it (a pass over the qrels)
+    max_label = None
+    if any(c.startswith(("err_cut", "nerr_cut")) for c in driver.columns()):
+        top = q.agg(F.max(F.when(F.col("relevance") >= 0, F.col("relevance")))).first()[0]
+        max_label = None if top is None else int(top)
+    spec = {
+        "measures": [measures] if isinstance(measures, str) else list(measures),
+        # every judged query is evaluated; the driver applies trec_eval's rules for the
+        # ones the run lacks
+        "options": {**options, "complete": True, "n_threads": 1},
+        "max_label": max_label,
+        "qrels_columns": q_shown,
+        "run_columns": r_shown,
+    }
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    try:
+        parts = _parts(q, r, spec, method).localCheckpoint(eager=True)
+    except Exception as e:  # the executors' errors come wrapped by Spark
+        mapped = _executor_error(e)
+        if mapped is not None:
+            raise mapped from e
+        raise
+    bad = parts.filter(F.col("error").isNotNull()).orderBy("query_id").limit(1).collect()
+    if bad:
+        raise getattr(_core, bad[0]["error_kind"], Error)(bad[0]["error"])
+    return parts, driver
+
+
+def evaluate(
+    qrels_df: Any,
+    run_df: Any,
+    measures: str | list[str],
+    per_query: bool = False,
+    *,
+    query: str | None = None,
+    doc: str | None = None,
+    label: str | None = None,
+    score: str | None = None,
+    method: str = "partition",
+    **options: Any,
+) -> Any:
+    """Evaluate a run held in a Spark DataFrame against qrels held in another.
+
+    Columns are found by name as in ``Qrels.from_dataframe`` / ``Run.from_dataframe``
+    (query ``q_id``/``query_id``/``qid``, document ``doc_id``/``docno``/``docid``,
+    label ``relevance``/``label``/``rel``/``score``, score ``score``), or named with
+    ``query=``, ``doc=``, ``label=`` and ``score=``. ``measures`` and the options
+    (``complete``, ``relevance_level``, ``max_docs``, ``judged_only``,
+    ``num_docs_in_collection``, ``names``) are those of ``irmetrics.evaluate``.
+
+    Returns the dict ``irmetrics.evaluate`` returns on the same data (the ``all``
+    row, identical to the last bit), or with ``per_query=True`` a Spark DataFrame with
+    a ``query_id`` column and one double column per value (the columns of
+    ``irmetrics.evaluate(..., output="arrow")``; rows in no particular order).
+    ``method`` picks how the two sides meet (``METHODS``): ``"partition"`` (both in
+    one DataFrame repartitioned by query id, one Rust call per partition: the fast
+    one), ``"cogroup"`` (``groupBy().cogroup().applyInArrow``, one call per query) or
+    ``"cogroup-pandas"`` (``applyInPandas``).
+    """
+    columns = {"query": query, "doc": doc, "label": label, "score": score}
+    parts, driver = _evaluated(qrels_df, run_df, measures, options, columns, method)
+    from pyspark.sql import functions as F
+
+    complete = bool(options.get("complete"))
+    _check_coverage(parts, complete)
+    all_columns = driver.columns()
+    if per_query:
+        return parts.select(
+            "query_id",
+            *[F.col("v")[all_columns.index(c)].alias(c) for c in _per_query_columns(driver)],
+        )
+    rows = parts.select("query_id", "v", "num_rel_1")
+    if hasattr(rows, "toArrow"):
+        table = rows.toArrow()
+    else:  # pyspark < 4.0
+        import pyarrow as pa
+
+        table = pa.Table.from_pandas(rows.toPandas(), preserve_index=False)
+    import numpy as np
+
+    ids = table.column("query_id").to_pylist()
+    flat = table.column("v").combine_chunks().flatten().to_numpy()
+    values = np.ascontiguousarray(flat, dtype=np.float64).reshape(len(ids), len(all_columns))
+    num_rel_1 = int(np.asarray(table.column("num_rel_1"), dtype=np.int64).sum())
+    return driver.combine(ids, values, num_rel_1)
+
+
+def _per_query_columns(driver: Evaluator) -> list[str]:
+    """The columns with per-query values, as ``output="arrow"`` gives them."""
+    tiny = Run.from_dict({"q": {"d": 1.0}})
+    return list(driver.evaluate_table(tiny)[1])
+
+
+def _check_coverage(parts: Any, complete: bool) -> None:
+    """trec_eval's rules for judged queries the run lacks, as one evaluation applies
+    them: without ``complete``, an error naming the first such query (in id order)."""
+    from pyspark.sql import functions as F
+
+    if complete:
+        return
+    if not parts.filter(F.col("in_run")).limit(1).collect():
+        raise InputError(
+            "no query of the run is judged in the qrels; are the DataFrames swapped or "
+            "from different collections?"
+        )
+    missing = parts.filter(~F.col("in_run")).select("query_id").collect()
+    if missing:
+        first = min((row[0] for row in missing), key=lambda i: i.encode("utf-8", "surrogateescape"))
+        raise MissingQueryError(
+            f"query '{first}' is judged in the qrels but has no results in the run; pass -c "
+            "(complete=True) to score it as an empty ranking, or remove it from the qrels"
+        )
+
+
+def fuse(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - placeholder, see below
+    raise NotImplementedError
