@@ -2,7 +2,8 @@
 irmetrics, on one generated run (L by default: 100,000 queries x 100 results, 20
 judgments per query).
 
-    python benches/spark.py [--queries 100000] [--docs 100] [--judged 20] [--repeat 1]
+    python benches/spark.py [--queries 100000] [--docs 100] [--judged 20] [--cores 1,2]
+                            [--methods partition,cogroup,cogroup-pandas] [--json out.json]
 
 Needs pyspark (and Java 17). The data are written once as parquet and read by every
 contender; each Spark timing is the wall time of one job from the parquet files to the
@@ -116,6 +117,7 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=100)
     ap.add_argument("--judged", type=int, default=20)
     ap.add_argument("--cores", default="1,2")
+    ap.add_argument("--methods", default="partition", help="of irmetrics.spark.METHODS")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     qrels, run = generate(args.queries, args.docs, args.judged)
@@ -150,7 +152,7 @@ def main() -> None:
                 MEASURES,
                 complete=True,
             )
-            for method in ("partition", "cogroup"):
+            for method in args.methods.split(","):
                 t = time.perf_counter()
                 got = irs.evaluate(
                     spark.read.parquet(qp), spark.read.parquet(rp), MEASURES, method=method

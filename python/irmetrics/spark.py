@@ -25,7 +25,7 @@ from typing import Any
 from . import _core
 from ._core import Error, Evaluator, InputError, MissingQueryError, Qrels, Run
 
-__all__ = ["evaluate", "fuse"]
+__all__ = ["METHODS", "evaluate"]
 
 #: The column names looked for, in order, as the other routes look for them
 #: (``Qrels.from_dataframe`` / ``Run.from_dataframe``).
@@ -253,17 +253,39 @@ def _evaluated(
     }
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    return _parts(q, r, spec, method), driver
+
+
+def _on_executors(job: Any) -> Any:
+    """``job()``, with an executor's missing irmetrics said as an irmetrics error."""
     try:
-        parts = _parts(q, r, spec, method).localCheckpoint(eager=True)
+        return job()
     except Exception as e:  # the executors' errors come wrapped by Spark
         mapped = _executor_error(e)
         if mapped is not None:
             raise mapped from e
         raise
-    bad = parts.filter(F.col("error").isNotNull()).orderBy("query_id").limit(1).collect()
-    if bad:
-        raise getattr(_core, bad[0]["error_kind"], Error)(bad[0]["error"])
-    return parts, driver
+
+
+def _check(first_error: Any, matched: int, first_missing: str | None, complete: bool) -> None:
+    """The errors of a local evaluation, raised on the driver: the first group's
+    (in query-id order), then trec_eval's rules for judged queries the run lacks."""
+    if first_error is not None:
+        _qid, kind, message = first_error
+        raise getattr(_core, kind, Error)(message)
+    if complete:
+        return
+    if not matched:
+        raise InputError(
+            "no query of the run is judged in the qrels; are the DataFrames swapped or "
+            "from different collections?"
+        )
+    if first_missing is not None:
+        raise MissingQueryError(
+            f"query '{first_missing}' is judged in the qrels but has no results in the run; "
+            "pass -c (complete=True) to score it as an empty ranking, or remove it from the "
+            "qrels"
+        )
 
 
 def evaluate(
@@ -302,22 +324,38 @@ def evaluate(
     from pyspark.sql import functions as F
 
     complete = bool(options.get("complete"))
-    _check_coverage(parts, complete)
     all_columns = driver.columns()
     if per_query:
+        parts = _on_executors(lambda: parts.localCheckpoint(eager=True))
+        # Spark orders strings by their UTF-8 bytes, as the qrels order query ids
+        error, matched, missing = parts.agg(
+            F.min(F.when(F.col("error").isNotNull(), F.struct("query_id", "error_kind", "error"))),
+            F.count(F.when(F.col("in_run"), 1)),
+            F.min(F.when(~F.col("in_run"), F.col("query_id"))),
+        ).first()
+        _check(error, matched, missing, complete)
         return parts.select(
             "query_id",
             *[F.col("v")[all_columns.index(c)].alias(c) for c in _per_query_columns(driver)],
         )
-    rows = parts.select("query_id", "v", "num_rel_1")
-    if hasattr(rows, "toArrow"):
-        table = rows.toArrow()
-    else:  # pyspark < 4.0
-        import pyarrow as pa
-
-        table = pa.Table.from_pandas(rows.toPandas(), preserve_index=False)
+    table = _on_executors(lambda: _collect(parts))
     import numpy as np
+    import pyarrow.compute as pc
 
+    def first(mask: Any, *names: str) -> Any:
+        rows = table.filter(mask).select(list(names)).to_pylist()
+        if not rows:
+            return None
+        row = min(rows, key=lambda r: (r["query_id"] or "").encode("utf-8", "surrogateescape"))
+        return tuple(row[n] for n in names) if len(names) > 1 else row[names[0]]
+
+    in_run = table.column("in_run")
+    _check(
+        first(pc.is_valid(table.column("error")), "query_id", "error_kind", "error"),
+        pc.sum(in_run.cast("int64")).as_py() or 0,
+        first(pc.invert(in_run), "query_id"),
+        complete,
+    )
     ids = table.column("query_id").to_pylist()
     flat = table.column("v").combine_chunks().flatten().to_numpy()
     values = np.ascontiguousarray(flat, dtype=np.float64).reshape(len(ids), len(all_columns))
@@ -325,32 +363,16 @@ def evaluate(
     return driver.combine(ids, values, num_rel_1)
 
 
+def _collect(df: Any) -> Any:
+    """A DataFrame's rows on the driver, as a pyarrow Table."""
+    if hasattr(df, "toArrow"):
+        return df.toArrow()
+    import pyarrow as pa  # pyspark < 4.0
+
+    return pa.Table.from_pandas(df.toPandas(), preserve_index=False)
+
+
 def _per_query_columns(driver: Evaluator) -> list[str]:
     """The columns with per-query values, as ``output="arrow"`` gives them."""
     tiny = Run.from_dict({"q": {"d": 1.0}})
     return list(driver.evaluate_table(tiny)[1])
-
-
-def _check_coverage(parts: Any, complete: bool) -> None:
-    """trec_eval's rules for judged queries the run lacks, as one evaluation applies
-    them: without ``complete``, an error naming the first such query (in id order)."""
-    from pyspark.sql import functions as F
-
-    if complete:
-        return
-    if not parts.filter(F.col("in_run")).limit(1).collect():
-        raise InputError(
-            "no query of the run is judged in the qrels; are the DataFrames swapped or "
-            "from different collections?"
-        )
-    missing = parts.filter(~F.col("in_run")).select("query_id").collect()
-    if missing:
-        first = min((row[0] for row in missing), key=lambda i: i.encode("utf-8", "surrogateescape"))
-        raise MissingQueryError(
-            f"query '{first}' is judged in the qrels but has no results in the run; pass -c "
-            "(complete=True) to score it as an empty ranking, or remove it from the qrels"
-        )
-
-
-def fuse(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - placeholder, see below
-    raise NotImplementedError

@@ -336,13 +336,8 @@ impl PyEvaluator {
         let values = values.as_slice().map_err(|_| {
             errors::input_err(py, "values must be a C-contiguous float64 array".into())
         })?;
-        let mut res = Results::from_parts(
-            self.inner.measures().clone(),
-            ids,
-            values,
-            Vec::new(),
-        )
-        .map_err(|e| errors::to_py(py, e))?;
+        let mut res = Results::from_parts(self.inner.measures().clone(), ids, values, Vec::new())
+            .map_err(|e| errors::to_py(py, e))?;
         if self.inner.options().complete {
             // as Evaluator::finish: trec_eval counts labels >= 1 whatever -l says
             res.set_summary(Family::NumRel, num_rel_1 as f64);
