@@ -69,12 +69,24 @@ def session(cores: int):  # noqa: ANN201
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     return (
         SparkSession.builder.master(f"local[{cores}]")
-        .config("spark.ui.enabled", "false")
+        .config("spark.ui.enabled", "true")  # its REST API counts the shuffle's bytes
         .config("spark.sql.shuffle.partitions", str(4 * cores))
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.driver.memory", "6g")
         .getOrCreate()
     )
+
+
+def shuffle_bytes(spark) -> int:  # noqa: ANN001
+    """Bytes written to shuffles so far in this session (Spark's own counters, read
+    from its status REST API)."""
+    import urllib.request
+
+    sc = spark.sparkContext
+    url = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/stages"
+    with urllib.request.urlopen(url) as f:
+        stages = json.load(f)
+    return sum(st.get("shuffleWriteBytes", 0) for st in stages)
 
 
 def mllib(spark, qrels_path: str, run_path: str) -> dict[str, float]:  # noqa: ANN001
@@ -153,6 +165,7 @@ def main() -> None:
                 complete=True,
             )
             for method in args.methods.split(","):
+                before = shuffle_bytes(spark)
                 t = time.perf_counter()
                 got = irs.evaluate(
                     spark.read.parquet(qp), spark.read.parquet(rp), MEASURES, method=method
@@ -160,8 +173,8 @@ def main() -> None:
                 secs = time.perf_counter() - t
                 assert got == local, (got, local)
                 key = f"spark_local[{cores}]_{method}"
-                results[key] = {"seconds": secs}
-                print(key, secs, flush=True)
+                results[key] = {"seconds": secs, "shuffle_bytes": shuffle_bytes(spark) - before}
+                print(key, results[key], flush=True)
             t = time.perf_counter()
             ml = mllib(spark, qp, rp)
             results[f"mllib_local[{cores}]"] = {"seconds": time.perf_counter() - t, "values": ml}

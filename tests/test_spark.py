@@ -275,3 +275,45 @@ def test_executor_without_irmetrics_says_so() -> None:
     err = irs._executor_error(wrapped)
     assert isinstance(err, irmetrics.MissingDependencyError)
     assert str(err).startswith(irs._NO_IRMETRICS)
+
+
+def fused_rows(table: pa.Table) -> set[tuple[str, str, str]]:
+    cols = [table.column(c).to_pylist() for c in ("query_id", "doc_id", "score")]
+    return {(q, str(d), s.hex()) for q, d, s in zip(*cols)}
+
+
+@pytest.mark.parametrize(
+    ("method", "norm", "params"),
+    [
+        ("rrf", None, None),
+        ("wsum", "min-max", {"weights": [0.2, 0.5, 0.3]}),
+        ("mnz", "zmuv", None),
+        ("bordafuse", None, None),
+        ("isr", None, None),
+    ],
+)
+def test_fuse_equals_local_bit_for_bit(spark, method, norm, params) -> None:  # noqa: ANN001
+    runs = []
+    for seed in range(3):
+        _, run = generate(500, 20, 1, seed=seed + 10)
+        # the runs hold different queries (some in one run only)
+        keep = pa.compute.not_equal(
+            pa.compute.utf8_slice_codeunits(run.column("qid"), 1, 2), str(seed)
+        )
+        runs.append(run.filter(keep))
+    expected = irmetrics.fuse(
+        [irmetrics.Run.from_arrow(r) for r in runs], method, norm, params
+    ).to_arrow()
+    frames_ = [spark.createDataFrame(r).repartition(3) for r in runs]
+    got = irs.fuse(frames_, method, norm, params).toArrow()
+    assert fused_rows(got) == fused_rows(expected)
+
+
+def test_fuse_bad_input(spark, small) -> None:  # noqa: ANN001
+    _, rd = small
+    with pytest.raises(irmetrics.InputError, match="at least 2 runs"):
+        irs.fuse([rd], "rrf")
+    with pytest.raises(irmetrics.Error, match="nosuch"):
+        irs.fuse([rd, rd], "nosuch")
+    with pytest.raises(irmetrics.InputError, match="run 2: no score column"):
+        irs.fuse([rd, rd.withColumnRenamed("score", "s")], "rrf")

@@ -95,3 +95,41 @@ def evaluate_partition(batches: Any, spec: dict[str, Any]) -> Any:
     run = table.filter(pc.invert(side)).select(["query_id", "doc_id", "score"])
     del table
     yield from evaluate_group(qrels, run, spec).to_batches()
+
+
+#: A query every run of a partition holds, so that no run is empty there (fusion
+#: refuses an empty run); fused apart from the others and dropped (lengthened until
+#: no query of the partition has its id).
+PLACEHOLDER = "irmetrics.spark.placeholder"
+
+
+def fuse_partition(batches: Any, spec: dict[str, Any]) -> Any:
+    """``irmetrics.fuse`` over one partition of the runs in one DataFrame (column
+    ``run``: the run's position), holding every row of its queries."""
+    batches = list(batches)
+    if not batches:
+        return
+    table = pa.Table.from_batches(batches)
+    placeholder_id = PLACEHOLDER
+    while pc.any(pc.equal(table.column("query_id"), placeholder_id)).as_py():
+        placeholder_id += "_"
+    runs = []
+    for i in range(spec["runs"]):
+        rows = table.filter(pc.equal(table.column("run"), i)).select(
+            ["query_id", "doc_id", "score"]
+        )
+        rows = rows.cast(
+            pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("score", pa.float64())])
+        )
+        placeholder = pa.table(
+            {"query_id": [placeholder_id], "doc_id": ["d"], "score": [0.0]}, schema=rows.schema
+        )
+        runs.append(_core.Run.from_arrow(pa.concat_tables([rows, placeholder])))
+    del table
+    try:
+        fused = _core.fuse(runs, spec["method"], spec["norm"], spec["params"]).to_arrow()
+    except _core.Error as e:
+        raise RuntimeError(f"irmetrics.spark[{type(e).__name__}]: {e}") from e
+    fused = fused.filter(pc.not_equal(fused.column("query_id"), placeholder_id))
+    out = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("score", pa.float64())])
+    yield from fused.cast(out).to_batches()

@@ -20,12 +20,13 @@ columns go through pandas, still one call per group).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import _core
 from ._core import Error, Evaluator, InputError, MissingQueryError, Qrels, Run
 
-__all__ = ["METHODS", "evaluate"]
+__all__ = ["METHODS", "evaluate", "fuse"]
 
 #: The column names looked for, in order, as the other routes look for them
 #: (``Qrels.from_dataframe`` / ``Run.from_dataframe``).
@@ -202,6 +203,9 @@ def _parts(qrels: Any, run: Any, spec: dict[str, Any], method: str) -> Any:
 def _executor_error(e: Exception) -> Exception | None:
     """The irmetrics error for an error that came from the executors, if one is."""
     text = str(e)
+    found = re.search(r"irmetrics\.spark\[(\w+)\]: (.*)", text)
+    if found and isinstance(getattr(_core, found[1], None), type):
+        return getattr(_core, found[1])(found[2])
     if _NO_IRMETRICS in text:
         line = next(x for x in text.splitlines() if _NO_IRMETRICS in x)
         return _core.MissingDependencyError(line[line.index(_NO_IRMETRICS) :])
@@ -376,3 +380,53 @@ def _per_query_columns(driver: Evaluator) -> list[str]:
     """The columns with per-query values, as ``output="arrow"`` gives them."""
     tiny = Run.from_dict({"q": {"d": 1.0}})
     return list(driver.evaluate_table(tiny)[1])
+
+
+def fuse(
+    runs: list[Any],
+    method: str = "rrf",
+    norm: str | None = None,
+    params: dict[str, Any] | None = None,
+    *,
+    query: str | None = None,
+    doc: str | None = None,
+    score: str | None = None,
+) -> Any:
+    """Fuse runs held in Spark DataFrames as ``irmetrics.fuse`` fuses them: the runs
+    are shuffled by query id into one DataFrame and each partition fused by the Rust
+    kernels (methods and normalizations act query by query). Returns a Spark DataFrame
+    ``query_id, doc_id, score`` (ids as strings) with the rows ``irmetrics.fuse(...)
+    .to_arrow()`` gives, in no particular order; computed before it is returned, so
+    that bad input is an irmetrics error here. Methods learnt from qrels (probfuse,
+    ...) are not taken: they learn from every query at once.
+    """
+    _require_pyspark()
+    from pyspark.sql import functions as F
+
+    runs = list(runs)
+    if len(runs) < 2:
+        raise InputError(f"fusion needs at least 2 runs, got {len(runs)}")
+    # the method, normalization and parameters checked on the driver, before any job
+    tiny = Run.from_dict({"q": {"d": 1.0, "e": 0.5}})
+    _core.fuse([tiny] * len(runs), method, norm, params)
+    both = None
+    for i, df in enumerate(runs):
+        r, _shown = _columns(df, f"run {i + 1}", (query, doc, score), SCORE_COLUMNS)
+        r = r.withColumn("doc_id", F.col("doc_id").cast("string")).withColumn("run", F.lit(i))
+        both = r if both is None else both.unionByName(r)
+    spec = {"runs": len(runs), "method": method, "norm": norm, "params": params}
+    missing = _NO_IRMETRICS
+
+    def fuse_partition(batches: Any) -> Any:
+        try:
+            from irmetrics import _spark_worker
+        except ImportError as e:
+            raise ImportError(
+                f"{missing} ({e}); install irmetrics (the driver's version) on every executor"
+            ) from e
+        return _spark_worker.fuse_partition(batches, spec)
+
+    schema = "query_id string, doc_id string, score double"
+    assert both is not None
+    fused = both.repartition("query_id").mapInArrow(fuse_partition, schema=schema)
+    return _on_executors(lambda: fused.localCheckpoint(eager=True))
