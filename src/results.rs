@@ -477,7 +477,7 @@ fn push_fixed4(w: &mut Vec<u8>, v: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::stats::Statistic;
-    use crate::{evaluate, Options, Qrels, Run};
+    use crate::{evaluate, Options, Qrels, Results, Run};
 
     #[test]
     fn column_statistics_and_bootstrap() {
@@ -538,6 +538,38 @@ mod tests {
             let got = crate::parallel::with_threads(threads, || res.to_trec(true, false));
             assert!(got == expected, "{threads} threads");
         }
+    }
+
+    /// Rows evaluated apart and given in another order make the same results as one
+    /// evaluation (the `all` row summed in query order); a query given twice is refused.
+    #[test]
+    fn from_parts_puts_rows_in_query_order() {
+        let qrels = Qrels::from_bytes(
+            b"q1 0 a 1\nq1 0 b 0\nq10 0 c 1\nq2 0 d 1\nq2 0 e 2\n",
+            "qrels",
+        )
+        .unwrap();
+        let run = Run::from_bytes(
+            b"q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq10 Q0 c 1 1 r\nq2 Q0 e 1 0.3 r\nq2 Q0 x 2 0.2 r\n",
+            "run",
+        )
+        .unwrap();
+        let measures = ["num_q", "num_rel", "map", "gm_map", "ndcg_cut.2"];
+        let whole = evaluate(&qrels, &run, &measures, Options::default()).unwrap();
+        let ncols = whole.columns().len();
+        let (mut ids, mut values) = (Vec::new(), Vec::new());
+        for q in (0..whole.num_queries()).rev() {
+            ids.push(whole.query_ids()[q].clone());
+            values.extend((0..ncols).map(|c| whole.value(q, c)));
+        }
+        let parts = Results::from_parts(whole.measures().clone(), ids.clone(), &values, Vec::new())
+            .unwrap();
+        assert_eq!(parts.query_ids(), whole.query_ids());
+        for c in 0..ncols {
+            assert_eq!(parts.summary(c).to_bits(), whole.summary(c).to_bits());
+        }
+        ids[1] = ids[0].clone();
+        assert!(Results::from_parts(whole.measures().clone(), ids, &values, Vec::new()).is_err());
     }
 
     #[test]

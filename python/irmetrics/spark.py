@@ -4,18 +4,20 @@
 >>> irs.evaluate(qrels_df, run_df, ["map", "ndcg_cut.10"])  # doctest: +SKIP
 {'map': 0.2551..., 'ndcg_cut.10': 0.4012...}
 
-Both sides are co-grouped by query (``groupBy(query).cogroup(groupBy(query))``), so all
-rows of a query meet in one group whatever the DataFrames' partitioning; each group
-goes to the Rust kernels as Arrow tables (``applyInArrow``: no Python object per row)
-inside the executors, which need irmetrics installed (the same wheel). The driver
-collects one row of values per query and puts them in query-id order, and the ``all``
-row is computed from them as a local evaluation computes it (sums in query-id order,
-divided once; trec_eval's rules for ``complete``), so the numbers equal
-``irmetrics.evaluate`` on the same data bit for bit, for any partitioning.
+Both sides are shuffled by query id into one DataFrame (``repartition(query_id)``),
+so all rows of a query meet in one partition whatever the DataFrames' own
+partitioning, and each partition goes to the Rust kernels as Arrow batches
+(``mapInArrow``: one call per partition, no Python object per row) inside the
+executors, which need irmetrics installed (the same wheel). The driver collects one
+row of values per query and ``Evaluator.combine`` computes the ``all`` row from them
+as a local evaluation does (rows in query-id order, sums divided once; trec_eval's
+rules for ``complete``), so the numbers equal ``irmetrics.evaluate`` on the same data
+bit for bit, for any partitioning. ``fuse`` fuses runs the same way. How the work
+partitions and what it costs: docs/spark.md.
 
-Needs pyspark >= 3.5 (``pip install 'irmetrics[spark]'``); ``applyInArrow`` on
-co-grouped data comes with pyspark 4.0, older versions take ``applyInPandas`` (the
-columns go through pandas, still one call per group).
+Needs pyspark >= 3.5 (``pip install 'irmetrics[spark]'``); ``method="cogroup"``
+(``groupBy().cogroup().applyInArrow``) needs pyspark 4.0 and falls back to
+``applyInPandas`` before it.
 """
 
 from __future__ import annotations
@@ -37,14 +39,6 @@ SCORE_COLUMNS = ("score",)
 
 #: The marker of the error raised in an executor that cannot import irmetrics.
 _NO_IRMETRICS = "irmetrics.spark: the Spark executors cannot import irmetrics"
-
-#: The schema of what each group gives back: its query id, whether the run holds the
-#: query, its judged documents with label >= 1 (num_rel's `all` under complete), every
-#: column's value, and an irmetrics error (class name, message) met in the group.
-_PARTS_SCHEMA = (
-    "query_id string, in_run boolean, num_rel_1 long, v array<double>, "
-    "error_kind string, error string"
-)
 
 
 def _require_pyspark() -> Any:
@@ -169,9 +163,14 @@ METHODS = ("partition", "cogroup", "cogroup-pandas")
 
 
 def _parts(qrels: Any, run: Any, spec: dict[str, Any], method: str) -> Any:
-    """One row per judged query (``_PARTS_SCHEMA``); all rows of a query meet in one
-    task whatever the DataFrames' own partitioning (a shuffle by query id)."""
+    """One row per judged query (``_spark_worker.SCHEMA``); all rows of a query meet
+    in one task whatever the DataFrames' own partitioning (a shuffle by query id)."""
     from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from . import _spark_worker
+
+    schema = from_arrow_schema(_spark_worker.SCHEMA)
 
     if method == "partition":
         q_doc, r_doc = qrels.schema["doc_id"].dataType, run.schema["doc_id"].dataType
@@ -182,11 +181,11 @@ def _parts(qrels: Any, run: Any, spec: dict[str, Any], method: str) -> Any:
             run.withColumn("in_qrels", F.lit(False)), allowMissingColumns=True
         )
         func = _worker_function(spec, partitions=True)
-        return both.repartition("query_id").mapInArrow(func, schema=_PARTS_SCHEMA)
+        return both.repartition("query_id").mapInArrow(func, schema=schema)
     grouped = qrels.groupBy("query_id").cogroup(run.groupBy("query_id"))
     func = _worker_function(spec, partitions=False)
     if method == "cogroup" and hasattr(grouped, "applyInArrow"):
-        return grouped.applyInArrow(func, schema=_PARTS_SCHEMA)
+        return grouped.applyInArrow(func, schema=schema)
 
     def via_pandas(q: Any, r: Any) -> Any:
         import pyarrow as pa
@@ -197,7 +196,7 @@ def _parts(qrels: Any, run: Any, spec: dict[str, Any], method: str) -> Any:
         out["v"] = out["v"].map(list)
         return out.astype({"query_id": object, "error_kind": object, "error": object})
 
-    return grouped.applyInPandas(via_pandas, schema=_PARTS_SCHEMA)
+    return grouped.applyInPandas(via_pandas, schema=schema)
 
 
 def _executor_error(e: Exception) -> Exception | None:
@@ -225,8 +224,8 @@ def _evaluated(
     columns: dict[str, str | None],
     method: str,
 ) -> tuple[Any, Evaluator]:
-    """The values of every judged query (a checkpointed DataFrame, ``_PARTS_SCHEMA``)
-    and the driver's Evaluator; bad input raised on the driver."""
+    """The values of every judged query (a DataFrame of ``_spark_worker.SCHEMA``, not
+    computed yet) and the driver's Evaluator; bad input found so far raised."""
     _require_pyspark()
     from pyspark.sql import functions as F
 
@@ -312,7 +311,8 @@ def evaluate(
     label ``relevance``/``label``/``rel``/``score``, score ``score``), or named with
     ``query=``, ``doc=``, ``label=`` and ``score=``. ``measures`` and the options
     (``complete``, ``relevance_level``, ``max_docs``, ``judged_only``,
-    ``num_docs_in_collection``, ``names``) are those of ``irmetrics.evaluate``.
+    ``num_docs_in_collection``, ``names``) are those of ``irmetrics.evaluate``
+    (``n_threads`` is ignored: each Spark task evaluates on its own core).
 
     Returns the dict ``irmetrics.evaluate`` returns on the same data (the ``all``
     row, identical to the last bit), or with ``per_query=True`` a Spark DataFrame with
