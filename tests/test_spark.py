@@ -317,3 +317,22 @@ def test_fuse_bad_input(spark, small) -> None:  # noqa: ANN001
         irs.fuse([rd, rd], "nosuch")
     with pytest.raises(irmetrics.InputError, match="run 2: no score column"):
         irs.fuse([rd, rd.withColumnRenamed("score", "s")], "rrf")
+
+
+def test_compare_equals_local(spark) -> None:  # noqa: ANN001
+    qrels, run = generate(60, 20, 8, seed=3)
+    runs = {}
+    for k, name in enumerate(["bm25", "dense", "hybrid"]):
+        rng = np.random.default_rng(k)
+        runs[name] = run.set_column(2, "score", pa.array(rng.random(run.num_rows).round(2)))
+    measures = ["map", "P@5", "ndcg_cut.10"]
+    for test in ("t", "randomization"):
+        expected = irmetrics.compare(qrels, runs, measures, test=test, baseline="bm25")
+        got = irs.compare(
+            spark.createDataFrame(qrels),
+            {n: spark.createDataFrame(r).repartition(3) for n, r in runs.items()},
+            measures,
+            test=test,
+            baseline="bm25",
+        )
+        assert got.to_dict() == expected.to_dict()

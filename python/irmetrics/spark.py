@@ -28,7 +28,7 @@ from typing import Any
 from . import _core
 from ._core import Error, Evaluator, InputError, MissingQueryError, Qrels, Run
 
-__all__ = ["METHODS", "evaluate", "fuse"]
+__all__ = ["METHODS", "compare", "evaluate", "fuse"]
 
 #: The column names looked for, in order, as the other routes look for them
 #: (``Qrels.from_dataframe`` / ``Run.from_dataframe``).
@@ -342,9 +342,16 @@ def evaluate(
             "query_id",
             *[F.col("v")[all_columns.index(c)].alias(c) for c in _per_query_columns(driver)],
         )
-    table = _on_executors(lambda: _collect(parts))
+    return _combined(parts, driver, complete, per_query=False)
+
+
+def _combined(parts: Any, driver: Evaluator, complete: bool, per_query: bool) -> Any:
+    """The groups' rows collected, checked as one evaluation checks them, and put
+    together by ``driver.combine``: the dict ``Evaluator.evaluate`` returns."""
     import numpy as np
     import pyarrow.compute as pc
+
+    table = _on_executors(lambda: _collect(parts))
 
     def first(mask: Any, *names: str) -> Any:
         rows = table.filter(mask).select(list(names)).to_pylist()
@@ -362,9 +369,10 @@ def evaluate(
     )
     ids = table.column("query_id").to_pylist()
     flat = table.column("v").combine_chunks().flatten().to_numpy()
-    values = np.ascontiguousarray(flat, dtype=np.float64).reshape(len(ids), len(all_columns))
+    width = len(driver.columns())
+    values = np.ascontiguousarray(flat, dtype=np.float64).reshape(len(ids), width)
     num_rel_1 = int(np.asarray(table.column("num_rel_1"), dtype=np.int64).sum())
-    return driver.combine(ids, values, num_rel_1)
+    return driver.combine(ids, values, num_rel_1, per_query=per_query)
 
 
 def _collect(df: Any) -> Any:
@@ -430,3 +438,50 @@ def fuse(
     assert both is not None
     fused = both.repartition("query_id").mapInArrow(fuse_partition, schema=schema)
     return _on_executors(lambda: fused.localCheckpoint(eager=True))
+
+
+def compare(
+    qrels_df: Any,
+    runs: dict[str, Any],
+    measures: str | list[str],
+    *,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    baseline: str | None = None,
+    n_resamples: int = 10_000,
+    seed: int = 42,
+    complete: bool = False,
+    query: str | None = None,
+    doc: str | None = None,
+    label: str | None = None,
+    score: str | None = None,
+    **evaluate_options: Any,
+) -> Any:
+    """``irmetrics.compare`` for runs held in Spark DataFrames (``{name: run_df}``):
+    each run's per-query values are computed in the executors (as ``evaluate``), the
+    tests on the driver (``irmetrics.compare_values``); the same Report as a local
+    ``irmetrics.compare``."""
+    from .report import compare_values
+
+    columns = {"query": query, "doc": doc, "label": label, "score": score}
+    per_system: dict[str, dict[str, list[float]]] = {}
+    ids: list[str] | None = None
+    options = {**evaluate_options, "complete": complete}
+    for name, run_df in dict(runs).items():
+        parts, driver = _evaluated(qrels_df, run_df, measures, options, columns, "partition")
+        values = _combined(parts, driver, complete, per_query=True)
+        for measure, by_query in values.items():
+            if ids is None:
+                ids = sorted(by_query, key=lambda q: q.encode("utf-8", "surrogateescape"))
+            per_system.setdefault(measure, {})[name] = [float(by_query[q]) for q in ids]
+    return compare_values(
+        per_system,
+        query_ids=ids,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        baseline=baseline,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
