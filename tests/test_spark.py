@@ -336,3 +336,21 @@ def test_compare_equals_local(spark) -> None:  # noqa: ANN001
             baseline="bm25",
         )
         assert got.to_dict() == expected.to_dict()
+
+
+def test_err_takes_the_whole_qrels_largest_label(spark) -> None:  # noqa: ANN001
+    """ERR's default maximum grade is the whole qrels' largest label, not a part's:
+    with one call per query (cogroup), q1 alone would take its own (1)."""
+    qrels = irmetrics.Qrels.from_dict({"q1": {"a": 1, "b": 0}, "q2": {"c": 3, "d": 1}})
+    run = irmetrics.Run.from_dict({"q1": {"a": 0.9, "b": 0.1}, "q2": {"d": 0.9, "c": 0.5}})
+    qd, rd = frames(spark, qrels, run)
+    measures = ["ERR@5", "nERR@5"]
+    expected = irmetrics.evaluate(qrels, run, measures)
+    alone = irmetrics.evaluate(
+        irmetrics.Qrels.from_dict({"q1": {"a": 1, "b": 0}}), {"q1": {"a": 0.9}}, measures
+    )
+    # q1's value does depend on it (gmax 1 alone, 3 in the whole qrels)
+    whole = irmetrics.evaluate(qrels, run, measures, per_query=True)
+    assert alone["ERR@5"] != whole["ERR@5"]["q1"]
+    for method in irs.METHODS:
+        assert irs.evaluate(qd, rd, measures, method=method) == expected, method
