@@ -191,6 +191,9 @@ def test_missing_query_rules_as_local(spark) -> None:  # noqa: ANN001
     with pytest.raises(irmetrics.MissingQueryError) as remote:
         irs.evaluate(qd, rd, ["map"])
     assert str(remote.value) == str(local.value)
+    with pytest.raises(irmetrics.MissingQueryError) as remote_per_query:
+        irs.evaluate(qd, rd, ["map"], per_query=True)
+    assert str(remote_per_query.value) == str(local.value)
     got = irs.evaluate(qd, rd, ["map", "num_q", "num_rel"], complete=True)
     assert got == irmetrics.evaluate(qrels, run, ["map", "num_q", "num_rel"], complete=True)
     # no common query at all
