@@ -91,6 +91,47 @@ impl Results {
         }
     }
 
+    /// Results put together from rows evaluated apart (parts of a qrels split by query,
+    /// as `irmetrics.spark` evaluates them): `values` row-major, one row per id, every
+    /// column of `measures`; the rows are put in id order (the qrels' order) and the
+    /// `all` row computed from them as [`Results::new`] does, so the numbers are those
+    /// of one evaluation of the whole. A repeated id is refused.
+    pub fn from_parts(
+        measures: MeasureSet,
+        query_ids: Vec<Box<[u8]>>,
+        values: &[f64],
+        runid: Vec<u8>,
+    ) -> crate::Result<Results> {
+        let ncols: usize = measures.measures().iter().map(|m| m.width()).sum();
+        if values.len() != query_ids.len() * ncols {
+            return Err(crate::Error::Input(format!(
+                "{} values for {} queries of {ncols} columns",
+                values.len(),
+                query_ids.len()
+            )));
+        }
+        let mut order: Vec<usize> = (0..query_ids.len()).collect();
+        order.sort_unstable_by(|&a, &b| query_ids[a].cmp(&query_ids[b]));
+        if let Some(w) = order
+            .windows(2)
+            .find(|w| query_ids[w[0]] == query_ids[w[1]])
+        {
+            return Err(crate::Error::Input(format!(
+                "query '{}' was evaluated in more than one part",
+                String::from_utf8_lossy(&query_ids[w[0]])
+            )));
+        }
+        let rows = order
+            .iter()
+            .map(|&q| Row {
+                values: values[q * ncols..(q + 1) * ncols].to_vec(),
+                relstring: None,
+            })
+            .collect();
+        let ids = order.iter().map(|&q| query_ids[q].clone()).collect();
+        Ok(Results::new(measures, ids, rows, runid))
+    }
+
     /// The same results with z-scores for values and `all` row (laid out as `values`).
     pub(crate) fn into_zscores(mut self, values: Vec<f64>, summary: Vec<f64>) -> Results {
         self.values = values;
@@ -436,7 +477,7 @@ fn push_fixed4(w: &mut Vec<u8>, v: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::stats::Statistic;
-    use crate::{evaluate, Options, Qrels, Run};
+    use crate::{evaluate, Options, Qrels, Results, Run};
 
     #[test]
     fn column_statistics_and_bootstrap() {
@@ -497,6 +538,38 @@ mod tests {
             let got = crate::parallel::with_threads(threads, || res.to_trec(true, false));
             assert!(got == expected, "{threads} threads");
         }
+    }
+
+    /// Rows evaluated apart and given in another order make the same results as one
+    /// evaluation (the `all` row summed in query order); a query given twice is refused.
+    #[test]
+    fn from_parts_puts_rows_in_query_order() {
+        let qrels = Qrels::from_bytes(
+            b"q1 0 a 1\nq1 0 b 0\nq10 0 c 1\nq2 0 d 1\nq2 0 e 2\n",
+            "qrels",
+        )
+        .unwrap();
+        let run = Run::from_bytes(
+            b"q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq10 Q0 c 1 1 r\nq2 Q0 e 1 0.3 r\nq2 Q0 x 2 0.2 r\n",
+            "run",
+        )
+        .unwrap();
+        let measures = ["num_q", "num_rel", "map", "gm_map", "ndcg_cut.2"];
+        let whole = evaluate(&qrels, &run, &measures, Options::default()).unwrap();
+        let ncols = whole.columns().len();
+        let (mut ids, mut values) = (Vec::new(), Vec::new());
+        for q in (0..whole.num_queries()).rev() {
+            ids.push(whole.query_ids()[q].clone());
+            values.extend((0..ncols).map(|c| whole.value(q, c)));
+        }
+        let parts = Results::from_parts(whole.measures().clone(), ids.clone(), &values, Vec::new())
+            .unwrap();
+        assert_eq!(parts.query_ids(), whole.query_ids());
+        for c in 0..ncols {
+            assert_eq!(parts.summary(c).to_bits(), whole.summary(c).to_bits());
+        }
+        ids[1] = ids[0].clone();
+        assert!(Results::from_parts(whole.measures().clone(), ids, &values, Vec::new()).is_err());
     }
 
     #[test]

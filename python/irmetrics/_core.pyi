@@ -225,6 +225,19 @@ class Evaluator:
     def evaluate_table(
         self, run: Run | Mapping[str, Mapping[str, float]] | Any | _Path, *, stream: bool = False
     ) -> tuple[list[str], list[str], Any, Any]: ...
+    def evaluate_parts(
+        self, run: Run | Mapping[str, Mapping[str, float]] | Any, *, max_label: int | None = None
+    ) -> tuple[list[str], Any, Any]: ...
+    def combine(
+        self,
+        query_ids: Sequence[str],
+        values: Any,
+        num_rel_1: int = 0,
+        *,
+        per_query: bool = False,
+        keys: str = "requested",
+        aggregate: str = "mean",
+    ) -> dict[str, Any]: ...
     def trec_text(self, run: Run, *, per_query: bool = False, summary: bool = True) -> str: ...
     def columns(self) -> list[str]: ...
     def stream(self, name: str | None = None) -> QueryStream: ...

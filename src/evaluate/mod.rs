@@ -171,6 +171,21 @@ impl Evaluator {
         })
     }
 
+    /// The same evaluator with `max_label` as the largest label of the judgments (ERR's
+    /// default maximum grade): for evaluating a part of a qrels split by query (as
+    /// `irmetrics.spark` does) with the whole qrels' value. Refused below the part's own.
+    pub fn with_max_label(mut self, max_label: i64) -> Result<Evaluator> {
+        if max_label < self.max_label {
+            return Err(Error::Input(format!(
+                "max_label {max_label} is below the largest label of the qrels ({})",
+                self.max_label
+            )));
+        }
+        check_gains(&self.qrels, &self.measures, max_label)?;
+        self.max_label = max_label;
+        Ok(self)
+    }
+
     /// The judgments.
     pub fn qrels(&self) -> &Qrels {
         &self.qrels

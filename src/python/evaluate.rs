@@ -262,6 +262,89 @@ impl PyEvaluator {
         )
     }
 
+    /// Every column's per-query values (summary-only columns such as `gm_map`
+    /// included), for parts of a qrels split by query that `combine` puts together
+    /// (`irmetrics.spark`): `(query_ids, values, num_rel_1)`, `values` float64 of shape
+    /// `(len(query_ids), len(columns()))`, `num_rel_1` each query's judged documents
+    /// with label >= 1 (trec_eval's `all` value of num_rel under `complete`).
+    /// `max_label` is the largest label of the whole qrels (ERR's default gmax).
+    #[pyo3(signature = (run, *, max_label = None))]
+    fn evaluate_parts<'py>(
+        &self,
+        py: Python<'py>,
+        run: &Bound<'py, PyAny>,
+        max_label: Option<i64>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        super::errors::require_numpy(py, "per-query values as arrays")?;
+        let ev = match max_label {
+            Some(l) => Arc::new(
+                (*self.inner)
+                    .clone()
+                    .with_max_label(l)
+                    .map_err(|e| errors::to_py(py, e))?,
+            ),
+            None => self.inner.clone(),
+        };
+        let res = evaluate_any(py, &ev, run)?;
+        let (nq, ncols) = (res.num_queries(), res.columns().len());
+        let mut values = Vec::with_capacity(nq * ncols);
+        let mut rel1 = Vec::with_capacity(nq);
+        for (q, id) in res.query_ids().iter().enumerate() {
+            values.extend((0..ncols).map(|c| res.value(q, c)));
+            rel1.push(ev.qrels().query(id).map_or(0, |qq| qq.num_rel(1)));
+        }
+        let arr = numpy::PyArray1::from_vec(py, values).reshape([nq, ncols])?;
+        let ids: Vec<Bound<'py, PyAny>> = res
+            .query_ids()
+            .iter()
+            .map(|id| id_to_py(py, id))
+            .collect::<PyResult<_>>()?;
+        PyTuple::new(
+            py,
+            [
+                PyList::new(py, ids)?.into_any(),
+                arr.into_any(),
+                numpy::PyArray1::from_vec(py, rel1).into_any(),
+            ],
+        )
+    }
+
+    /// The results of parts evaluated apart by `evaluate_parts` (their rows
+    /// concatenated in any order): the same dict as `evaluate` on the whole run, the
+    /// rows put in query-id order and the `all` row computed from them as one
+    /// evaluation does. `num_rel_1` is the sum of the parts' `num_rel_1` (used under
+    /// `complete`); a query in two parts is refused.
+    #[pyo3(signature = (query_ids, values, num_rel_1 = 0, *, per_query = false,
+                        keys = "requested", aggregate = "mean"))]
+    #[allow(clippy::too_many_arguments)]
+    fn combine<'py>(
+        &self,
+        py: Python<'py>,
+        query_ids: &Bound<'py, PyAny>,
+        values: numpy::PyReadonlyArray2<'py, f64>,
+        num_rel_1: u64,
+        per_query: bool,
+        keys: &str,
+        aggregate: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let shape = DictShape::parse(py, per_query, keys, aggregate)?;
+        let mut ids: Vec<Box<[u8]>> = Vec::new();
+        for (i, id) in query_ids.try_iter()?.enumerate() {
+            let id = id?;
+            ids.push(convert::id_bytes(&id, &|| format!("query id {i}"))?.into());
+        }
+        let values = values.as_slice().map_err(|_| {
+            errors::input_err(py, "values must be a C-contiguous float64 array".into())
+        })?;
+        let mut res = Results::from_parts(self.inner.measures().clone(), ids, values, Vec::new())
+            .map_err(|e| errors::to_py(py, e))?;
+        if self.inner.options().complete {
+            // as Evaluator::finish: trec_eval counts labels >= 1 whatever -l says
+            res.set_summary(Family::NumRel, num_rel_1 as f64);
+        }
+        guarded(py, || shape.to_py(py, &res))
+    }
+
     /// trec_eval's text output for a run.
     #[pyo3(signature = (run, *, per_query = false, summary = true))]
     fn trec_text(
