@@ -37,9 +37,10 @@
 //!
 //! | question | where |
 //! |---|---|
-//! | where does a run or qrels line become data? | `trec/run.rs`, `trec/qrels.rs` (fields in `trec/fields.rs`, files and blocks in `trec/io.rs`), then [`intake`]; other formats (JSONL, ranx's JSON, TSV) and the choice by file name: `formats/` |
+//! | where does a run or qrels line become data? | `trec/run.rs`, `trec/qrels.rs` (fields in `trec/fields.rs`, files and blocks in `trec/io.rs`), then [`intake`]; other formats (JSONL, ranx's JSON, TSV) and the choice by file name: `formats/`; parquet: `formats/parquet.rs` |
+//! | Arrow record batches (pyarrow, polars, DuckDB, parquet) to runs, qrels and logs, and back | [`mod@arrow`] (columns found by name, ids and values read in place, batch by batch), `online/arrow.rs` (logs); the Python side only imports the batches (`python/arrow.rs`) |
 //! | how do rows become whole queries (any source)? | [`intake`]: `Grouper`, `Sequence`, `Origins`, the score policy, the duplicate check |
-//! | where does Python meet Rust? | `python/` (not public): `data.rs` (Qrels, Run), `evaluate.rs` (Evaluator), `convert.rs` (values, columns), `arrow.rs` (Arrow data in and out), `stream.rs` (the push API), `pickle.rs`, `results.rs` (results to dicts), `pipeline.rs`, `errors.rs` |
+//! | where does Python meet Rust? | `python/` (not public): `data.rs` (Qrels, Run), `evaluate.rs` (Evaluator), `convert.rs` (values, columns), `arrow.rs` (the Arrow PyCapsule interface in and out), `stream.rs` (the push API), `pickle.rs`, `results.rs` (results to dicts), `pipeline.rs`, `errors.rs` |
 //! | where are measure names parsed? | `measure/parse.rs` (the one grammar); the catalogue of families is data in `measure/family.rs` |
 //! | where is nDCG (or any measure) computed? | `metrics/`: one file per concept, listed in `metrics/mod.rs` (nDCG and every gain-based measure: `metrics/dcg.rs`) |
 //! | where is the per-query loop and the `all` row? | `evaluate/mod.rs` (`Evaluator`), `evaluate/stream.rs` (`QueryStream`), `results.rs` |
@@ -51,7 +52,7 @@
 //! | preference judgments, judgment groups (trec_eval's `-R prefs`, `qrels_prefs`, `qrels_jg`) | `rel_info/`: `prefs.rs` (the `prefs_*` measures), `pref_counts.rs`, `groups.rs` (the `*_avgjg` measures); lines read by `trec/lines.rs` |
 //! | diversity measures (alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, subtopic recall; ndeval's) | `diversity/`: `mod.rs` (subtopic qrels, the per-topic flow), `names.rs`, `kernel.rs` (one topic's curves, ndeval's greedy ideal ranking); `python/diversity.rs` |
 //! | z-scores (`-Z`) | `zscore.rs`: the table of means and deviations, and results turned into z-scores |
-//! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
+//! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV, parquet), `arrow.rs` (Arrow batches), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
 //!
 //! New capabilities (comparing systems: `compare/`; fusion; online metrics: `online/`) each get a

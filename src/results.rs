@@ -94,7 +94,7 @@ impl Results {
     /// Results put together from rows evaluated apart (parts of a qrels split by query,
     /// as `irmetrics.spark` evaluates them): `values` row-major, one row per id, every
     /// column of `measures`; the rows are put in id order (the qrels' order) and the
-    /// `all` row computed from them as [`Results::new`] does, so the numbers are those
+    /// `all` row computed from them as `Results::new` does, so the numbers are those
     /// of one evaluation of the whole. A repeated id is refused.
     pub fn from_parts(
         measures: MeasureSet,

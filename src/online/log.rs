@@ -70,7 +70,7 @@ pub struct LogOptions {
     /// The cap of derived dwell times, seconds (default [`DWELL_CAP`]).
     pub dwell_cap: f64,
     /// Seconds per unit of numeric timestamps (1, 1e-3, 1e-6, 1e-9); `None`: told by
-    /// their size, and a log mixing sizes is refused (see [`super::time`]).
+    /// their size, and a log mixing sizes is refused (see `online::time`).
     pub time_scale: Option<f64>,
 }
 
