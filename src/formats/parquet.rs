@@ -17,7 +17,6 @@ use parquet::file::properties::WriterProperties;
 
 use crate::arrow::{self, Columns};
 use crate::error::{Error, Result};
-use crate::online::{arrow::log_from_batches, Log, LogOptions};
 use crate::qrels::Qrels;
 use crate::run::Run;
 
@@ -110,11 +109,20 @@ pub fn read_qrels(path: &Path, cancel: Option<&AtomicBool>) -> Result<Qrels> {
     arrow::qrels_from_batches(file.into_iter(), &cols, &source, cancel.unwrap_or(&never))
 }
 
-/// A search log from a parquet file (see [`crate::online`]; columns by `opts.columns`).
-pub fn read_log(path: &Path, opts: LogOptions, cancel: &AtomicBool) -> Result<Log> {
+/// The record batches of a parquet file, one at a time (for readers of other tables,
+/// such as search logs): its schema, its number of rows, the file's name for messages,
+/// and the batches (a decoding failure names the file).
+pub fn batches(
+    path: &Path,
+) -> Result<(
+    SchemaRef,
+    usize,
+    String,
+    impl Iterator<Item = Result<RecordBatch>>,
+)> {
     let file = open(path)?;
     let (schema, rows, source) = (file.schema.clone(), file.rows, file.source.clone());
-    log_from_batches(&schema, file.into_iter(), Some(rows), opts, &source, cancel)
+    Ok((schema, rows, source, file.into_iter()))
 }
 
 /// `batch` as a parquet file (zstd-compressed, one row group per million rows) to `w`

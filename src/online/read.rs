@@ -75,7 +75,18 @@ fn open(path: &Path) -> Result<Box<dyn Read>> {
 pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log> {
     if format == LogFormat::Parquet {
         #[cfg(feature = "parquet")]
-        return crate::formats::parquet::read_log(path, opts, &Default::default());
+        {
+            let (schema, rows, source, batches) = crate::formats::parquet::batches(path)?;
+            let never = Default::default();
+            return super::arrow::log_from_batches(
+                &schema,
+                batches,
+                Some(rows),
+                opts,
+                &source,
+                &never,
+            );
+        }
         #[cfg(not(feature = "parquet"))]
         return Err(Error::Option(
             "this build of irmetrics reads no parquet (the `parquet` feature is off)".into(),
