@@ -204,9 +204,7 @@ impl PyQrels {
 
     /// Pickled as one flat `bytes` (no Python object per judgment).
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let q = self.inner.clone();
-        let bytes = heavy(py, move |_| Ok(pickle::qrels_bytes(&q)))?;
-        pickle::reduce(py, "_qrels_from_pickle", bytes)
+        pickle::reduce_qrels(py, &self.inner)
     }
 
     /// `{query_id: {doc_id: label}}`.
@@ -426,9 +424,7 @@ impl PyRun {
 
     /// Pickled as one flat `bytes` (no Python object per result), tag included.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let r = self.inner.clone();
-        let bytes = heavy(py, move |_| Ok(pickle::run_bytes(&r)))?;
-        pickle::reduce(py, "_run_from_pickle", bytes)
+        pickle::reduce_run(py, &self.inner)
     }
 
     /// `{query_id: {doc_id: score}}`.
