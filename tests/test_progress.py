@@ -307,6 +307,10 @@ def test_cli_compare_bar_on_a_terminal_only(cli_files: list[str]) -> None:
         [*COMPARE, *cli_files], terminal=True, extra_env={"IRMETRICS_PROGRESS": "0"}
     )
     assert b"irmetrics [" not in err_off and out_off == out_pipe
+    out_flag, err_flag = _cli(
+        [COMPARE[0], "--no-progress", *COMPARE[1:], *cli_files], terminal=True
+    )
+    assert b"irmetrics [" not in err_flag and out_flag == out_pipe
 
 
 def test_cli_evaluation_and_fuse_optimize_same_stdout(cli_files: list[str]) -> None:

@@ -37,7 +37,8 @@ options:
   --output FILE      write to FILE (atomically)
   -c                 score judged queries missing from a run 0 (trec_eval -c);
                      without it, such a query is an error
-  -l LEVEL, -M K, -J, --threads N    as for evaluation (irmetrics --help)
+  -l LEVEL, -M K, -J, --threads N, --no-progress    as for evaluation
+                     (irmetrics --help)
   -h, --help         show this help
 ";
 

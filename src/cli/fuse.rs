@@ -41,6 +41,7 @@ options:
   --output FILE      write to FILE (atomically: a temporary file, then renamed);
                      '-' or none: standard output
   --threads N        worker threads, 0 to 4096 [default 0: all cores]
+  --no-progress      no progress bar for --optimize (irmetrics --help)
   -h, --help         show this help
 ";
 

@@ -125,17 +125,29 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,
 {
-    let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
-    with_bar(|progress| dispatch(argv, out, cancel, progress))
+    let mut argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    // `--no-progress` (any subcommand, before a `--`) is the bar's, read here
+    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    let before = argv.len();
+    let mut i = 0;
+    argv.retain(|a| {
+        i += 1;
+        i > end || a != NO_PROGRESS
+    });
+    let asked_off = argv.len() < before;
+    with_bar(asked_off, |progress| dispatch(argv, out, cancel, progress))
 }
 
+/// The flag that turns the progress bar off.
+const NO_PROGRESS: &str = "--no-progress";
+
 /// The command line's progress bar: drawn on standard error while long work runs
-/// (from [`crate::progress::bar_delay`] on) when standard error is a terminal and
-/// `IRMETRICS_PROGRESS` is not `0`; never when it is piped or redirected. Standard
-/// output is the same with or without it.
-fn with_bar<R>(f: impl FnOnce(Option<&Progress>) -> R) -> R {
+/// (from [`crate::progress::bar_delay`] on) when standard error is a terminal, unless
+/// `--no-progress` or `IRMETRICS_PROGRESS=0`; never when it is piped or redirected.
+/// Standard output is the same with or without it.
+fn with_bar<R>(off: bool, f: impl FnOnce(Option<&Progress>) -> R) -> R {
     use std::io::IsTerminal;
-    let off = std::env::var_os("IRMETRICS_PROGRESS").is_some_and(|v| v == "0");
+    let off = off || std::env::var_os("IRMETRICS_PROGRESS").is_some_and(|v| v == "0");
     if off || !std::io::stderr().is_terminal() {
         return f(None);
     }
