@@ -12,6 +12,7 @@ import io
 import os
 import pty
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -323,3 +324,38 @@ def test_cli_evaluation_and_fuse_optimize_same_stdout(cli_files: list[str]) -> N
         out_pipe, err_pipe = _cli(args, terminal=False)
         assert out_tty == out_pipe and out_pipe.strip()
         assert err_pipe == b""
+
+
+def test_ctrl_c_stops_work_with_a_progress_callback(cli_files: list[str]) -> None:
+    """A real SIGINT while a callback is reporting: KeyboardInterrupt, promptly."""
+    script = f"""
+import sys, irmetrics
+qrels = irmetrics.Qrels.from_file({cli_files[0]!r})
+runs = {{"a": irmetrics.Run.from_file({cli_files[1]!r}),
+        "b": irmetrics.Run.from_file({cli_files[2]!r})}}
+def report(done, total):
+    if done:
+        print("busy", flush=True)
+try:
+    irmetrics.compare(qrels, runs, ["map"], test="randomization", n_resamples=5_000_000,
+                      progress=report)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+    p = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+    )
+    assert p.stdout is not None
+    assert p.stdout.readline().strip() == "busy"
+    start = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        out, _ = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        pytest.fail("Ctrl-C did not stop the work")
+    assert time.monotonic() - start < 3.0
+    assert p.returncode == 0 and out.rstrip().endswith("interrupted"), out
