@@ -110,14 +110,14 @@ impl StderrBar {
     }
 }
 
-/// The text of the bar: `irmetrics [#####-----]  50% 5/10 3s`.
+/// The text of the bar: `irmetrics [#####-----]  50% 5/10 3s`; before any unit is
+/// announced (files being read), `irmetrics ... 3s`.
 pub fn bar_line(done: u64, total: u64, elapsed: Duration) -> String {
     const WIDTH: u64 = 30;
-    let frac = if total == 0 {
-        0.0
-    } else {
-        done as f64 / total as f64
-    };
+    if total == 0 {
+        return format!("irmetrics ... {}s", elapsed.as_secs());
+    }
+    let frac = done as f64 / total as f64;
     let filled = ((frac * WIDTH as f64) as u64).min(WIDTH);
     format!(
         "irmetrics [{}{}] {:3.0}% {done}/{total} {}s",
@@ -147,6 +147,6 @@ mod tests {
         let line = bar_line(5, 10, Duration::from_secs(3));
         assert!(line.contains("[###############---------------]"), "{line}");
         assert!(line.contains(" 50% 5/10 3s"), "{line}");
-        assert!(bar_line(0, 0, Duration::ZERO).contains("  0% 0/0"));
+        assert_eq!(bar_line(0, 0, Duration::from_secs(4)), "irmetrics ... 4s");
     }
 }
