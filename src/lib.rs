@@ -54,6 +54,7 @@
 //! | z-scores (`-Z`) | `zscore.rs`: the table of means and deviations, and results turned into z-scores |
 //! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV, parquet), `arrow.rs` (Arrow batches), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
+//! | progress of long work (Python's `progress=`, the command line's bar) | `progress.rs` (the one `Progress` counter, the stderr bar); polled in `python/mod.rs` |
 //!
 //! New capabilities (comparing systems: `compare/`; fusion; online metrics: `online/`) each get a
 //! folder of their own beside `evaluate/`, take their inputs through [`intake`] and return plain
@@ -78,6 +79,7 @@ pub mod measure;
 pub mod metrics;
 pub mod online;
 pub mod parallel;
+pub mod progress;
 pub mod qrels;
 pub mod rel_info;
 pub mod results;

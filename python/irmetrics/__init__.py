@@ -92,7 +92,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_core._after_fork_in_child)
 
 if TYPE_CHECKING:  # typing is not imported at run time: it costs start-up time
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any, Union
 
     # the inner mappings must be dicts (Qrels.from_dict / Run.from_dict refuse others)
@@ -110,6 +110,7 @@ def evaluate(
     stream: bool = False,
     aggregate: str = "mean",
     ddof: int | None = None,
+    progress: bool | Callable[[int, int], object] | None = None,
     **options: Any,
 ) -> Any:
     """Evaluate ``run`` against ``qrels``.
@@ -153,6 +154,13 @@ def evaluate(
     and elinor report); with a statistic other than the mean, summary-only values
     (``num_q``, ``runid``, ``gm_map``) and ``relstring`` are left out.
 
+    ``progress``: ``True`` shows a bar (tqdm's when installed, else a line on stderr)
+    once the evaluation has run 2 seconds (``IRMETRICS_PROGRESS_DELAY``); a callable
+    is called as ``progress(done, total)`` (queries evaluated) about ten times a second
+    and once at the end, on this thread; an exception it raises (KeyboardInterrupt
+    included) stops the work. ``None`` (default) or ``False``: silent. Not with
+    ``stream=True``.
+
     Options (trec_eval flag): ``complete`` (-c), ``relevance_level`` (-l),
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs_in_collection`` (-N),
     ``n_threads`` (0 = all cores); ``names`` (see above).
@@ -162,14 +170,16 @@ def evaluate(
     if stream and not isinstance(run, (str, os.PathLike)):
         raise TypeError("stream=True needs the run as a file path")
 
+    if stream and progress:
+        raise InputError("progress is not reported with stream=True")
     if output == "dict":
         if stream:
             # a path, checked above
             return ev.evaluate_file(run, per_query=per_query, aggregate=aggregate)  # type: ignore[arg-type]
-        return ev.evaluate(run, per_query=per_query, aggregate=aggregate)
+        return ev.evaluate(run, per_query=per_query, aggregate=aggregate, progress=progress)
     if output not in _TABLES:
         raise ValueError(f"output must be 'dict', {', '.join(map(repr, _TABLES))}, not {output!r}")
-    table = ev.evaluate_table(run, stream=stream)
+    table = ev.evaluate_table(run, stream=stream, progress=progress)
     return _TABLES[output](*table)
 
 

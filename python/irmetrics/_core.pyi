@@ -1,7 +1,7 @@
 """Type stubs for the compiled extension ``irmetrics._core``."""
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Union, final
 
 __all__ = [
@@ -87,6 +87,8 @@ class MeasureError(InputError): ...
 class MissingDependencyError(Error, ImportError): ...
 
 _Path = Union[str, "os.PathLike[str]"]
+# progress=: True (a bar), a callable called as callback(done, total), None / False
+_Progress = bool | Callable[[int, int], object] | None
 
 @final
 class Qrels:
@@ -213,6 +215,7 @@ class Evaluator:
         per_query: bool = False,
         keys: str = "requested",
         aggregate: str = "mean",
+        progress: _Progress = None,
     ) -> dict[str, Any]: ...
     def evaluate_file(
         self,
@@ -223,7 +226,11 @@ class Evaluator:
         aggregate: str = "mean",
     ) -> dict[str, Any]: ...
     def evaluate_table(
-        self, run: Run | Mapping[str, Mapping[str, float]] | Any | _Path, *, stream: bool = False
+        self,
+        run: Run | Mapping[str, Mapping[str, float]] | Any | _Path,
+        *,
+        stream: bool = False,
+        progress: _Progress = None,
     ) -> tuple[list[str], list[str], Any, Any]: ...
     def evaluate_parts(
         self, run: Run | Mapping[str, Mapping[str, float]] | Any, *, max_label: int | None = None
@@ -322,6 +329,7 @@ def optimize_fusion(
     *,
     step: float | None = None,
     return_optimization_report: bool = False,
+    progress: _Progress = None,
 ) -> Any: ...
 
 @final
@@ -372,6 +380,7 @@ def compare_runs_report(
     baseline: str | None,
     n_resamples: int,
     seed: int,
+    progress: _Progress = None,
 ) -> _Report: ...
 def compare_values_report(
     names: Sequence[str],

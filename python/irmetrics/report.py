@@ -15,7 +15,7 @@ from ._files import atomic_write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
 __all__ = ["Report", "compare", "html_report"]
@@ -397,6 +397,7 @@ def compare(
     n_resamples: int = 10_000,
     seed: int = 42,
     complete: bool = False,
+    progress: bool | Callable[[int, int], object] | None = None,
     **evaluate_options: Any,
 ) -> Report:
     """Evaluate ``runs`` on ``qrels`` and test which systems differ, per measure.
@@ -417,12 +418,17 @@ def compare(
     Every run must hold the same judged queries (an error names the first one missing),
     unless ``complete=True``: then missing queries score 0, as trec_eval -c.
     ``evaluate_options`` are :class:`irmetrics.Evaluator`'s (``relevance_level``,
-    ``judged_only``, ``n_threads``, ...).
+    ``judged_only``, ``n_threads``, ...). ``progress`` as in
+    :func:`irmetrics.evaluate`: the queries evaluated of every run, then the resamples
+    of a Monte Carlo randomization test (else one unit per measure); ``total`` grows
+    when the comparison starts.
     """
     named = _named_runs(runs)
     ev = Evaluator(qrels, measures, complete=complete, **evaluate_options)
     return Report(
-        _core.compare_runs_report(ev, named, test, correction, alpha, baseline, n_resamples, seed)
+        _core.compare_runs_report(
+            ev, named, test, correction, alpha, baseline, n_resamples, seed, progress
+        )
     )
 
 

@@ -52,6 +52,8 @@ other options:
                      memory; the run must be grouped by query)
   --max-line-bytes N longest line accepted in the input files [default: 1048576,
                      or IRMETRICS_MAX_LINE_BYTES]
+  --no-progress      no progress bar (else drawn on stderr when it is a terminal
+                     and the work runs over 2 s; IRMETRICS_PROGRESS=0 too)
   -h, --help         show this help
   -v, --version      show the version
 

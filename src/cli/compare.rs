@@ -37,7 +37,8 @@ options:
   --output FILE      write to FILE (atomically)
   -c                 score judged queries missing from a run 0 (trec_eval -c);
                      without it, such a query is an error
-  -l LEVEL, -M K, -J, --threads N    as for evaluation (irmetrics --help)
+  -l LEVEL, -M K, -J, --threads N, --no-progress    as for evaluation
+                     (irmetrics --help)
   -h, --help         show this help
 ";
 
@@ -167,11 +168,12 @@ pub fn run_names(paths: &[PathBuf]) -> Vec<String> {
     names
 }
 
-/// Run `irmetrics compare` with the arguments after `compare`.
+/// Run `irmetrics compare` with the arguments after `compare`, counting in `progress`.
 pub fn run_compare(
     argv: Vec<OsString>,
     out: &mut dyn Write,
     cancel: Option<&AtomicBool>,
+    progress: Option<&crate::progress::Progress>,
 ) -> Result<()> {
     let args = parse_compare_args(argv)?;
     if args.help {
@@ -191,8 +193,8 @@ pub fn run_compare(
     let names = run_names(&args.runs);
     let refs: Vec<&crate::run::Run> = runs.iter().collect();
     let rep = crate::parallel::with_threads(args.options.n_threads, || -> Result<_> {
-        let results = report::evaluate_runs(&ev, &names, &refs, cancel)?;
-        report::from_results(&names, &results, &args.how, cancel)
+        let results = report::evaluate_runs(&ev, &names, &refs, cancel, progress)?;
+        report::from_results(&names, &results, &args.how, cancel, progress)
     })?;
     let mut text = rep.render(args.format);
     if !text.ends_with('\n') {

@@ -41,6 +41,7 @@ options:
   --output FILE      write to FILE (atomically: a temporary file, then renamed);
                      '-' or none: standard output
   --threads N        worker threads, 0 to 4096 [default 0: all cores]
+  --no-progress      no progress bar for --optimize (irmetrics --help)
   -h, --help         show this help
 ";
 
@@ -197,6 +198,16 @@ pub fn run_fuse(
     out: &mut dyn Write,
     cancel: Option<&AtomicBool>,
 ) -> Result<()> {
+    run_fuse_with(argv, out, cancel, None)
+}
+
+/// [`run_fuse`], counting the settings `--optimize` tries in `progress`.
+pub(crate) fn run_fuse_with(
+    argv: Vec<OsString>,
+    out: &mut dyn Write,
+    cancel: Option<&AtomicBool>,
+    progress: Option<&crate::progress::Progress>,
+) -> Result<()> {
     let a = parse_fuse_args(argv)?;
     if a.help {
         return out
@@ -218,7 +229,9 @@ pub fn run_fuse(
             return Err(usage_err("--optimize needs a qrels file"));
         };
         let opt = crate::parallel::with_threads(a.threads, || {
-            fusion::optimize_fusion(qrels, &refs, a.method, a.norm, &a.metric, a.step)
+            fusion::optimize_fusion_with(
+                qrels, &refs, a.method, a.norm, &a.metric, a.step, cancel, progress,
+            )
         })?;
         let mut text = String::new();
         if a.report {

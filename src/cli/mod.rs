@@ -26,6 +26,7 @@ use std::sync::atomic::AtomicBool;
 use crate::error::{Error, Result};
 use crate::evaluate::Evaluator;
 use crate::measure::MeasureSet;
+use crate::progress::{Progress, StderrBar};
 use crate::rel_info::{Judgments, RelFormat};
 use crate::results::Results;
 use crate::zscore::ZScores;
@@ -34,6 +35,17 @@ use crate::zscore::ZScores;
 /// line and `irmetrics.compat`. Stops with [`Error::Interrupted`] soon after `cancel`
 /// is set.
 pub fn evaluate_args(args: &Args, cancel: Option<&AtomicBool>) -> Result<Vec<(PathBuf, Results)>> {
+    evaluate_args_with(args, cancel, None)
+}
+
+/// [`evaluate_args`], counting the evaluated queries of each run in `progress` (each
+/// run's queries announced once it is read: the total grows run by run; runs read as
+/// a stream and preference judgments are not counted).
+pub fn evaluate_args_with(
+    args: &Args,
+    cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
+) -> Result<Vec<(PathBuf, Results)>> {
     // the variable is checked up front, before any file is read
     crate::parallel::env_threads()?;
     if let Some(n) = args.max_line_bytes {
@@ -50,7 +62,7 @@ pub fn evaluate_args(args: &Args, cancel: Option<&AtomicBool>) -> Result<Vec<(Pa
                     ev.evaluate_file_cancellable(path, cancel)?
                 } else {
                     let run = crate::formats::read_run(path, None, cancel)?;
-                    ev.evaluate_cancellable(&run, cancel)?
+                    ev.evaluate_with(&run, cancel, progress)?
                 };
                 Ok((path.clone(), res))
             })
@@ -113,9 +125,46 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,
 {
-    let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    let mut argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    // `--no-progress` (any subcommand, before a `--`) is the bar's, read here
+    let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    let before = argv.len();
+    let mut i = 0;
+    argv.retain(|a| {
+        i += 1;
+        i > end || a != NO_PROGRESS
+    });
+    let asked_off = argv.len() < before;
+    with_bar(asked_off, |progress| dispatch(argv, out, cancel, progress))
+}
+
+/// The flag that turns the progress bar off.
+const NO_PROGRESS: &str = "--no-progress";
+
+/// The command line's progress bar: drawn on standard error while long work runs
+/// (from [`crate::progress::bar_delay`] on) when standard error is a terminal, unless
+/// `--no-progress` or `IRMETRICS_PROGRESS=0`; never when it is piped or redirected.
+/// Standard output is the same with or without it.
+fn with_bar<R>(off: bool, f: impl FnOnce(Option<&Progress>) -> R) -> R {
+    use std::io::IsTerminal;
+    let off = off || std::env::var_os("IRMETRICS_PROGRESS").is_some_and(|v| v == "0");
+    if off || !std::io::stderr().is_terminal() {
+        return f(None);
+    }
+    let progress = Progress::new();
+    StderrBar::draw_while(&progress, crate::progress::bar_delay(), || {
+        f(Some(&progress))
+    })
+}
+
+fn dispatch(
+    argv: Vec<OsString>,
+    out: &mut dyn Write,
+    cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
+) -> Result<()> {
     if argv.first().is_some_and(|a| a == "fuse") {
-        return run_fuse(argv[1..].to_vec(), out, cancel);
+        return fuse::run_fuse_with(argv[1..].to_vec(), out, cancel, progress);
     }
     if argv.first().is_some_and(|a| a == "online") {
         return run_online(argv[1..].to_vec(), out, cancel);
@@ -124,7 +173,7 @@ where
         return crate::diversity::ndeval::run_ndeval(argv[1..].to_vec(), out);
     }
     if argv.first().is_some_and(|a| a == "compare") {
-        return compare::run_compare(argv[1..].to_vec(), out, cancel);
+        return compare::run_compare(argv[1..].to_vec(), out, cancel, progress);
     }
     let args = parse_args(argv)?;
     if args.help {
@@ -136,7 +185,11 @@ where
         return Ok(());
     }
     let mut text = Vec::new();
-    output::render_all(&evaluate_args(&args, cancel)?, &args, &mut text)?;
+    output::render_all(
+        &evaluate_args_with(&args, cancel, progress)?,
+        &args,
+        &mut text,
+    )?;
     match &args.output {
         Some(p) => crate::trec::write_atomically(p, &text),
         None => out.write_all(&text).map_err(write_err),

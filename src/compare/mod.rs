@@ -21,7 +21,9 @@ pub use anova::{anova2, Anova2};
 pub use correct::Correction;
 pub use effect::{effect_size, Effect};
 pub use paired::{bootstrap_test, randomization_test, sign_test, ttest, wilcoxon, TestResult};
-pub use report::{compare, compare_values, CompareOptions, Format, PairResult, Report};
+pub use report::{
+    compare, compare_values, compare_values_with, CompareOptions, Format, PairResult, Report,
+};
 pub use tukey::{ptukey_sf, randomized_tukey_hsd, tukey_hsd};
 
 use crate::error::Result;

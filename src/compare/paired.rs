@@ -294,6 +294,7 @@ impl SignFlips {
         n_resamples: usize,
         seed: u64,
         cancel: Option<&AtomicBool>,
+        progress: Option<&crate::progress::Progress>,
     ) -> Result<SignFlips> {
         check_resamples(n_resamples)?;
         let n = systems.first().map_or(0, |s| s.len());
@@ -317,6 +318,7 @@ impl SignFlips {
                     fill_signs(&mut streams.stream(r as u64), signs);
                     out.extend(systems.iter().map(|s| signed_sum(signs, s)));
                 }
+                crate::progress::advance(progress, end - start);
                 Ok(out)
             },
         );
@@ -409,7 +411,7 @@ pub fn randomization_test(
             df: None,
         });
     }
-    let flips = SignFlips::new(&[x, y], n_resamples, seed, cancel)?;
+    let flips = SignFlips::new(&[x, y], n_resamples, seed, cancel, None)?;
     Ok(TestResult {
         statistic,
         pvalue: flips.pvalue(0, 1),

@@ -13,6 +13,7 @@ use super::{effect_size, Correction, Test};
 use crate::error::{show, Error, Result};
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::MeasureSet;
+use crate::progress::Progress;
 use crate::qrels::Qrels;
 use crate::results::Results;
 use crate::run::Run;
@@ -151,17 +152,19 @@ pub fn compare(
     let ev = Evaluator::new(qrels.clone(), MeasureSet::parse(measures)?, options)?;
     let names: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
     let runs: Vec<&Run> = runs.iter().map(|(_, r)| *r).collect();
-    let results = evaluate_runs(&ev, &names, &runs, cancel)?;
-    from_results(&names, &results, how, cancel)
+    let results = evaluate_runs(&ev, &names, &runs, cancel, None)?;
+    from_results(&names, &results, how, cancel, None)
 }
 
 /// Evaluate each run; a judged query missing from a run (without `complete`) is an
-/// error naming the run and the query.
+/// error naming the run and the query. `progress` counts the evaluated queries of all
+/// runs (announced together first).
 pub fn evaluate_runs(
     ev: &Evaluator,
     names: &[String],
     runs: &[&Run],
     cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
 ) -> Result<Vec<Results>> {
     if runs.len() < 2 {
         return Err(Error::Input(format!(
@@ -169,27 +172,34 @@ pub fn evaluate_runs(
             runs.len()
         )));
     }
+    if progress.is_some() {
+        let units = runs.iter().map(|r| ev.progress_units(r)).sum();
+        crate::progress::announce(progress, units);
+    }
     names
         .iter()
         .zip(runs)
         .map(|(name, run)| {
-            ev.evaluate_cancellable(run, cancel).map_err(|e| match e {
-                Error::MissingQuery { query } => Error::Input(format!(
-                    "run '{name}' has no results for query '{query}' (judged in the qrels); \
+            ev.evaluate_announced(run, cancel, progress)
+                .map_err(|e| match e {
+                    Error::MissingQuery { query } => Error::Input(format!(
+                        "run '{name}' has no results for query '{query}' (judged in the qrels); \
                      pass complete=True (-c) to score missing queries 0, as trec_eval -c"
-                )),
-                e => e,
-            })
+                    )),
+                    e => e,
+                })
         })
         .collect()
 }
 
-/// Compare already evaluated runs (all from one evaluator, so with the same columns).
+/// Compare already evaluated runs (all from one evaluator, so with the same columns),
+/// counting in `progress` as [`compare_values_with`].
 pub fn from_results(
     names: &[String],
     results: &[Results],
     how: &CompareOptions,
     cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
 ) -> Result<Report> {
     let Some(first) = results.first() else {
         return Err(Error::Input(
@@ -214,7 +224,7 @@ pub fn from_results(
         ));
     }
     let query_ids = ids.iter().map(|q| show(q)).collect();
-    compare_values(names, query_ids, measures, how, cancel)
+    compare_values_with(names, query_ids, measures, how, cancel, progress)
 }
 
 /// The error for runs with different query sets: the first query (in the order of the
@@ -249,6 +259,19 @@ pub fn compare_values(
     how: &CompareOptions,
     cancel: Option<&AtomicBool>,
 ) -> Result<Report> {
+    compare_values_with(names, query_ids, measures, how, cancel, None)
+}
+
+/// [`compare_values`], counting in `progress` the resamples drawn for a Monte Carlo
+/// randomization test, else one unit per measure compared (all announced first).
+pub fn compare_values_with(
+    names: &[String],
+    query_ids: Vec<String>,
+    measures: Vec<(String, Vec<Vec<f64>>)>,
+    how: &CompareOptions,
+    cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
+) -> Result<Report> {
     check_options(how)?;
     let k = names.len();
     if k < 2 {
@@ -277,6 +300,9 @@ pub fn compare_values(
             .flat_map(|a| (a + 1..k).map(move |b| (a, b)))
             .collect(),
     };
+    let flipped = how.test == Test::Randomization && n > EXACT_RANDOMIZATION_MAX;
+    let per_measure = if flipped { how.n_resamples } else { 1 };
+    crate::progress::announce(progress, measures.len() * per_measure);
     let mut out = Vec::new();
     for (name, values) in measures {
         if values.len() != k || values.iter().any(|v| v.len() != n) {
@@ -288,8 +314,9 @@ pub fn compare_values(
             paired::check_finite(v, &format!("measure '{name}' of system '{s}'"))?;
         }
         let refs: Vec<&[f64]> = values.iter().map(|v| v.as_slice()).collect();
-        let flips = if how.test == Test::Randomization && n > EXACT_RANDOMIZATION_MAX {
-            Some(SignFlips::new(&refs, how.n_resamples, how.seed, cancel)?)
+        let flips = if flipped {
+            let f = SignFlips::new(&refs, how.n_resamples, how.seed, cancel, progress)?;
+            Some(f)
         } else {
             None
         };
@@ -366,6 +393,9 @@ pub fn compare_values(
                 effect,
             })
             .collect();
+        if !flipped {
+            crate::progress::advance(progress, 1);
+        }
         out.push(MeasureReport {
             means: values.iter().map(|v| paired::mean(v)).collect(),
             name,

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use crate::error::{show, Error, Result};
 use crate::measure::{Family, Measure, MeasureSet};
 use crate::metrics::{self, QueryCtx, NONPOOL, UNJUDGED};
+use crate::progress::Progress;
 use crate::qrels::{Qrels, QrelsQuery};
 use crate::results::{Results, Row};
 use crate::run::{Run, RunQuery};
@@ -208,13 +209,55 @@ impl Evaluator {
 
     /// Evaluate a run; stops with [`Error::Interrupted`] soon after `cancel` is set.
     pub fn evaluate_cancellable(&self, run: &Run, cancel: Option<&AtomicBool>) -> Result<Results> {
+        self.evaluate_with(run, cancel, None)
+    }
+
+    /// [`Evaluator::evaluate_cancellable`], counting each evaluated query in `progress`
+    /// (the queries are announced first).
+    pub fn evaluate_with(
+        &self,
+        run: &Run,
+        cancel: Option<&AtomicBool>,
+        progress: Option<&Progress>,
+    ) -> Result<Results> {
         let pairs = self.pair_queries(run)?;
+        crate::progress::announce(progress, pairs.len());
+        self.evaluate_pairs(run, pairs, cancel, progress)
+    }
+
+    /// How many queries evaluating `run` counts in a [`Progress`] (0 for a run that
+    /// cannot be evaluated: its error comes when it is).
+    pub(crate) fn progress_units(&self, run: &Run) -> usize {
+        self.pair_queries(run).map_or(0, |p| p.len())
+    }
+
+    /// [`Evaluator::evaluate_with`] for queries already announced
+    /// ([`Evaluator::progress_units`]).
+    pub(crate) fn evaluate_announced(
+        &self,
+        run: &Run,
+        cancel: Option<&AtomicBool>,
+        progress: Option<&Progress>,
+    ) -> Result<Results> {
+        let pairs = self.pair_queries(run)?;
+        self.evaluate_pairs(run, pairs, cancel, progress)
+    }
+
+    fn evaluate_pairs(
+        &self,
+        run: &Run,
+        pairs: Vec<(&QrelsQuery, Option<&RunQuery>)>,
+        cancel: Option<&AtomicBool>,
+        progress: Option<&Progress>,
+    ) -> Result<Results> {
         let rows = crate::parallel::with_threads(self.options.n_threads, || {
             crate::parallel::map_with(&pairs, Scratch::default, |s, &(qq, rq)| {
                 if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                     return None;
                 }
-                Some(self.eval_query(qq, rq, s))
+                let row = self.eval_query(qq, rq, s);
+                crate::progress::advance(progress, 1);
+                Some(row)
             })
         });
         let rows: Vec<Row> = rows

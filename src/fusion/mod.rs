@@ -38,7 +38,7 @@ mod optimize;
 mod trained;
 
 pub use names::{Method, Norm, ParamSpec, Params};
-pub use optimize::{grid, optimize_fusion, Optimization, Trial};
+pub use optimize::{grid, optimize_fusion, optimize_fusion_with, Optimization, Trial};
 
 use crate::error::{show, Error, Result};
 use crate::ids::{IdIndex, Ids};

@@ -9,10 +9,13 @@
 //! whose sum, added left to right in floating point, is exactly 1.0; `n_segments`
 //! (probfuse) and `w` (slidefuse) 1 to 100, trained on the same qrels.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::names::{Method, Norm, Params};
 use crate::error::{Error, Result};
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::MeasureSet;
+use crate::progress::Progress;
 use crate::qrels::Qrels;
 use crate::run::Run;
 
@@ -153,6 +156,22 @@ pub fn optimize_fusion(
     metric: &str,
     step: Option<f64>,
 ) -> Result<Optimization> {
+    optimize_fusion_with(qrels, runs, method, norm, metric, step, None, None)
+}
+
+/// [`optimize_fusion`], stopping with [`Error::Interrupted`] soon after `cancel` is set
+/// (between settings) and counting each setting tried in `progress`.
+#[allow(clippy::too_many_arguments)]
+pub fn optimize_fusion_with(
+    qrels: &Qrels,
+    runs: &[&Run],
+    method: Method,
+    norm: Option<Norm>,
+    metric: &str,
+    step: Option<f64>,
+    cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
+) -> Result<Optimization> {
     let measures = MeasureSet::parse(&[metric])?;
     let options = Options {
         complete: true,
@@ -163,13 +182,17 @@ pub fn optimize_fusion(
     let mut best: Option<Params> = None;
     let mut best_score = 0.0;
     let mut trials = Vec::with_capacity(settings.len());
+    crate::progress::announce(progress, settings.len());
     for params in settings {
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Interrupted);
+        }
         let fused = if method.needs_qrels() {
             super::fuse_trained(qrels, runs, method, norm, &params)?
         } else {
             super::fuse(runs, method, norm, &params)?
         };
-        let res = ev.evaluate(&fused)?;
+        let res = ev.evaluate_cancellable(&fused, cancel)?;
         if res.columns().len() != 1 {
             return Err(Error::Measure(format!(
                 "optimize_fusion needs one measure with one value, and '{metric}' gives {}",
@@ -182,6 +205,7 @@ pub fn optimize_fusion(
             best = Some(params.clone());
         }
         trials.push(Trial { params, score });
+        crate::progress::advance(progress, 1);
     }
     let Some(best) = best else {
         return Err(Error::Input(format!(

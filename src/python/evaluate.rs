@@ -13,7 +13,7 @@ use super::data::{explain_missing, qrels_of, run_frame_columns, Input, PyQrels, 
 use super::errors;
 use super::results::DictShape;
 use super::stream::PyQueryStream;
-use super::{guarded, heavy};
+use super::{guarded, heavy, heavy_progress};
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::{Family, MeasureSet, Names};
 use crate::results::Results;
@@ -45,30 +45,36 @@ use crate::parallel;
 
 /// Evaluate a Run, a file path, a dict `{query_id: {doc_id: score}}` or a data frame
 /// (dicts and frames converted and evaluated batch by batch, never held whole).
+/// `progress` (a `progress=` argument) counts the evaluated queries of a Run, a path
+/// or Arrow data; dicts and frames, evaluated as they are converted on this thread,
+/// report once, at the end.
 fn evaluate_any(
     py: Python<'_>,
     ev: &Arc<Evaluator>,
     run: &Bound<'_, PyAny>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<crate::results::Results> {
     if let Ok(r) = run.cast::<PyRun>() {
         let (ev, r) = (ev.clone(), r.get().inner.clone());
-        return heavy(py, move |cancel| ev.evaluate_cancellable(&r, Some(cancel)));
+        return heavy_progress(py, progress, move |cancel, p| {
+            ev.evaluate_with(&r, Some(cancel), p)
+        });
     }
-    match Input::of(run, "run", "Run")? {
+    let res = match Input::of(run, "run", "Run")? {
         Input::Path(path) => {
             let ev = ev.clone();
-            heavy(py, move |cancel| {
+            return heavy_progress(py, progress, move |cancel, p| {
                 let r = crate::formats::read_run(&path, None, Some(cancel))?;
-                ev.evaluate_cancellable(&r, Some(cancel))
-            })
+                ev.evaluate_with(&r, Some(cancel), p)
+            });
         }
-        Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new())),
+        Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new()))?,
         Input::Arrow(t) => {
             let run = PyRun::from_table(py, &t, [None; 3], Vec::new())?.inner;
             let ev = ev.clone();
-            heavy(py, move |cancel| {
-                ev.evaluate_cancellable(&run, Some(cancel))
-            })
+            return heavy_progress(py, progress, move |cancel, p| {
+                ev.evaluate_with(&run, Some(cancel), p)
+            });
         }
         Input::Frame(f) => {
             let (q, d, s) = run_frame_columns(&f, None, None, None)?;
@@ -78,9 +84,15 @@ fn evaluate_any(
                     [(&q, "query id"), (&d, "document id"), (&s, "score")],
                     e,
                 )
-            })
+            })?
         }
-    }
+    };
+    // converted and evaluated on this thread: one report, at the end
+    heavy_progress(py, progress, move |_, p| {
+        crate::progress::announce(p, res.num_queries());
+        crate::progress::advance(p, res.num_queries());
+        Ok(res)
+    })
 }
 
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
@@ -176,7 +188,10 @@ impl PyEvaluator {
     /// `keys="canonical"` names every value canonically (`P_5`) instead of as
     /// requested (`P@5`). `aggregate` combines the per-query values: `"mean"`
     /// (trec_eval's `all`), `"gmean"`, `"median"`, `"std"`, `"sum"`, `"count"`.
-    #[pyo3(signature = (run, *, per_query = false, keys = "requested", aggregate = "mean"))]
+    /// `progress`: True (a tqdm bar, or a line on stderr, once the work has run 2 s),
+    /// a callable called as `progress(done, total)` (queries evaluated) about ten times a
+    /// second and once at the end, or None / False (silent).
+    #[pyo3(signature = (run, *, per_query = false, keys = "requested", aggregate = "mean", progress = None))]
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
@@ -184,9 +199,10 @@ impl PyEvaluator {
         per_query: bool,
         keys: &str,
         aggregate: &str,
+        progress: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let shape = DictShape::parse(py, per_query, keys, aggregate)?;
-        let res = evaluate_any(py, &self.inner, run)?;
+        let res = evaluate_any(py, &self.inner, run, progress)?;
         guarded(py, || shape.to_py(py, &res))
     }
 
@@ -212,22 +228,30 @@ impl PyEvaluator {
     /// Per-query values as one float64 array: `(query_ids, columns, values)` with
     /// `values.shape == (len(query_ids), len(columns))`, plus `summary` (the `all`
     /// values of the same columns). `run` is a Run or, with `stream=True`, a path.
-    #[pyo3(signature = (run, *, stream = false))]
+    /// `progress` as in `evaluate` (not with `stream=True`).
+    #[pyo3(signature = (run, *, stream = false, progress = None))]
     fn evaluate_table<'py>(
         &self,
         py: Python<'py>,
         run: &Bound<'py, PyAny>,
         stream: bool,
+        progress: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         super::errors::require_numpy(py, "per-query values as arrays")?;
         let ev = self.inner.clone();
         let res = if stream {
+            if let Some(p) = progress.filter(|p| p.is_truthy().unwrap_or(true)) {
+                return Err(errors::input_err(
+                    p.py(),
+                    "progress is not reported with stream=True".into(),
+                ));
+            }
             let path: PathBuf = run.extract()?;
             heavy(py, move |cancel| {
                 ev.evaluate_file_cancellable(&path, Some(cancel))
             })?
         } else {
-            evaluate_any(py, &ev, run)?
+            evaluate_any(py, &ev, run, progress)?
         };
         let cols: Vec<usize> = (0..res.columns().len())
             .filter(|&c| {
@@ -285,7 +309,7 @@ impl PyEvaluator {
             ),
             None => self.inner.clone(),
         };
-        let res = evaluate_any(py, &ev, run)?;
+        let res = evaluate_any(py, &ev, run, None)?;
         let (nq, ncols) = (res.num_queries(), res.columns().len());
         let mut values = Vec::with_capacity(nq * ncols);
         let mut rel1 = Vec::with_capacity(nq);

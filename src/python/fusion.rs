@@ -179,9 +179,10 @@ fn params_dict<'py>(py: Python<'py>, p: &Params) -> PyResult<Bound<'py, PyDict>>
 /// parameters, and with `return_optimization_report` also every setting tried with its
 /// score.
 #[pyfunction]
-#[pyo3(signature = (qrels, runs, method = "wsum", norm = Some("min-max"), metric = "ndcg", *, step = None, return_optimization_report = false))]
+/// `progress` as in `Evaluator.evaluate`, counting the settings tried.
+#[pyo3(signature = (qrels, runs, method = "wsum", norm = Some("min-max"), metric = "ndcg", *, step = None, return_optimization_report = false, progress = None))]
 #[pyo3(
-    text_signature = "(qrels, runs, method='wsum', norm='min-max', metric='ndcg', *, step=None, return_optimization_report=False)"
+    text_signature = "(qrels, runs, method='wsum', norm='min-max', metric='ndcg', *, step=None, return_optimization_report=False, progress=None)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn optimize_fusion<'py>(
@@ -193,13 +194,14 @@ fn optimize_fusion<'py>(
     metric: &str,
     step: Option<f64>,
     return_optimization_report: bool,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method = method_of(py, method)?;
     let norm = norm_of(py, norm)?;
     let metric = metric.to_string();
     let qrels = super::data::qrels_of(qrels)?;
     let runs = runs_of(runs)?;
-    let opt = heavy(py, move |_| {
+    let opt = super::heavy_progress(py, progress, move |cancel, p| {
         let refs: Vec<&Run> = runs.iter().map(|r| r.as_ref()).collect();
         if refs.len() < 2 {
             return Err(crate::error::Error::Input(format!(
@@ -207,7 +209,7 @@ fn optimize_fusion<'py>(
                 refs.len()
             )));
         }
-        fusion::optimize_fusion(&qrels, &refs, method, norm, &metric, step)
+        fusion::optimize_fusion_with(&qrels, &refs, method, norm, &metric, step, Some(cancel), p)
     })?;
     let best = params_dict(py, &opt.best)?;
     if !return_optimization_report {

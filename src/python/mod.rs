@@ -4,7 +4,7 @@
 //!
 //! | file | what it holds |
 //! |---|---|
-//! | `mod.rs` | the module, `heavy` / `guarded` (GIL release, Ctrl-C, panics) |
+//! | `mod.rs` | the module, `heavy` / `guarded` (GIL release, Ctrl-C, panics), `heavy_progress` (`progress=`) |
 //! | `data.rs` | `Qrels` and `Run` classes (files, text, dicts, columns, frames, Arrow data) |
 //! | `arrow.rs` | Arrow data in (the PyCapsule interface, read in Rust) and out |
 //! | `evaluate.rs` | `Evaluator`, which input kind a run is, results to numpy |
@@ -44,6 +44,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 
 use crate::error::Result as CoreResult;
+use crate::progress::Progress;
 use cli::{canonical_names, cli_main, measures, parse_cli_args, parse_compare_args, trec_eval};
 use data::{as_qrels, as_run, set_max_line_bytes, PyQrels, PyRun};
 use evaluate::PyEvaluator;
@@ -54,11 +55,104 @@ fn heavy<R: Send>(
     py: Python<'_>,
     f: impl FnOnce(&AtomicBool) -> CoreResult<R> + Send,
 ) -> PyResult<R> {
-    let (interrupt, outcome) = run_on_worker(py, f)?;
+    let (interrupt, outcome) = run_on_worker(py, f, |_| Ok(()))?;
     if let Some(e) = interrupt {
         return Err(e);
     }
     finish(py, outcome)
+}
+
+/// What a `progress=` argument asks for: nothing (None, False), the package's own bar
+/// (True: tqdm when importable, else a line on stderr, from `irmetrics._progress`), or
+/// the user's callable, called as `callback(done, total)`.
+pub(crate) struct Reporter<'py> {
+    callback: Bound<'py, PyAny>,
+    /// the package's bar, closed when the work ends
+    owned: bool,
+}
+
+impl<'py> Reporter<'py> {
+    /// Read a `progress=` argument.
+    fn of(progress: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Reporter<'py>>> {
+        let Some(p) = progress.filter(|p| !p.is_none()) else {
+            return Ok(None);
+        };
+        if let Ok(b) = p.cast::<pyo3::types::PyBool>() {
+            if !b.is_true() {
+                return Ok(None);
+            }
+            let bar = p
+                .py()
+                .import("irmetrics._progress")?
+                .getattr("Bar")?
+                .call0()?;
+            return Ok(Some(Reporter {
+                callback: bar,
+                owned: true,
+            }));
+        }
+        if !p.is_callable() {
+            return Err(errors::input_err(
+                p.py(),
+                format!(
+                    "progress must be True, False, None or a callable (done, total), got {}",
+                    p.get_type()
+                ),
+            ));
+        }
+        Ok(Some(Reporter {
+            callback: p.clone(),
+            owned: false,
+        }))
+    }
+
+    /// Call the callback with `(done, total)`.
+    fn report(&self, done: u64, total: u64) -> PyResult<()> {
+        self.callback.call1((done, total)).map(drop)
+    }
+
+    /// Close the package's bar (nothing for a user's callable).
+    fn close(&self) -> PyResult<()> {
+        if self.owned {
+            self.callback.call_method0("close")?;
+        }
+        Ok(())
+    }
+}
+
+/// [`heavy`] for long work that counts its progress: with a `progress=` argument asking
+/// for it, `f` gets a [`Progress`] that this thread polls with the Ctrl-C check (about
+/// ten times a second), calling the callback on this thread when the count moved, and
+/// once more at the end (then `done == total`). An exception raised by the callback
+/// (KeyboardInterrupt included) stops the work and propagates.
+fn heavy_progress<R: Send>(
+    py: Python<'_>,
+    progress: Option<&Bound<'_, PyAny>>,
+    f: impl FnOnce(&AtomicBool, Option<&Progress>) -> CoreResult<R> + Send,
+) -> PyResult<R> {
+    let Some(reporter) = Reporter::of(progress)? else {
+        return heavy(py, move |cancel| f(cancel, None));
+    };
+    let counter = Progress::new();
+    let shared = &counter;
+    let mut last = None;
+    let mut poll = |_py: Python<'_>| -> PyResult<()> {
+        let now = shared.get();
+        if last != Some(now) {
+            last = Some(now);
+            reporter.report(now.0, now.1)?;
+        }
+        Ok(())
+    };
+    let (interrupt, outcome) = run_on_worker(py, move |cancel| f(cancel, Some(shared)), &mut poll)?;
+    let r = match interrupt {
+        Some(e) => Err(e),
+        None => finish(py, outcome).and_then(|r| poll(py).map(|()| r)),
+    };
+    let closed = reporter.close();
+    let r = r?;
+    closed?;
+    Ok(r)
 }
 
 /// [`heavy`] for work whose completion is a commit (the command line: its output file
@@ -69,7 +163,7 @@ fn heavy_committed<R: Send>(
     py: Python<'_>,
     f: impl FnOnce(&AtomicBool) -> CoreResult<R> + Send,
 ) -> PyResult<R> {
-    let (interrupt, outcome) = run_on_worker(py, f)?;
+    let (interrupt, outcome) = run_on_worker(py, f, |_| Ok(()))?;
     match (interrupt, outcome) {
         (_, Ok(Ok(r))) => Ok(r),
         (Some(e), _) => Err(e),
@@ -81,9 +175,12 @@ type Outcome<R> = std::thread::Result<CoreResult<R>>;
 
 /// The worker loop shared by [`heavy`] and [`heavy_committed`]: the Ctrl-C seen while
 /// waiting (the work was then asked to stop and joined), and what the worker returned.
+/// `poll` runs on this thread at each wake-up (the progress callback); its error stops
+/// the work as Ctrl-C does.
 fn run_on_worker<R: Send>(
     py: Python<'_>,
     f: impl FnOnce(&AtomicBool) -> CoreResult<R> + Send,
+    mut poll: impl FnMut(Python<'_>) -> PyResult<()>,
 ) -> PyResult<(Option<PyErr>, Outcome<R>)> {
     use std::sync::mpsc::{channel, RecvTimeoutError};
     let cancel = AtomicBool::new(false);
@@ -110,7 +207,7 @@ fn run_on_worker<R: Send>(
                     break Ok((None, py.detach(|| handle.join())))
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
+                    if let Err(e) = py.check_signals().and_then(|()| poll(py)) {
                         cancel.store(true, Ordering::Relaxed);
                         break Ok((Some(e), py.detach(|| handle.join())));
                     }

@@ -333,8 +333,10 @@ fn options(
 }
 
 /// Evaluate the runs `[(name, Run)]` with the evaluator and compare them.
+/// `progress` as in `Evaluator.evaluate`: the evaluated queries of every run, then the
+/// resamples of a Monte Carlo randomization test (else one unit per measure).
 #[pyfunction]
-#[pyo3(signature = (evaluator, runs, test, correction, alpha, baseline, n_resamples, seed))]
+#[pyo3(signature = (evaluator, runs, test, correction, alpha, baseline, n_resamples, seed, progress = None))]
 #[allow(clippy::too_many_arguments)]
 fn compare_runs_report(
     py: Python<'_>,
@@ -346,15 +348,16 @@ fn compare_runs_report(
     baseline: Option<String>,
     n_resamples: &Bound<'_, PyAny>,
     seed: &Bound<'_, PyAny>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyReport> {
     let how = options(py, test, correction, alpha, baseline, n_resamples, seed)?;
     let ev = evaluator.inner.clone();
     let names: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
     let runs: Vec<_> = runs.iter().map(|(_, r)| r.inner.clone()).collect();
-    let inner = super::heavy(py, move |cancel| {
+    let inner = super::heavy_progress(py, progress, move |cancel, p| {
         let refs: Vec<&crate::Run> = runs.iter().map(|r| &**r).collect();
-        let results = compare::report::evaluate_runs(&ev, &names, &refs, Some(cancel))?;
-        compare::report::from_results(&names, &results, &how, Some(cancel))
+        let results = compare::report::evaluate_runs(&ev, &names, &refs, Some(cancel), p)?;
+        compare::report::from_results(&names, &results, &how, Some(cancel), p)
     })?;
     Ok(PyReport { inner })
 }
