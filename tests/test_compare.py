@@ -157,7 +157,7 @@ def test_baseline_and_formats(data):
     assert len(df) == 6 and {"pvalue", "ci_low", "ci_high", "d_z"} <= set(df.columns)
     means = r.to_dataframe("means")
     assert list(means.index) == list(runs) and list(means.columns) == ["ndcg@10", "map@100"]
-    assert "<table id=\"means\">" in r._repr_html_() and "<b>" in r._repr_html_()
+    assert '<table id="means">' in r._repr_html_() and "<b>" in r._repr_html_()
     csv = r.to_csv().splitlines()
     assert csv[0].startswith("measure,system_a,system_b") and len(csv) == 7
 
