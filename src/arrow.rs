@@ -52,11 +52,7 @@ impl Table {
 
     /// The column names, in order.
     pub fn names(&self) -> Vec<Option<String>> {
-        self.schema
-            .fields()
-            .iter()
-            .map(|f| Some(f.name().clone()))
-            .collect()
+        column_names(&self.schema)
     }
 
     /// The schema's column names, in order (for [`Columns::find`]).
@@ -85,6 +81,15 @@ impl Table {
             cancel,
         )
     }
+}
+
+/// The column names of `schema`, in order (as [`Columns::find`] takes them).
+pub fn column_names(schema: &Schema) -> Vec<Option<String>> {
+    schema
+        .fields()
+        .iter()
+        .map(|f| Some(f.name().clone()))
+        .collect()
 }
 
 /// Judgments from record batches arriving one at a time (columns `cols`).

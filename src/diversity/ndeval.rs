@@ -164,16 +164,7 @@ fn read_qrels(path: &std::path::Path) -> Result<SubtopicQrels> {
     let mut labels = Vec::with_capacity(lines.len());
     for l in &lines {
         let [q, s, _, v] = l.fields;
-        let fail = |what: &str, f: &[u8]| {
-            Error::format(
-                &source,
-                l.number,
-                format!(
-                    "{what} '{}' is not a whole number (as ndeval requires)",
-                    show(f)
-                ),
-            )
-        };
+        let fail = |what: &str, f: &[u8]| not_whole(&source, l.number, what, f);
         let q = natural(q).ok_or_else(|| fail("topic", q))?;
         let s = natural(s).ok_or_else(|| fail("subtopic", s))?;
         let label = whole(v, &source, l.number)?;
@@ -192,6 +183,18 @@ fn read_qrels(path: &std::path::Path) -> Result<SubtopicQrels> {
     SubtopicQrels::from_raw(rows, &source, Unit::Line)
 }
 
+/// A field that ndeval reads as a whole number and that is not one.
+fn not_whole(source: &str, line: u64, what: &str, f: &[u8]) -> Error {
+    Error::format(
+        source,
+        line,
+        format!(
+            "{what} '{}' is not a whole number (as ndeval requires)",
+            show(f)
+        ),
+    )
+}
+
 /// Read the run as ndeval does: its tag (the first line's) and the run, each result's
 /// score its rank's negation unless `traditional`.
 fn read_run(path: &std::path::Path, traditional: bool) -> Result<(String, Run)> {
@@ -205,16 +208,7 @@ fn read_run(path: &std::path::Path, traditional: bool) -> Result<(String, Run)> 
     let mut ranks = HashSet::new();
     for l in &lines {
         let [q, _, d, r, s, _] = l.fields;
-        let fail = |what: &str, f: &[u8]| {
-            Error::format(
-                &source,
-                l.number,
-                format!(
-                    "{what} '{}' is not a whole number (as ndeval requires)",
-                    show(f)
-                ),
-            )
-        };
+        let fail = |what: &str, f: &[u8]| not_whole(&source, l.number, what, f);
         let topic = run_topic(q).ok_or_else(|| fail("topic", q))?;
         let rank = natural(r).ok_or_else(|| fail("rank", r))?;
         let score = number(s, "score", &source, l.number)?;

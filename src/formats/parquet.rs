@@ -57,16 +57,8 @@ fn open(path: &Path) -> Result<Batches> {
 }
 
 impl Batches {
-    fn names(&self) -> Vec<Option<String>> {
-        self.schema
-            .fields()
-            .iter()
-            .map(|f| Some(f.name().clone()))
-            .collect()
-    }
-
     fn columns(&self, third: (&[&str], &'static str)) -> Result<Columns> {
-        Columns::find(&self.names(), [None; 3], third)
+        Columns::find(&arrow::column_names(&self.schema), [None; 3], third)
             .map_err(|e| Error::Input(format!("{}: {e}", self.source)))
     }
 

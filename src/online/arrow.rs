@@ -87,11 +87,7 @@ fn per_unit(unit: &TimeUnit) -> f64 {
 /// The log's fields' column indices, checked: required ones present, none named
 /// twice.
 fn find(schema: &Schema, opts: &LogOptions, source: &str) -> Result<[Option<usize>; 10]> {
-    let names: Vec<Option<String>> = schema
-        .fields()
-        .iter()
-        .map(|f| Some(f.name().clone()))
-        .collect();
+    let names = crate::arrow::column_names(schema);
     let mut index = [None; 10];
     for (f, wanted) in opts.columns.iter().enumerate() {
         let mut hits = names

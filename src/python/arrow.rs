@@ -30,6 +30,22 @@ pub(super) fn import(obj: &Bound<'_, PyAny>) -> PyResult<Option<Table>> {
     super::guarded(obj.py(), || import_unguarded(obj))
 }
 
+/// The Arrow data an object exports, or an `irmetrics.InputError` saying what is taken.
+pub(super) fn required(data: &Bound<'_, PyAny>) -> PyResult<Table> {
+    import(data)?.ok_or_else(|| {
+        errors::input_err(
+            data.py(),
+            format!(
+                "expected Arrow data (an object with __arrow_c_stream__ or __arrow_c_array__, \
+                 such as a pyarrow Table or a polars DataFrame), got {}",
+                data.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ),
+        )
+    })
+}
+
 fn import_unguarded(obj: &Bound<'_, PyAny>) -> PyResult<Option<Table>> {
     let py = obj.py();
     let module = obj

@@ -176,7 +176,7 @@ impl PyQrels {
         doc: Option<&str>,
         label: Option<&str>,
     ) -> PyResult<Self> {
-        let table = arrow_table(data)?;
+        let table = arrow::required(data)?;
         Self::from_table(data.py(), &table, [query, doc, label])
     }
 
@@ -395,7 +395,7 @@ impl PyRun {
         name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let runid = convert::runid_arg(name)?;
-        let table = arrow_table(data)?;
+        let table = arrow::required(data)?;
         Self::from_table(data.py(), &table, [query, doc, score], runid)
     }
 
@@ -491,22 +491,6 @@ impl PyRun {
         let r = heavy(py, |cancel| table.run(&cols, "run", &runid, cancel))?;
         Ok(PyRun { inner: Arc::new(r) })
     }
-}
-
-/// The Arrow data an object exports, or an `irmetrics.InputError` saying what is taken.
-fn arrow_table(data: &Bound<'_, PyAny>) -> PyResult<Table> {
-    arrow::import(data)?.ok_or_else(|| {
-        errors::input_err(
-            data.py(),
-            format!(
-                "expected Arrow data (an object with __arrow_c_stream__ or __arrow_c_array__, \
-                 such as a pyarrow Table or a polars DataFrame), got {}",
-                data.get_type()
-                    .name()
-                    .map_or_else(|_| "?".into(), |n| n.to_string())
-            ),
-        )
-    })
 }
 
 /// `{query_id: {doc_id: value}}` from the crate's per-query iterators.

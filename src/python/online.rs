@@ -333,17 +333,7 @@ fn online_from_arrow(
 ) -> PyResult<PyOnlineLog> {
     let opts =
         options(columns, success_events, dwell_cap, time_unit).map_err(|e| errors::to_py(py, e))?;
-    let table = super::arrow::import(data)?.ok_or_else(|| {
-        errors::input_err(
-            py,
-            format!(
-                "a {} exports no Arrow data (__arrow_c_stream__ / __arrow_c_array__)",
-                data.get_type()
-                    .name()
-                    .map_or_else(|_| "?".into(), |n| n.to_string())
-            ),
-        )
-    })?;
+    let table = super::arrow::required(data)?;
     let log = heavy(py, move |cancel| {
         crate::online::arrow::log_from_table(&table, opts, "log", cancel)
     })?;
