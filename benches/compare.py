@@ -604,13 +604,21 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def spawn(argv, timeout, env=None):
-    """Run argv; wall (parent clock), CPU and peak RSS of that one process (wait4)."""
+def spawn(argv, timeout, env=None, stdout=None):
+    """Run argv; wall (parent clock), CPU and peak RSS of that one process (wait4).
+    Its output is kept (``res["stdout"]``) unless ``stdout`` names a file to write it to
+    (``os.devnull``: the output's cost without the cost of keeping it)."""
+    import contextlib
     import subprocess
     import tempfile
     import threading
 
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with contextlib.ExitStack() as stack:
+        err = stack.enter_context(tempfile.TemporaryFile())
+        if stdout is None:
+            out = stack.enter_context(tempfile.TemporaryFile())
+        else:
+            out = stack.enter_context(open(stdout, "wb"))
         t0 = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
         killer = threading.Timer(timeout, p.kill)
@@ -619,14 +627,17 @@ def spawn(argv, timeout, env=None):
         wall = time.perf_counter() - t0
         killer.cancel()
         p.returncode = rc = os.waitstatus_to_exitcode(status)
-        out.seek(0)
         err.seek(0)
+        kept = b""
+        if stdout is None:
+            out.seek(0)
+            kept = out.read()
         res = {
             "rc": rc,
             "wall": wall,
             "cpu": ru.ru_utime + ru.ru_stime,
             "peak_rss": ru.ru_maxrss * _RSS_UNIT,
-            "stdout": out.read().decode(errors="replace"),
+            "stdout": kept.decode(errors="replace"),
         }
         if rc != 0:
             lines = err.read().decode(errors="replace").strip().splitlines()
