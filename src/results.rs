@@ -353,19 +353,6 @@ impl Results {
         Ok(())
     }
 
-    /// About the size in bytes of the per-query lines of [`Results::write_trec`] (each
-    /// at most 32 bytes and the query id, but for long integer values): a buffer reserved
-    /// at this size is not copied while it grows.
-    pub fn trec_per_query_len_hint(&self) -> usize {
-        let printed = self
-            .columns
-            .iter()
-            .filter(|c| Self::is_per_query(c))
-            .count();
-        let ids: usize = self.query_ids.iter().map(|q| q.len()).sum();
-        printed * (32 * self.query_ids.len() + ids)
-    }
-
     /// The per-query lines of [`Results::write_trec`], formatted in parallel chunks of
     /// queries and written in query order.
     fn write_trec_queries(&self, w: &mut impl Write) -> std::io::Result<()> {

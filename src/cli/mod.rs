@@ -184,12 +184,17 @@ fn dispatch(
         writeln!(out, "irmetrics {}", env!("CARGO_PKG_VERSION")).map_err(write_err)?;
         return Ok(());
     }
+    let results = evaluate_args_with(&args, cancel, progress)?;
+    if args.format == args::Format::Trec {
+        // written as it is formatted, not held whole first
+        let write = |w: &mut dyn Write| output::write_trec_all(&results, &args, w);
+        return match &args.output {
+            Some(p) => crate::trec::write_atomically_with(p, write),
+            None => write(out).map_err(write_err),
+        };
+    }
     let mut text = Vec::new();
-    output::render_all(
-        &evaluate_args_with(&args, cancel, progress)?,
-        &args,
-        &mut text,
-    )?;
+    output::render_all(&results, &args, &mut text)?;
     match &args.output {
         Some(p) => crate::trec::write_atomically(p, &text),
         None => out.write_all(&text).map_err(write_err),

@@ -80,6 +80,12 @@ pub(super) fn render_all(
     args: &Args,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    if args.format == Format::Trec {
+        return write_trec_all(results, args, out).map_err(|e| Error::Write {
+            path: "<output>".into(),
+            source: e,
+        });
+    }
     if let [(path, res)] = results {
         return render(res, args, path, out, None);
     }
@@ -90,11 +96,6 @@ pub(super) fn render_all(
     }
     for (i, (path, res)) in results.iter().enumerate() {
         match args.format {
-            Format::Trec => {
-                out.extend_from_slice(b"# run ");
-                out.extend_from_slice(path_bytes(path));
-                out.push(b'\n');
-            }
             Format::Json if i > 0 => out.push(b','),
             _ => {}
         }
@@ -105,6 +106,27 @@ pub(super) fn render_all(
     }
     if args.format == Format::Json {
         out.extend_from_slice(b"]}\n");
+    }
+    Ok(())
+}
+
+/// trec_eval's text of every run, written to `w` as it is formatted (the per-query
+/// lines of a large run are not held whole: L `-q -m all_trec` is about 450 MB); one
+/// run as trec_eval writes it, several each after a `# run FILE` line. Nothing in it
+/// can be refused, so it can start before the whole is known.
+pub(super) fn write_trec_all(
+    results: &[(PathBuf, Results)],
+    args: &Args,
+    mut w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    if let [(_, res)] = results {
+        return res.write_trec(&mut w, args.per_query, args.summary);
+    }
+    for (path, res) in results {
+        w.write_all(b"# run ")?;
+        w.write_all(path_bytes(path))?;
+        w.write_all(b"\n")?;
+        res.write_trec(&mut w, args.per_query, args.summary)?;
     }
     Ok(())
 }
@@ -124,9 +146,6 @@ fn render(
         .collect();
     match args.format {
         Format::Trec => {
-            if args.per_query {
-                out.reserve(res.trec_per_query_len_hint());
-            }
             let _ = res.write_trec(out, args.per_query, args.summary);
         }
         Format::Json => {

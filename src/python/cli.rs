@@ -20,19 +20,21 @@ use crate::measure::Family;
 #[pyfunction]
 #[pyo3(signature = (argv, last = false))]
 pub(super) fn cli_main(py: Python<'_>, argv: Vec<OsString>, last: bool) -> PyResult<i32> {
+    // the output goes to standard output as it is made (trec text of a large run is
+    // not held whole first), and stops at Ctrl-C
     let r = heavy_committed(py, move |cancel| {
-        let mut out = Vec::new();
+        let mut out = UntilCancelled {
+            out: std::io::stdout().lock(),
+            cancel,
+        };
         let r = crate::cli::run_cancellable(&argv, &mut out, Some(cancel));
-        Ok((r, out))
+        Ok((r, std::io::Write::flush(&mut out.out)))
     })?;
     if last {
         ignore_ctrl_c_from_now_on(py)?;
     }
-    let (result, out) = r;
-    use std::io::Write;
-    let stdout = std::io::stdout();
-    let mut lock = stdout.lock();
-    if let Err(e) = lock.write_all(&out).and_then(|()| lock.flush()) {
+    let (result, flushed) = r;
+    if let Err(e) = flushed {
         eprintln!("irmetrics: cannot write to standard output: {e}");
         return Ok(1);
     }
@@ -42,6 +44,25 @@ pub(super) fn cli_main(py: Python<'_>, argv: Vec<OsString>, last: bool) -> PyRes
             eprintln!("irmetrics: {e}");
             Ok(crate::cli::exit_code(&e))
         }
+    }
+}
+
+/// A writer that fails once `cancel` is set (Ctrl-C while the output is written).
+struct UntilCancelled<'a, W> {
+    out: W,
+    cancel: &'a std::sync::atomic::AtomicBool,
+}
+
+impl<W: std::io::Write> std::io::Write for UntilCancelled<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(std::io::Error::other("interrupted"));
+        }
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 }
 

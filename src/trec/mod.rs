@@ -32,4 +32,4 @@ pub use io::{
 pub use qrels::{parse_qrels, read_qrels_cancellable};
 pub(crate) use run::read_run_blocks;
 pub use run::{parse_run, parse_run_reader, read_run, read_run_cancellable};
-pub use write::{write_atomically, write_qrels, write_run};
+pub use write::{write_atomically, write_atomically_with, write_qrels, write_run};

@@ -19,6 +19,15 @@ use crate::run::Run;
 /// - an error (a full disk, no permission) says "cannot write" and leaves what was at
 ///   `path` as it was.
 pub fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
+    write_atomically_with(path, |w| w.write_all(data))
+}
+
+/// [`write_atomically`] of what `fill` writes, as it writes it (large output is not
+/// held whole in memory first); an error from `fill` leaves `path` as it was.
+pub fn write_atomically_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let err = |e: std::io::Error| Error::Write {
         path: path.to_path_buf(),
         source: e,
@@ -52,7 +61,7 @@ pub fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
                 .write(true)
                 .open(&target)
                 .map_err(err)?;
-            return f.write_all(data).and_then(|()| f.flush()).map_err(err);
+            return fill(&mut f).and_then(|()| f.flush()).map_err(err);
         }
     }
     let dir = target
@@ -72,7 +81,10 @@ pub fn write_atomically(path: &Path, data: &[u8]) -> Result<()> {
         // an existing file keeps its permission bits exactly
         std::fs::set_permissions(tmp.path(), m.permissions()).map_err(err)?;
     }
-    tmp.write_all(data).map_err(err)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        fill(&mut w).and_then(|()| w.flush()).map_err(err)?;
+    }
     tmp.as_file().sync_all().map_err(err)?;
     tmp.persist(&target).map_err(|e| err(e.error))?;
     // the rename is durable once the folder is (not possible everywhere: best effort)
