@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,7 +17,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], objec
     would leave it 0o600). On any error the partial file is removed and ``path`` is
     untouched."""
     folder, base = os.path.split(os.path.abspath(os.fspath(path)))
-    tmp = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
+    tmp = os.path.join(folder, f".{base}.{os.urandom(6).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:

@@ -4,8 +4,6 @@ renders it (Markdown, LaTeX, plain text, CSV, JSON, pandas, HTML)."""
 
 from __future__ import annotations
 
-import html
-import json
 import os
 from collections.abc import Mapping
 
@@ -43,11 +41,15 @@ class Report:
     def _data(self) -> dict[str, Any]:
         """Everything but the per-query values (parsed once, when first needed)."""
         if self._summary is None:
+            import json  # on first use: it costs start-up a few ms
+
             self._summary = json.loads(self._core.to_json(False))
         return self._summary
 
     def _with_per_query(self) -> dict[str, Any]:
         if self._full is None:
+            import json  # on first use: it costs start-up a few ms
+
             self._full = json.loads(self._core.to_json(True))
         return self._full
 
@@ -77,12 +79,16 @@ class Report:
 
     def to_dict(self, per_query: bool = True) -> dict[str, Any]:
         """Everything as plain Python values (non-finite numbers as None)."""
+        import json  # on first use: it costs start-up a few ms
+
         return json.loads(self._core.to_json(per_query))
 
     def to_json(self, per_query: bool = False, indent: int | None = None) -> str:
         """Everything as JSON (per-query values with ``per_query=True``)."""
         if indent is None:
             return self._core.to_json(per_query)
+        import json  # on first use: it costs start-up a few ms
+
         return json.dumps(self.to_dict(per_query), indent=indent, ensure_ascii=False)
 
     def to_markdown(self) -> str:
@@ -151,7 +157,7 @@ class Report:
         return out
 
     def _means_table_html(self) -> str:
-        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.measures)
+        head = "".join(f"<th>{_escape(m)}</th>" for m in self.measures)
         rows = []
         for i, (s, cells) in enumerate(zip(self.systems, self._means_cells())):
             tds = []
@@ -160,11 +166,11 @@ class Report:
                 v = f"<b>{v}</b>" if best else v
                 sup_html = f"<sup>{sup}</sup>" if sup else ""
                 tds.append(f'<td data-v="{_exact(mean)}">{v}{sup_html}</td>')
-            rows.append(f"<tr><td>{_letter(i)}</td><td>{html.escape(s)}</td>{''.join(tds)}</tr>")
+            rows.append(f"<tr><td>{_letter(i)}</td><td>{_escape(s)}</td>{''.join(tds)}</tr>")
         return (
             f'<table id="means"><thead><tr><th>#</th><th>system</th>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody>"
-            f"<caption>{html.escape(self._data['caption'])}</caption></table>"
+            f"<caption>{_escape(self._data['caption'])}</caption></table>"
         )
 
     def _repr_html_(self) -> str:
@@ -224,9 +230,9 @@ class Report:
         parts = [
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
-            f"<title>{html.escape(heading)}</title>",
+            f"<title>{_escape(heading)}</title>",
             f"<style>{_CSS}</style></head><body>",
-            f"<h1>{html.escape(heading)}</h1>",
+            f"<h1>{_escape(heading)}</h1>",
             f'<p class="meta">{len(systems)} systems, {d["num_queries"]} queries.</p>',
             "<h2>Means</h2>",
             self._means_table_html(),
@@ -236,7 +242,7 @@ class Report:
         if figures:
             parts.append("<h2>Pictures</h2>")
         for label, svg in figures:
-            parts.append(f'<figure aria-label="{html.escape(label)}">{svg}</figure>')
+            parts.append(f'<figure aria-label="{_escape(label)}">{svg}</figure>')
         parts += [
             "<h2>Per query</h2>",
             '<p class="meta">Click a column head to sort (again to reverse).</p>',
@@ -255,9 +261,9 @@ class Report:
         for p in self.pairs:
             lo, hi = p["ci"] if p["ci"] is not None else (None, None)
             cells = [
-                html.escape(p["measure"]),
-                html.escape(p["system_a"]),
-                html.escape(p["system_b"]),
+                _escape(p["measure"]),
+                _escape(p["system_a"]),
+                _escape(p["system_b"]),
                 *(_num_td(v) for v in (p["mean_diff"], lo, hi, p["statistic"])),
                 *(_num_td(v, "p") for v in (p["pvalue"], p["pvalue_corrected"])),
                 "yes" if p["significant"] else "no",
@@ -281,16 +287,23 @@ class Report:
         per_query, systems = self.per_query, self.systems
         columns = [(m, s, per_query[m][s]) for m in self.measures for s in systems]
         head = "<th>query</th>" + "".join(
-            f"<th>{html.escape(m)}<br>{html.escape(s)}</th>" for m, s, _ in columns
+            f"<th>{_escape(m)}<br>{_escape(s)}</th>" for m, s, _ in columns
         )
         rows = []
         for i, q in enumerate(self.query_ids):
             tds = "".join(_num_td(values[i]) for _, _, values in columns)
-            rows.append(f"<tr><td>{html.escape(q)}</td>{tds}</tr>")
+            rows.append(f"<tr><td>{_escape(q)}</td>{tds}</tr>")
         return (
             f'<table id="per-query" class="sortable"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>"
         )
+
+
+def _escape(text: str) -> str:
+    """Text for HTML (``html`` imported on first use: at import it costs start-up ~10 ms)."""
+    import html
+
+    return html.escape(text)
 
 
 def _fmt(v: float | None, kind: str = "") -> str:
