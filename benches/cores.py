@@ -8,6 +8,8 @@ with ``IRMETRICS_NUM_THREADS=n``, its output written to /dev/null:
 * ``import``: ``python -c "import irmetrics"`` (start-up);
 * ``cli``: ``irmetrics -m P.10 -m recall.100 -m map -m ndcg_cut.10 -m recip_rank_cut.10``
   (file to means; the run read in blocks as it is evaluated);
+* ``bin``, ``binq``: ``cli`` and ``perquery`` through a Rust binary (``--bin``, e.g.
+  ``cargo build --release --example trec_eval --features mimalloc``), without Python;
 * ``file``: Python ``Qrels.from_file`` + ``Run.from_file`` + ``Evaluator.evaluate``;
 * ``table``: the same with ``Evaluator.evaluate_table`` (per-query values into numpy);
 * ``parquet``: ``file`` on the same data as parquet files (written by irmetrics);
@@ -34,7 +36,7 @@ from concurrent.futures import ProcessPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare  # noqa: E402  (the data generator, spawn, machine description)
 
-ROUTES = ("cat", "import", "cli", "file", "table", "parquet", "stream", "perquery")
+ROUTES = ("cat", "import", "cli", "bin", "file", "table", "parquet", "stream", "perquery", "binq")
 FILE_ROUTE = """
 import sys, irmetrics as irm
 q = irm.Qrels.from_file(sys.argv[1])
@@ -44,10 +46,14 @@ ev.evaluate_table(r) if sys.argv[4] == "table" else ev.evaluate(r)
 """
 
 
-def argv_for(route, py, qp, rp):
+def argv_for(route, py, qp, rp, binary=None):
     measures = [a for m in compare.IRM_MEASURES for a in ("-m", m)]
     if route == "cat":
         return ["cat", str(qp), str(rp)]
+    if route == "bin":
+        return [binary] + measures + [str(qp), str(rp)]
+    if route == "binq":
+        return [binary] + list(compare.PERQUERY_ARGS) + [str(qp), str(rp)]
     if route == "import":
         return [py, "-c", "import irmetrics"]
     if route in ("file", "table", "parquet"):
@@ -101,9 +107,8 @@ def pinned(argv, threads, pin):
 
 def run_cell(route, build, threads, qp, rp, args, stdout=os.devnull):
     name, build_dir = build
-    argv = pinned(
-        argv_for(route, sys.executable, qp, rp), 1 if route == "cat" else threads, args.pin
-    )
+    argv = argv_for(route, sys.executable, qp, rp, args.bin)
+    argv = pinned(argv, 1 if route == "cat" else threads, args.pin)
     return compare.spawn(argv, args.timeout, env_for(build_dir, threads), stdout=stdout)
 
 
@@ -143,7 +148,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--scale", action="append", default=[], help="S, M, L, XL (repeatable)")
     p.add_argument("--threads", default="1,2,4,8,16", help="thread counts (each <= cores)")
-    p.add_argument("--routes", default=",".join(ROUTES), help=",".join(ROUTES))
+    p.add_argument(
+        "--routes",
+        default=",".join(r for r in ROUTES if not r.startswith("bin")),
+        help=",".join(ROUTES) + " (bin and binq need --bin)",
+    )
     p.add_argument("--build", action="append", default=[], help="NAME=DIR (repeatable)")
     p.add_argument(
         "--only",
@@ -152,6 +161,7 @@ def main(argv=None):
         help="NAME=ROUTES@THREADS: the only cells build NAME is run in (repeatable) "
         "(e.g. base=cli,perquery@2,16; a build not named: every cell)",
     )
+    p.add_argument("--bin", help="the Rust command line (examples/trec_eval.rs), for bin/binq")
     p.add_argument("--repeat", type=int, default=3, help="processes per cell (median)")
     p.add_argument("--no-pin", dest="pin", action="store_false", help="do not use taskset")
     p.add_argument("--data-dir", default="bench-data")
@@ -172,6 +182,8 @@ def main(argv=None):
     routes = [r for r in args.routes.split(",") if r]
     if unknown := set(routes) - set(ROUTES):
         p.error(f"unknown routes {sorted(unknown)}")
+    if {"bin", "binq"} & set(routes) and not args.bin:
+        p.error("the bin and binq routes need --bin")
     builds = [tuple(b.split("=", 1)) for b in args.build] or [("irmetrics", "")]
     only = {}
     for o in args.only:
@@ -293,7 +305,7 @@ def report(out, md):
                 if c is None:
                     row.append("—")
                     continue
-                x = f" ({c['wall'] / cat:.2f}x)" if cat and route in ("cli", "file") else ""
+                x = f" ({c['wall'] / cat:.2f}x)" if cat and route in ("cli", "bin", "file") else ""
                 row.append(f"{compare.fmt_s(c['wall'])}{x} / {c['peak_rss'] / compare.MIB:.0f}")
             rows.append(row)
         lines.append(
