@@ -99,7 +99,7 @@ mod python;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub use error::{Error, Result};
-pub use evaluate::{evaluate, pooled_auroc, Evaluator, Options, QueryStream};
+pub use evaluate::{evaluate, pooled_auroc, read_credibility, Evaluator, Options, QueryStream};
 pub use intake::Rows;
 pub use measure::{parse_measure, parse_measure_as, Family, Measure, MeasureSet, Names};
 pub use qrels::{Qrels, QrelsBuilder, QrelsQuery};
