@@ -24,8 +24,9 @@
 //!   is 0).
 
 use std::cmp::Reverse;
+use std::sync::OnceLock;
 
-use super::{ap, dcg, Gains, QueryCtx};
+use super::{ap, dcg, discount, Gains, QueryCtx};
 
 /// A label as the paper's measures read it: a negative code (absent, unjudged) is 0.
 #[inline]
@@ -33,9 +34,53 @@ fn score(l: i64) -> i64 {
     l.max(0)
 }
 
+/// At most this many distinct keys are grouped by counting; more are sorted.
+const FEW: usize = 32;
+
+/// The distinct keys with how many times each occurs, largest key first; None when
+/// there are more than [`FEW`] (then a sort is the cheaper way).
+fn groups<K: Copy + PartialEq>(
+    keys: impl Iterator<Item = K>,
+    desc: impl Fn(&K, &K) -> std::cmp::Ordering,
+) -> Option<Vec<(K, usize)>> {
+    let mut groups: Vec<(K, usize)> = Vec::new();
+    for k in keys {
+        match groups.iter().position(|g| g.0 == k) {
+            Some(i) => groups[i].1 += 1,
+            None if groups.len() == FEW => return None,
+            None => groups.push((k, 1)),
+        }
+    }
+    groups.sort_unstable_by(|a, b| desc(&a.0, &b.0));
+    Some(groups)
+}
+
 /// The position of each ranked document in the ranking re-sorted by decreasing
-/// `label`, equal labels in the run's order.
+/// `label`, equal labels in the run's order: counted in one pass over the few distinct
+/// labels, or by a stable sort when there are many.
 fn ideal_positions(labels: &[i64]) -> Vec<usize> {
+    let Some(mut groups) = groups(labels.iter().map(|&l| score(l)), |a, b| b.cmp(a)) else {
+        return ideal_positions_sorted(labels);
+    };
+    // each group's next position
+    let mut start = 0;
+    for g in &mut groups {
+        (g.1, start) = (start, start + g.1);
+    }
+    // every label has its group (counted above)
+    let mut pos = Vec::with_capacity(labels.len());
+    for &l in labels {
+        let l = score(l);
+        if let Some(g) = groups.iter_mut().find(|g| g.0 == l) {
+            pos.push(g.1);
+            g.1 += 1;
+        }
+    }
+    pos
+}
+
+/// [`ideal_positions`] by a stable sort.
+fn ideal_positions_sorted(labels: &[i64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..labels.len()).collect();
     order.sort_by_key(|&i| Reverse(score(labels[i])));
     let mut pos = vec![0; labels.len()];
@@ -43,6 +88,16 @@ fn ideal_positions(labels: &[i64]) -> Vec<usize> {
         pos[i] = p;
     }
     pos
+}
+
+/// 1 / log2(i + 2), the rank discount of the 0-based position `i`: from a table for the
+/// first ranks (each query walks its whole ranking once per measure), else computed.
+#[inline]
+fn inv_discount(i: usize) -> f64 {
+    const TABLE: usize = 4096;
+    static INV: OnceLock<Box<[f64]>> = OnceLock::new();
+    let t = INV.get_or_init(|| (0..TABLE).map(|i| 1.0 / discount(i)).collect());
+    t.get(i).copied().unwrap_or_else(|| 1.0 / discount(i))
 }
 
 /// Monus: `a - b` when `a > b`, else 0.
@@ -60,7 +115,7 @@ fn rank_errors(c: &QueryCtx) -> impl Iterator<Item = (f64, f64, f64)> {
         (
             monus(r[i], r[i + 1]),
             monus(cr[i], cr[i + 1]),
-            1.0 / ((i + 2) as f64).log2(),
+            inv_discount(i),
         )
     })
 }
@@ -108,22 +163,27 @@ pub fn ngre(c: &QueryCtx, mu: f64, nu: f64) -> f64 {
 
 /// NWCS: 0 when every retrieved document scores 0 (no ideal).
 pub fn nwcs(c: &QueryCtx, lambda: f64) -> f64 {
+    fn wcs(z: impl Iterator<Item = f64>) -> f64 {
+        z.enumerate().map(|(i, x)| x * inv_discount(i)).sum()
+    }
     let z: Vec<f64> = c
         .rels
         .iter()
         .zip(c.cred)
         .map(|(&r, &k)| lambda * score(r) as f64 + (1.0 - lambda) * score(k) as f64)
         .collect();
-    let wcs = |z: &[f64]| -> f64 {
-        z.iter()
-            .enumerate()
-            .map(|(i, &x)| x / ((i + 2) as f64).log2())
-            .sum()
+    let actual = wcs(z.iter().copied());
+    let best = match groups(z.iter().copied(), |a, b| b.total_cmp(a)) {
+        // the ideal ranking: each score as many times as it occurs, largest first
+        Some(groups) => wcs(groups
+            .into_iter()
+            .flat_map(|(x, n)| std::iter::repeat_n(x, n))),
+        None => {
+            let mut ideal = z;
+            ideal.sort_by(|a, b| b.total_cmp(a));
+            wcs(ideal.into_iter())
+        }
     };
-    let actual = wcs(&z);
-    let mut ideal = z;
-    ideal.sort_by(|a, b| b.total_cmp(a));
-    let best = wcs(&ideal);
     if best > 0.0 {
         actual / best
     } else {
@@ -237,6 +297,17 @@ mod tests {
             assert!((ngre(c, mu, nu) - (1.0 - gre / cgre)).abs() < 1e-15);
             assert!((nwcs(c, 0.5) - wcs / iwcs).abs() < 1e-15);
         });
+    }
+
+    #[test]
+    fn counted_and_sorted_ideal_positions_agree() {
+        // few labels (counted), many labels (sorted), negative codes as 0
+        let few = [2, -1, 0, 2, 1, 0, -2, 2, 1];
+        let many: Vec<i64> = (0..200).map(|i| (i * 37 % 101) - 5).collect();
+        for labels in [&few[..], &many[..]] {
+            assert_eq!(ideal_positions(labels), ideal_positions_sorted(labels));
+        }
+        assert_eq!(ideal_positions(&few), [0, 5, 6, 1, 3, 7, 8, 2, 4]);
     }
 
     #[test]
