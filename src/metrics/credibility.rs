@@ -34,7 +34,7 @@ fn score(l: i64) -> i64 {
     l.max(0)
 }
 
-/// At most this many distinct keys are grouped by counting; more are sorted.
+/// At most this many distinct keys (labels 0 .. FEW - 1) are counted; more are sorted.
 const FEW: usize = 32;
 
 /// The distinct keys with how many times each occurs, largest key first; None when
@@ -56,27 +56,29 @@ fn groups<K: Copy + PartialEq>(
 }
 
 /// The position of each ranked document in the ranking re-sorted by decreasing
-/// `label`, equal labels in the run's order: counted in one pass over the few distinct
-/// labels, or by a stable sort when there are many.
+/// `label`, equal labels in the run's order: counted (labels below [`FEW`], the usual
+/// grades), or by a stable sort when a label is larger.
 fn ideal_positions(labels: &[i64]) -> Vec<usize> {
-    let Some(mut groups) = groups(labels.iter().map(|&l| score(l)), |a, b| b.cmp(a)) else {
-        return ideal_positions_sorted(labels);
-    };
-    // each group's next position
-    let mut start = 0;
-    for g in &mut groups {
-        (g.1, start) = (start, start + g.1);
-    }
-    // every label has its group (counted above)
-    let mut pos = Vec::with_capacity(labels.len());
+    let mut next = [0usize; FEW];
     for &l in labels {
-        let l = score(l);
-        if let Some(g) = groups.iter_mut().find(|g| g.0 == l) {
-            pos.push(g.1);
-            g.1 += 1;
+        match next.get_mut(score(l) as usize) {
+            Some(n) => *n += 1,
+            None => return ideal_positions_sorted(labels),
         }
     }
-    pos
+    // the first position of each label: the documents with a larger label come first
+    let mut start = 0;
+    for n in next.iter_mut().rev() {
+        (*n, start) = (start, start + *n);
+    }
+    labels
+        .iter()
+        .map(|&l| {
+            let n = &mut next[score(l) as usize];
+            *n += 1;
+            *n - 1
+        })
+        .collect()
 }
 
 /// [`ideal_positions`] by a stable sort.
