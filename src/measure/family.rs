@@ -341,7 +341,7 @@ impl Family {
     }
 
     /// Whether the family reads credibility labels beside the qrels (a second judgment
-    /// file, [`Evaluator::with_credibility`](crate::Evaluator::with_credibility)).
+    /// file, [`Evaluator::new_with_credibility`](crate::Evaluator::new_with_credibility)).
     pub fn needs_credibility(self) -> bool {
         use Family::*;
         matches!(self, Nlre | Ngre | Nwcs | Cam | Wham)
