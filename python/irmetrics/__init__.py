@@ -163,7 +163,9 @@ def evaluate(
 
     Options (trec_eval flag): ``complete`` (-c), ``relevance_level`` (-l),
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs_in_collection`` (-N),
-    ``n_threads`` (0 = all cores); ``names`` (see above).
+    ``n_threads`` (0 = all cores); ``names`` (see above); ``credibility``: credibility
+    judgments (a path, Qrels, dict or DataFrame, labels 0 or more) for ``nlre``,
+    ``ngre``, ``nwcs``, ``cam`` and ``wham`` (Lioma et al. 2017).
     """
     aggregate = _statistic(aggregate, ddof)
     ev = Evaluator(qrels, measures, **options)

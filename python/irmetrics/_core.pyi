@@ -207,6 +207,7 @@ class Evaluator:
         num_docs_in_collection: int | None = None,
         n_threads: int | None = None,
         names: str | None = None,
+        credibility: Qrels | Mapping[str, dict[str, int]] | Any | _Path | None = None,
     ) -> Evaluator: ...
     def evaluate(
         self,

@@ -41,6 +41,8 @@ trec_eval options:
                      P_avgjg, Rprec_mult_avgjg)
   -Z FILE            print z-scores: each value becomes (value - mean) / stddev
                      with FILE's 'qid measure mean stddev' lines
+  --credibility FILE credibility judgments (qrels-shaped, labels 0 or more) for
+                     nlre, ngre, nwcs, cam, wham (Lioma et al. 2017)
   -T FORMAT          format of RUN: trec_results, the only one
   -D LEVEL           trec_eval's debug level: accepted, no traces printed
 other options:
@@ -108,6 +110,8 @@ pub struct Args {
     pub rel_format: RelFormat,
     /// `-Z`: a table of per-query means and deviations; values become z-scores.
     pub zscores: Option<PathBuf>,
+    /// `--credibility`: credibility judgments for the relevance-and-credibility measures.
+    pub credibility: Option<PathBuf>,
 }
 
 pub(super) fn usage_err(msg: impl Into<String>) -> Error {
@@ -156,6 +160,7 @@ where
         version: false,
         rel_format: RelFormat::Qrels,
         zscores: None,
+        credibility: None,
     };
     let mut positional: Vec<PathBuf> = Vec::new();
     let mut p = lexopt::Parser::from_args(argv);
@@ -221,6 +226,7 @@ where
                 }
             }
             Long("output") => a.output = Some(p.value().map_err(lex)?.into()),
+            Long("credibility") => a.credibility = Some(p.value().map_err(lex)?.into()),
             Long("max-line-bytes") => {
                 let v = text("--max-line-bytes", p.value().map_err(lex)?)?;
                 a.max_line_bytes = Some(num("--max-line-bytes", &v)?);

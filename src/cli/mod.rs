@@ -54,7 +54,12 @@ pub fn evaluate_args_with(
     let measures = MeasureSet::parse(&args.measures)?;
     let results = if args.rel_format == RelFormat::Qrels {
         let qrels = crate::formats::read_qrels(&args.qrels, None, cancel)?;
-        let ev = Evaluator::new(qrels, measures, args.options.clone())?;
+        let credibility = match &args.credibility {
+            Some(path) => Some(crate::evaluate::read_credibility(path)?.into()),
+            None => None,
+        };
+        let ev =
+            Evaluator::new_with_credibility(qrels, measures, args.options.clone(), credibility)?;
         args.runs
             .iter()
             .map(|path| {

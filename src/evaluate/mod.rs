@@ -6,8 +6,10 @@
 //! `stream.rs` evaluates runs handed over query by query ([`QueryStream`], files read
 //! without holding the run).
 
+mod credibility;
 mod stream;
 
+pub use credibility::read_credibility;
 pub use stream::QueryStream;
 #[cfg(feature = "python")]
 pub(crate) use stream::BATCH_RESULTS;
@@ -73,6 +75,9 @@ pub struct Evaluator {
     options: Options,
     /// The largest label of the qrels (ERR's default maximum grade).
     max_label: i64,
+    /// Credibility judgments, for the relevance-and-credibility measures
+    /// ([`Family::needs_credibility`]).
+    credibility: Option<Arc<Qrels>>,
 }
 
 /// Per-thread buffers reused across queries.
@@ -89,6 +94,8 @@ pub(crate) struct Scratch {
     qrels_pos: Vec<u32>,
     judged_scores: Vec<f64>,
     judged_pos: Vec<u32>,
+    /// Credibility labels beside `rels`, for the measures that need them.
+    cred: Vec<i64>,
 }
 
 impl Evaluator {
@@ -98,7 +105,37 @@ impl Evaluator {
         measures: MeasureSet,
         options: Options,
     ) -> Result<Evaluator> {
+        Evaluator::new_with_credibility(qrels, measures, options, None)
+    }
+
+    /// [`Evaluator::new`] with credibility judgments (qrels-shaped, labels 0 or more:
+    /// [`read_credibility`]) for the relevance-and-credibility measures (`nlre`, `ngre`,
+    /// `nwcs`, `cam`, `wham`), which refuse to run without them.
+    pub fn new_with_credibility(
+        qrels: impl Into<Arc<Qrels>>,
+        measures: MeasureSet,
+        options: Options,
+        credibility: Option<Arc<Qrels>>,
+    ) -> Result<Evaluator> {
         let qrels = qrels.into();
+        match (
+            &credibility,
+            measures
+                .measures()
+                .iter()
+                .find(|m| m.family.needs_credibility()),
+        ) {
+            (Some(c), _) => credibility::check(&qrels, c)?,
+            (None, Some(m)) => {
+                return Err(Error::Option(format!(
+                    "measure '{}' needs credibility judgments: give them as credibility= \
+                     (Python) or --credibility FILE (command line), a qrels-shaped file \
+                     of credibility labels",
+                    m.family.name()
+                )))
+            }
+            (None, None) => {}
+        }
         if measures.is_empty() {
             return Err(Error::Measure("no measure requested".into()));
         }
@@ -169,6 +206,7 @@ impl Evaluator {
             measures,
             options,
             max_label,
+            credibility,
         })
     }
 
@@ -190,6 +228,11 @@ impl Evaluator {
     /// The judgments.
     pub fn qrels(&self) -> &Qrels {
         &self.qrels
+    }
+
+    /// The credibility judgments, if given.
+    pub fn credibility(&self) -> Option<&Arc<Qrels>> {
+        self.credibility.as_ref()
     }
 
     /// The measures.
@@ -355,6 +398,18 @@ impl Evaluator {
         s.rels.clear();
         s.scores.clear();
         s.qrels_pos.clear();
+        s.cred.clear();
+        // the query's credibility judgments, when a measure needs them
+        let cq = self
+            .credibility
+            .as_deref()
+            .and_then(|c| c.query(qq.id()))
+            .filter(|_| {
+                self.measures
+                    .measures()
+                    .iter()
+                    .any(|m| m.family.needs_credibility())
+            });
         if let Some(rq) = rq {
             rq.ranking(&mut s.order);
             if let Some(m) = o.max_docs {
@@ -369,6 +424,10 @@ impl Evaluator {
                 };
                 if !o.judged_only || rel >= 0 {
                     s.rels.push(rel);
+                    if let Some(cq) = cq {
+                        s.cred
+                            .push(cq.label(rq.docs.get(i as usize)).unwrap_or(NONPOOL));
+                    }
                     if scored {
                         s.scores.push(rq.values[i as usize]);
                         s.qrels_pos
@@ -416,7 +475,8 @@ impl Evaluator {
                         if j { &s.judged_scores } else { &s.scores },
                         if j { &s.judged_pos } else { &s.qrels_pos },
                         if scored { &qq.labels } else { &[] },
-                    );
+                    )
+                    .with_credibility(&s.cred, cq.map_or(&[][..], |q| q.levels()));
                     ctxs.push((j, c));
                     c
                 }

@@ -298,6 +298,12 @@ families! {
     Nerr9Cut => "nerr9_cut", Cutoffs, [10], Mean, false, "NERR, eq. 9 (Azzopardi et al. 2021): continuation i / (i + 1) * (1 - g_i) up to rank k - 1, then 0.";
     Nerr10 => "nerr10", None, [], Mean, false, "NERR, eq. 10 (Azzopardi et al. 2021): continuation p * (1 - g_i) (option p, default 0.9).";
     Nerr11 => "nerr11", None, [], Mean, false, "NERR, eq. 11 (Azzopardi et al. 2021): continuation ((i + 2T - 1) / (i + 2T))^2 * (1 - g_i) (option T, default 1).";
+    // ---- relevance and credibility (Lioma, Simonsen and Larsen 2017; metrics/credibility.rs) ----
+    Nlre => "nlre", None, [], Mean, false, "Normalised local rank error (Lioma et al. 2017): 1 - LRE / C_LRE, LRE = sum_i ((mu + e^r_i)(nu + e^c_i) - mu nu) / log2(1 + i), e_i the rise (monus) in ideal relevance / credibility rank from rank i to i + 1; options mu, nu (0.5); needs credibility judgments.";
+    Ngre => "ngre", None, [], Mean, false, "Normalised global rank error (Lioma et al. 2017): 1 - GRE / C_GRE, GRE = (1 + mu sum_i e^r_i / log2(1 + i)) (1 + nu sum_i e^c_i / log2(1 + i)) - 1; options mu, nu (0.5); needs credibility judgments.";
+    Nwcs => "nwcs", None, [], Mean, false, "Normalised weighted cumulative score (Lioma et al. 2017): sum_i (lambda rel_i + (1 - lambda) cred_i) / log2(1 + i), divided by the same of the retrieved documents in ideal order; option lambda (0.5); needs credibility judgments.";
+    Cam => "cam", None, [], Mean, false, "Convex aggregating measure (Lioma et al. 2017): lambda M_r + (1 - lambda) M_c, M the measure of option m (ndcg, the default, or map) on the relevance and on the credibility labels; option lambda (0.5).";
+    Wham => "wham", None, [], Mean, false, "Weighted harmonic mean aggregating measure (Lioma et al. 2017): 1 / (lambda / M_r + (1 - lambda) / M_c), 0 when M_r or M_c is 0; options m (ndcg or map), lambda (0.5).";
 }
 
 impl Family {
@@ -332,6 +338,13 @@ impl Family {
             self,
             Compat | Auroc | RecallAtPrecision | PrecisionAtRecall | ExpectedSearchLength
         )
+    }
+
+    /// Whether the family reads credibility labels beside the qrels (a second judgment
+    /// file, [`Evaluator::new_with_credibility`](crate::Evaluator::new_with_credibility)).
+    pub fn needs_credibility(self) -> bool {
+        use Family::*;
+        matches!(self, Nlre | Ngre | Nwcs | Cam | Wham)
     }
 
     /// Whether the family needs the number of documents in the collection (-N).
@@ -429,6 +442,12 @@ impl Family {
                 param!("max_rel", Finite),
                 param!("stat", WholeUpTo(9)),
             ],
+            // the weights of the relevance and credibility errors (Lioma et al.: mu,
+            // nu >= 0, mu + nu > 0, checked in parse.rs); lambda weighs relevance
+            Nlre | Ngre => &[param!("mu", NonNegative), param!("nu", NonNegative)],
+            Nwcs => &[param!("lambda", Unit)],
+            // m: the aggregated measure, by number (CAM_MEASURES)
+            Cam | Wham => &[param!("lambda", Unit), param!("m", WholeUpTo(1))],
             _ => &[],
         }
     }
@@ -471,6 +490,9 @@ impl Family {
             NdcgGain | NdcgGainCut => &["gN", "ideal_all"],
             Compat => &["p", "normalize"],
             Auroc => &["max_fpr"],
+            Nlre | Ngre => &["mu", "nu"],
+            Nwcs => &["lambda"],
+            Cam | Wham => &["lambda", "m"],
             // the options of a C/W/L model are its parameters
             f if f.is_cwl() => CWL_OPTIONS
                 .iter()
@@ -500,6 +522,18 @@ pub const CWL_DEPTH: usize = 1000;
 pub const CWL_STATS: [&str; 10] = [
     "EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED",
 ];
+
+/// The measures CAM and WHAM aggregate (option `m`, by number): trec_eval's `ndcg`
+/// (the labels as gains, ideal over all judged documents) and `map`.
+pub const CAM_MEASURES: [&str; 2] = ["ndcg", "map"];
+
+/// The number of a measure CAM and WHAM aggregate (`map`: 1), whatever its case.
+pub(super) fn cam_measure(text: &str) -> Option<f64> {
+    CAM_MEASURES
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(text))
+        .map(|i| i as f64)
+}
 
 /// The number of a C/W/L statistic's name (`ETU`: 1), whatever its case, or a number
 /// written as such (`1`).

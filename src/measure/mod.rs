@@ -18,8 +18,8 @@ mod family;
 mod parse;
 
 pub use family::{
-    nickname, Domain, Family, JudgmentKind, Param, ParamKind, CWL_DEPTH, CWL_STATS, MAX_EXPONENT,
-    MAX_GAIN,
+    nickname, Domain, Family, JudgmentKind, Param, ParamKind, CAM_MEASURES, CWL_DEPTH, CWL_STATS,
+    MAX_EXPONENT, MAX_GAIN,
 };
 /// The pieces of the grammar that the diversity measures' names share.
 pub(crate) use parse::{parse_cutoff, parse_flag, parse_number, parse_rel_option, split_options};
@@ -224,6 +224,12 @@ impl Measure {
                 .iter()
                 .map(|(n, v)| match (n.as_str(), CWL_STATS.get(*v as usize)) {
                     ("stat", Some(stat)) if self.family.is_cwl() => format!("stat={stat}"),
+                    ("m", _) if matches!(self.family, Family::Cam | Family::Wham) => {
+                        format!(
+                            "m={}",
+                            CAM_MEASURES[(*v as usize).min(CAM_MEASURES.len() - 1)]
+                        )
+                    }
                     _ => format!("{n}={}", fmt_num(*v)),
                 })
                 .collect();

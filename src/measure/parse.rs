@@ -3,7 +3,9 @@
 //! ranx (`ndcg@10`, `map@100-l2`), plus trec_eval parameter text (`Measure::with_params`)
 //! and the suggestions offered for an unknown name.
 
-use super::family::{alias_by_name, cwl_stat, family_by_name, nickname, ALIASES, NICKNAMES};
+use super::family::{
+    alias_by_name, cam_measure, cwl_stat, family_by_name, nickname, ALIASES, NICKNAMES,
+};
 use super::Names;
 use super::{Family, Measure, ParamKind, Params};
 use crate::error::{Error, Result};
@@ -174,12 +176,28 @@ impl Measure {
                 if !super::Domain::Flag.contains(*x) {
                     return Err(bad("judged_only", *x, super::Domain::Flag));
                 }
+                if f.needs_credibility() && *x == 1.0 {
+                    return Err(Error::Measure(format!(
+                        "measure '{}' has no option judged_only; rank judged documents \
+                         only with the evaluator's judged_only (-J)",
+                        f.name()
+                    )));
+                }
                 continue;
             }
             check(if is_gain { "gN" } else { key }, *x)?;
         }
         if f.is_cwl() {
             self.check_cwl()?;
+        }
+        if matches!(f, Family::Nlre | Family::Ngre)
+            && self.opt("mu", 0.5) + self.opt("nu", 0.5) <= 0.0
+        {
+            // Lioma et al.'s normalisations vanish when both weights are 0
+            return Err(Error::Measure(format!(
+                "measure '{}': mu + nu must be greater than 0 (mu, nu >= 0)",
+                f.name()
+            )));
         }
         Ok(())
     }
@@ -258,6 +276,7 @@ fn option_number(key: &str, v: &str) -> Option<f64> {
     let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
     match key {
         "stat" => cwl_stat(v).or_else(|| parse_number(v)),
+        "m" => cam_measure(v).or_else(|| parse_number(v)),
         _ => parse_number(v),
     }
 }
@@ -568,11 +587,18 @@ impl AtOptions {
                 self.cutoff = Some(v.to_string());
                 self.bpm_k = true;
             }
-            "stat" => {
+            // options named by a word: a C/W/L statistic, the measure CAM and WHAM
+            // aggregate
+            "stat" | "m" => {
                 let x = option_number(k, v).ok_or_else(|| {
+                    let words: &[&str] = if k == "stat" {
+                        &super::family::CWL_STATS
+                    } else {
+                        &super::family::CAM_MEASURES
+                    };
                     Error::Measure(format!(
-                        "'{s}': stat must be one of {}, got '{v}'",
-                        super::family::CWL_STATS.join(", ")
+                        "'{s}': {k} must be one of {}, got '{v}'",
+                        words.join(", ")
                     ))
                 })?;
                 self.family.push((k.to_string(), x));
@@ -624,7 +650,8 @@ impl AtOptions {
                      for nDCG; beta for F and SetF; gmax for ERR/nERR; b for dcg_jk; recall \
                      for IPrec; relative for SetP; max_fpr for AUROC; min_precision, \
                      min_recall for R@P, P@R; T, K, p, hb, hc, gain_med, min_rel, max_rel \
-                     and stat for the C/W/L models)"
+                     and stat for the C/W/L models; mu, nu, lambda and m for the credibility \
+                     measures)"
                 )))
             }
         }
@@ -745,6 +772,9 @@ fn is_family_option(k: &str) -> bool {
             | "min_rel"
             | "max_rel"
             | "max_fpr"
+            | "mu"
+            | "nu"
+            | "lambda"
     ) || (k.len() > 1 && k.starts_with('g') && k[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 

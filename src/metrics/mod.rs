@@ -14,6 +14,7 @@
 //! | `compat.rs` | compat (Clarke et al.'s RBO with the ideal ranking) |
 //! | `roc.rs` | the ranking as a scored classifier: pair_accuracy(_cut), auroc, recall_at_precision, precision_at_recall |
 //! | `search_length.rs` | sl, esl (Cooper's search length and expected search length) |
+//! | `credibility.rs` | relevance and credibility (Lioma et al. 2017): nlre, ngre, nwcs, cam, wham |
 //! | `cwl.rs` | the C/W/L user models of cwl_eval: cwl_P, cwl_rr, cwl_ap, cwl_rbp, INST, INSQ, BPM, BPM_dynamic, sdcg_cut, nerr8_cut, nerr9_cut, nerr10, nerr11 |
 //!
 //! The relevance vector uses trec_eval's encoding: a judged document has its label
@@ -26,6 +27,7 @@ mod ap;
 mod compat;
 mod confusion;
 mod counts;
+mod credibility;
 mod cwl;
 mod dcg;
 mod err;
@@ -73,6 +75,13 @@ pub struct QueryCtx<'a> {
     pub qrels_pos: &'a [u32],
     /// The query's qrels labels in input order; empty unless a measure needs scores.
     pub labels: &'a [i64],
+    /// The credibility label of each ranked document (beside `rels`, same encoding:
+    /// [`NONPOOL`] when the credibility judgments lack it); empty unless a measure
+    /// needs credibility ([`Family::needs_credibility`]).
+    pub cred: &'a [i64],
+    /// The distinct credibility labels of the query's credibility judgments with
+    /// counts, ascending (as `levels`).
+    pub cred_levels: &'a [(i64, u64)],
 }
 
 /// `qrels_pos` of a ranked document that is not in the qrels.
@@ -105,7 +114,17 @@ impl<'a> QueryCtx<'a> {
             scores: &[],
             qrels_pos: &[],
             labels: &[],
+            cred: &[],
+            cred_levels: &[],
         }
+    }
+
+    /// The same context with the ranked documents' credibility labels and the query's
+    /// credibility levels (see the fields).
+    pub fn with_credibility(mut self, cred: &'a [i64], cred_levels: &'a [(i64, u64)]) -> Self {
+        self.cred = cred;
+        self.cred_levels = cred_levels;
+        self
     }
 
     /// The same context with the ranked documents' scores, their places in the qrels
@@ -237,6 +256,11 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         ExpectedSearchLength => search_length::expected_search_length(c, m.cutoffs(), out),
         CwlP | CwlRr | CwlAp | CwlRbp | Inst | Insq | Bpm | BpmDynamic | SdcgCut | Nerr8Cut
         | Nerr9Cut | Nerr10 | Nerr11 => cwl::cwl(m, c, out),
+        Nlre => out[0] = credibility::nlre(c, m.opt("mu", 0.5), m.opt("nu", 0.5)),
+        Ngre => out[0] = credibility::ngre(c, m.opt("mu", 0.5), m.opt("nu", 0.5)),
+        Nwcs => out[0] = credibility::nwcs(c, m.opt("lambda", 0.5)),
+        Cam => out[0] = credibility::cam(c, m.opt("m", 0.0), m.opt("lambda", 0.5)),
+        Wham => out[0] = credibility::wham(c, m.opt("m", 0.0), m.opt("lambda", 0.5)),
     }
 }
 

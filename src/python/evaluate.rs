@@ -114,7 +114,7 @@ impl PyEvaluator {
     #[new]
     #[pyo3(signature = (qrels, measures, *, complete = None, relevance_level = None,
                         max_docs = None, judged_only = None, num_docs_in_collection = None,
-                        n_threads = None, names = None))]
+                        n_threads = None, names = None, credibility = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -127,6 +127,7 @@ impl PyEvaluator {
         num_docs_in_collection: Option<&Bound<'_, PyAny>>,
         n_threads: Option<&Bound<'_, PyAny>>,
         names: Option<&str>,
+        credibility: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         // every option checked here, by name: an irmetrics error, never a bare
         // OverflowError or TypeError (None: the default)
@@ -155,6 +156,9 @@ impl PyEvaluator {
             .map(|v| int_arg(v, "max_docs", 1, None))
             .transpose()?;
         let qrels = qrels_of(qrels)?;
+        let credibility = given(credibility)
+            .map(|c| credibility_of(py, c))
+            .transpose()?;
         let dialect = names
             .map_or(Ok(Names::Irmetrics), Names::parse)
             .map_err(|e| errors::to_py(py, e))?;
@@ -171,7 +175,8 @@ impl PyEvaluator {
             n_threads,
         };
         let ev = guarded(py, || {
-            Evaluator::new(qrels.clone(), set, options).map_err(|e| errors::to_py(py, e))
+            Evaluator::new_with_credibility(qrels.clone(), set, options, credibility)
+                .map_err(|e| errors::to_py(py, e))
         })?;
         Ok(PyEvaluator {
             inner: Arc::new(ev),
@@ -403,6 +408,9 @@ impl PyEvaluator {
         kw.set_item("num_docs_in_collection", o.num_docs_in_collection)?;
         kw.set_item("n_threads", o.n_threads)?;
         kw.set_item("names", self.names.as_deref())?;
+        if let Some(c) = self.inner.credibility() {
+            kw.set_item("credibility", PyQrels { inner: c.clone() })?;
+        }
         let cls = py.get_type::<PyEvaluator>();
         let make = py
             .import("functools")?
@@ -433,6 +441,18 @@ impl PyEvaluator {
             self.columns()
         )
     }
+}
+
+/// Credibility judgments (`credibility=`): a Qrels, a file path (read by
+/// [`read_credibility`](crate::evaluate::read_credibility): a label below 0 is named by
+/// file and line), or any other qrels input.
+fn credibility_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Arc<crate::qrels::Qrels>> {
+    if obj.cast::<PyQrels>().is_err() {
+        if let Input::Path(path) = Input::of(obj, "credibility", "Qrels")? {
+            return heavy(py, move |_| crate::evaluate::read_credibility(&path)).map(Arc::new);
+        }
+    }
+    qrels_of(obj)
 }
 
 /// An optional argument that was given (None means the default).
