@@ -137,6 +137,8 @@ def test_typed_timestamps_integer_ids_and_mapped_columns(spark, table) -> None: 
 
 def test_options_as_local(spark, table) -> None:  # noqa: ANN001, F811
     df = spark.createDataFrame(table)
+    # no event: every value NaN, as locally
+    assert bits(irs.online(df.limit(0))) == bits(online.evaluate(table.slice(0, 0)))
     opts = {"dwell_threshold": 10.0, "success_events": ["purchase", "hover"], "dwell_cap": 60.0}
     assert bits(irs.online(df, ["success_rate", "ctr_by_position"], **opts)) == bits(
         online.evaluate(table, ["success_rate", "ctr_by_position"], **opts)
@@ -209,3 +211,29 @@ def test_bad_input_is_an_error_on_the_driver(spark, table) -> None:  # noqa: ANN
     )
     with pytest.raises(irmetrics.InputError, match="session 's7' has no variant"):
         irs.online(no_variant, ["ctr"], by="variant")
+
+
+def test_executor_without_irmetrics_says_so() -> None:
+    """The partition function shipped by ``online`` (and ``fuse``) is pickled by value:
+    where irmetrics cannot be imported it raises an ImportError saying what to install."""
+    import subprocess
+    import textwrap
+
+    from pyspark import cloudpickle
+
+    shipped = cloudpickle.dumps(irs._partition_function("online_partition", {}))
+    code = textwrap.dedent(
+        """
+        import pickle, sys
+        sys.modules["irmetrics"] = None  # as on an executor without it
+        func = pickle.loads(sys.stdin.buffer.read())
+        try:
+            list(func(iter([])))
+        except ImportError as e:
+            print(e)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=shipped, capture_output=True, check=True
+    ).stdout.decode()
+    assert irs._NO_IRMETRICS in out and "install irmetrics" in out
