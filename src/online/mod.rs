@@ -8,6 +8,7 @@
 //! | `time.rs` | timestamps (numbers in s/ms/us/ns, ISO 8601) and calendar months |
 //! | `read.rs` | JSON Lines and CSV files |
 //! | `metrics.rs` | the metrics' definitions, as per-session numerators and denominators |
+//! | `mod.rs` | [`evaluate`]; [`session_parts`] and [`evaluate_sessions`]: a log read in parts of whole sessions (Spark partitions) put together |
 //! | `ab.rs` | per-variant values, differences, bootstrap intervals and p-values |
 //! | `traffic.rs` | top queries, queries per bucket, latency percentiles, spikes |
 //!
