@@ -77,6 +77,19 @@ def test_generator_log_equals_local_for_any_partitioning(spark, gen, table) -> N
             assert local[name] == pytest.approx(v, rel=1e-9, abs=1e-12), (how, name)
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_tiny_generated_logs(spark, seed: int) -> None:  # noqa: ANN001, F811
+    # tiny logs reach the edges (no click, no SERP with p results: NaN), spread over
+    # more partitions than sessions
+    g = generate(3 * seed, seed=seed)
+    table = pa.Table.from_pandas(g["events"], preserve_index=False)
+    frame = spark.createDataFrame(table).repartition(5).localCheckpoint(eager=True)
+    got = irs.online(frame)
+    assert bits(got) == bits(online.evaluate(frame.toArrow()))
+    for name, v in g["truth"].items():
+        assert got[name] == pytest.approx(v, rel=1e-9, abs=1e-12, nan_ok=True), name
+
+
 def test_by_variant_equals_local_bit_for_bit(spark, table) -> None:  # noqa: ANN001, F811
     df = spark.createDataFrame(table).repartition(5).localCheckpoint(eager=True)
     rows = df.toArrow()

@@ -531,8 +531,9 @@ def online(
     last bit. With ``by="variant"`` the bootstrap intervals and p-values are computed
     on the driver from the same per-session rows, as locally. A DataFrame whose row
     order is not fixed (the output of a shuffle, not checkpointed) may number its rows
-    differently from one job to the next; the values that are counts do not depend on
-    the order, click_mrr and the bootstrap may then differ in the last bits.
+    differently from one job to the next: the sums that are counts do not depend on the
+    order of the sessions, click_mrr and the bootstrap may then differ in the last bits
+    (and events tied in time within a session are taken in row order, here as locally).
     """
     _require_pyspark()
     from pyspark.sql import DataFrame
