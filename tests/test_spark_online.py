@@ -224,29 +224,3 @@ def test_bad_input_is_an_error_on_the_driver(spark, table) -> None:  # noqa: ANN
     )
     with pytest.raises(irmetrics.InputError, match="session 's7' has no variant"):
         irs.online(no_variant, ["ctr"], by="variant")
-
-
-def test_executor_without_irmetrics_says_so() -> None:
-    """The partition function shipped by ``online`` (and ``fuse``) is pickled by value:
-    where irmetrics cannot be imported it raises an ImportError saying what to install."""
-    import subprocess
-    import textwrap
-
-    from pyspark import cloudpickle
-
-    shipped = cloudpickle.dumps(irs._partition_function("online_partition", {}))
-    code = textwrap.dedent(
-        """
-        import pickle, sys
-        sys.modules["irmetrics"] = None  # as on an executor without it
-        func = pickle.loads(sys.stdin.buffer.read())
-        try:
-            list(func(iter([])))
-        except ImportError as e:
-            print(e)
-        """
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], input=shipped, capture_output=True, check=True
-    ).stdout.decode()
-    assert irs._NO_IRMETRICS in out and "install irmetrics" in out
