@@ -260,7 +260,6 @@ def per_session_calls(spark, path: str, metrics: list[str], worker) -> int:  # n
         "metrics": metrics,
         "dwell_threshold": 30.0,
         "fields": {"timestamp": "timestamp", "type": "type", "session_id": "session_id"},
-        "kept_types": ["query", "click", "copy", "purchase"],
     }
 
     def one_session(table: pa.Table) -> pa.Table:

@@ -277,6 +277,11 @@ fn parts_of_disjoint_sessions_put_together_equal_the_whole() {
     }
     assert_eq!(whole.sessions, ["s1", "s2", "s3", "s4"]);
     let log = small();
+    // parts are one log only if they write their timestamps one way
+    for part in &logs {
+        assert_eq!(part.time_style(), log.time_style());
+    }
+    assert_eq!(log.time_style(), Some("text with a time zone"));
     for by_variant in [false, true] {
         let opts = OnlineOptions {
             by_variant,

@@ -214,8 +214,17 @@ def test_bad_input_is_an_error_on_the_driver(spark, table) -> None:  # noqa: ANN
         spark.conf.set("spark.sql.shuffle.partitions", "4")
     spark.conf.set("spark.sql.adaptive.enabled", "false")
     try:
-        with pytest.raises(irmetrics.InputError, match="written two ways: numbers in seconds"):
+        with pytest.raises(irmetrics.InputError, match="written two ways: numbers in mill"):
             irs.online(mixed)
+        # ISO text with a zone in some partitions, without in others
+        zones = mixed.withColumn(
+            "timestamp",
+            F.when(part == 0, "2024-05-01T00:00:00Z").otherwise("2024-05-01 00:00:00"),
+        )
+        with pytest.raises(irmetrics.FormatError, match="written two ways"):
+            online.evaluate(zones.toArrow())
+        with pytest.raises(irmetrics.InputError, match="text with a time zone in some"):
+            irs.online(zones)
     finally:
         spark.conf.unset("spark.sql.adaptive.enabled")
     # a session without a variant, grouped by variant

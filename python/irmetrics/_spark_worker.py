@@ -140,8 +140,8 @@ def fuse_partition(batches: Any, spec: dict[str, Any]) -> Any:
 ROW = "__irmetrics_row"
 
 #: One row per session: its id, its first row (``ROW``), its variant, its numerators,
-#: denominators and times to first click (``crate::online::SessionParts``), the seconds
-#: per unit of the partition's numeric timestamps, and an irmetrics error met.
+#: denominators and times to first click (``crate::online::SessionParts``), how the
+#: partition writes its timestamps (``OnlineLog.time_style``), and an irmetrics error met.
 ONLINE_SCHEMA = pa.schema(
     [
         ("session_id", pa.string()),
@@ -150,28 +150,11 @@ ONLINE_SCHEMA = pa.schema(
         ("num", pa.list_(pa.float64())),
         ("den", pa.list_(pa.float64())),
         ("ttfc", pa.list_(pa.float64())),
-        ("scale", pa.float64()),
+        ("time_style", pa.string()),
         ("error_kind", pa.string()),
         ("error", pa.string()),
     ]
 )
-
-
-def _scale(table: pa.Table, spec: dict[str, Any]) -> float | None:
-    """Seconds per unit of the partition's numeric timestamps told by their size (as
-    ``online::time`` tells them; the same for every kept event of a partition, or its
-    log is refused), or None (a unit given, or timestamps that are not numbers)."""
-    time = table.column(spec["fields"]["timestamp"])
-    if spec["time_unit"] != "auto" or not (
-        pa.types.is_integer(time.type) or pa.types.is_floating(time.type)
-    ):
-        return None
-    kept = pc.is_in(table.column(spec["fields"]["type"]), value_set=pa.array(spec["kept_types"]))
-    values = pc.drop_null(time.filter(pc.fill_null(kept, False)))
-    if len(values) == 0:
-        return None
-    v = abs(float(values[0].as_py()))
-    return 1.0 if v < 1e11 else 1e-3 if v < 1e14 else 1e-6 if v < 1e17 else 1e-9
 
 
 def _online_error(table: pa.Table, rows: pa.Array, e: Exception, spec: dict[str, Any]) -> pa.Table:
@@ -200,7 +183,7 @@ def _online_error(table: pa.Table, rows: pa.Array, e: Exception, spec: dict[str,
             "num": [[]],
             "den": [[]],
             "ttfc": [[]],
-            "scale": [None],
+            "time_style": [None],
             "error_kind": [type(e).__name__],
             "error": [message],
         },
@@ -237,7 +220,6 @@ def online_partition(batches: Any, spec: dict[str, Any]) -> Any:
     _metrics, sessions, first_place, variant, variants, num, den, ttfc, ends = parts
     n, width = len(sessions), len(spec["metrics"])
     offsets = pa.array(np.arange(0, (n + 1) * width, width, dtype=np.int32))
-    scale = _scale(table, spec)
     none = variant == np.iinfo(np.uint32).max
     variant_text = pa.DictionaryArray.from_arrays(
         pa.array(np.where(none, 0, variant).astype(np.int32), mask=none),
@@ -251,7 +233,7 @@ def online_partition(batches: Any, spec: dict[str, Any]) -> Any:
             pa.ListArray.from_arrays(offsets, pa.array(num)),
             pa.ListArray.from_arrays(offsets, pa.array(den)),
             pa.ListArray.from_arrays(pa.array(ends.astype(np.int32)), pa.array(ttfc)),
-            pa.nulls(n, pa.float64()) if scale is None else pa.array(np.full(n, scale)),
+            pa.repeat(pa.scalar(log.time_style, pa.string()), n),
             pa.nulls(n, pa.string()),
             pa.nulls(n, pa.string()),
         ],

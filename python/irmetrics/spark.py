@@ -586,7 +586,6 @@ def online(
         "metrics": names,
         "dwell_threshold": dwell_threshold,
         "fields": fields,
-        "kept_types": ["query", "click", *read["success_events"]],
     }
     online_partition = _partition_function("online_partition", spec)
     row = _spark_worker.ROW
@@ -624,15 +623,11 @@ def _online_combined(
     if errors.num_rows:  # the first in the log's row order
         kind, message = errors.column("error_kind")[0].as_py(), errors.column("error")[0].as_py()
         raise getattr(_core, kind, Error)(message)
-    scales = pc.unique(pc.drop_null(table.column("scale"))).to_pylist()
-    if len(scales) > 1:
-        words = {1.0: "seconds", 1e-3: "milliseconds", 1e-6: "microseconds", 1e-9: "nanoseconds"}
+    styles = pc.unique(pc.drop_null(table.column("time_style"))).to_pylist()
+    if len(styles) > 1:  # a local read refuses the mix at its first differing event
         raise InputError(
-            "log: timestamps written two ways: numbers in "
-            + " in some sessions and in ".join(
-                words.get(s, str(s)) for s in sorted(scales, reverse=True)
-            )
-            + " in others (told by their size); write them one way, or give time_unit"
+            f"log: timestamps written two ways: {' in some sessions, '.join(sorted(styles))} "
+            "in others; write them one way (or give the unit of numbers: time_unit)"
         )
     width = len(names)
     num = table.column("num").combine_chunks()

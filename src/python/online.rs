@@ -49,6 +49,13 @@ impl PyOnlineLog {
         self.inner.reordered()
     }
 
+    /// How the timestamps are written (`numbers in seconds`, `text with a time zone`,
+    /// ...), fixed by the first event; None without events.
+    #[getter]
+    fn time_style(&self) -> Option<String> {
+        self.inner.time_style().map(str::to_string)
+    }
+
     /// The variants, in order of first sight.
     #[getter]
     fn variants(&self) -> Vec<String> {
