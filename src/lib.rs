@@ -53,7 +53,7 @@
 //! | diversity measures (alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, subtopic recall; ndeval's) | `diversity/`: `mod.rs` (subtopic qrels, the per-topic flow), `names.rs`, `kernel.rs` (one topic's curves, ndeval's greedy ideal ranking); `python/diversity.rs` |
 //! | z-scores (`-Z`) | `zscore.rs`: the table of means and deviations, and results turned into z-scores |
 //! | relevance and credibility (Lioma et al. 2017: nlre, ngre, nwcs, cam, wham) | `metrics/credibility.rs` (kernels), `evaluate/credibility.rs` (the credibility judgments, `--credibility` / `credibility=`) |
-//! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV, parquet), `arrow.rs` (Arrow batches), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
+//! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV, parquet), `arrow.rs` (Arrow batches), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `mod.rs::session_parts`/`evaluate_sessions` (a log read in parts of whole sessions, as `irmetrics.spark.online` reads it, put together bit for bit), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
 //! | progress of long work (Python's `progress=`, the command line's bar) | `progress.rs` (the one `Progress` counter, the stderr bar); polled in `python/mod.rs` |
 //!

@@ -224,3 +224,85 @@ fn empty_logs_give_nan_or_a_clear_error() {
         .count
         .is_empty());
 }
+
+/// Sessions' parts of two logs holding disjoint sessions, put together in the whole
+/// log's session order, give the whole log's numbers to the last bit (as Spark does).
+#[test]
+fn parts_of_disjoint_sessions_put_together_equal_the_whole() {
+    use irmetrics::online::{evaluate_sessions, session_parts, SessionParts};
+
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/online_small.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let dir = std::env::temp_dir().join(format!("irmetrics-parts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut logs = Vec::new();
+    for (i, keep) in [["\"s1\"", "\"s3\""], ["\"s2\"", "\"s4\""]]
+        .iter()
+        .enumerate()
+    {
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| keep.iter().any(|k| l.contains(k)))
+            .collect();
+        let p = dir.join(format!("part{i}.jsonl"));
+        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+        logs.push(read_log(&p, LogFormat::Jsonl, LogOptions::default()).unwrap());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    let parts: Vec<SessionParts> = logs
+        .iter()
+        .map(|l| session_parts(l, &[] as &[&str], 30.0).unwrap())
+        .collect();
+    // the whole log's order: s1, s2, s3, s4
+    let mut whole = SessionParts {
+        metrics: parts[0].metrics.clone(),
+        variants: vec!["A".into(), "B".into()],
+        ttfc_ends: vec![0],
+        ..SessionParts::default()
+    };
+    let w = whole.metrics.len();
+    for (p, s) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+        let part = &parts[p];
+        whole.sessions.push(part.sessions[s].clone());
+        whole.first_place.push(0);
+        let name = &part.variants[part.variant[s] as usize];
+        whole
+            .variant
+            .push(whole.variants.iter().position(|v| v == name).unwrap() as u32);
+        whole.num.extend(&part.num[s * w..(s + 1) * w]);
+        whole.den.extend(&part.den[s * w..(s + 1) * w]);
+        let times = &part.ttfc[part.ttfc_ends[s]..part.ttfc_ends[s + 1]];
+        whole.ttfc.extend(times);
+        whole.ttfc_ends.push(whole.ttfc.len());
+    }
+    assert_eq!(whole.sessions, ["s1", "s2", "s3", "s4"]);
+    let log = small();
+    // parts are one log only if they write their timestamps one way
+    for part in &logs {
+        assert_eq!(part.time_style(), log.time_style());
+    }
+    assert_eq!(log.time_style(), Some("text with a time zone"));
+    for by_variant in [false, true] {
+        let opts = OnlineOptions {
+            by_variant,
+            ..OnlineOptions::default()
+        };
+        let expected = evaluate(&log, &[] as &[&str], &opts).unwrap();
+        let got = evaluate_sessions(whole.clone(), &opts, "parts").unwrap();
+        // Debug prints each f64 to its last bit (and NaN as NaN)
+        assert_eq!(format!("{got:?}"), format!("{expected:?}"));
+    }
+    // parts that disagree: a clear error, no panic
+    let mut bad = whole.clone();
+    bad.num.pop();
+    let e = evaluate_sessions(bad, &OnlineOptions::default(), "parts").unwrap_err();
+    assert!(e.to_string().contains("disagree"), "{e}");
+    let mut no_arm = whole;
+    no_arm.variant[1] = u32::MAX;
+    let opts = OnlineOptions {
+        by_variant: true,
+        ..OnlineOptions::default()
+    };
+    let e = evaluate_sessions(no_arm, &opts, "parts").unwrap_err();
+    assert!(e.to_string().contains("session 's2' has no variant"), "{e}");
+}

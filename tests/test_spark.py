@@ -257,7 +257,6 @@ def test_executor_without_irmetrics_says_so() -> None:
     from pyspark import cloudpickle
 
     spec = {"measures": ["map"], "options": {}, "max_label": None}
-    shipped = cloudpickle.dumps(irs._worker_function(spec, partitions=True))
     code = textwrap.dedent(
         """
         import pickle, sys
@@ -269,10 +268,16 @@ def test_executor_without_irmetrics_says_so() -> None:
             print(e)
         """
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], input=shipped, capture_output=True, check=True
-    ).stdout.decode()
-    assert irs._NO_IRMETRICS in out and "install irmetrics" in out
+    # evaluate's function, and the one of fuse and online (irmetrics.spark.online)
+    for func in (
+        irs._worker_function(spec, partitions=True),
+        irs._partition_function("online_partition", {}),
+    ):
+        shipped = cloudpickle.dumps(func)
+        out = subprocess.run(
+            [sys.executable, "-c", code], input=shipped, capture_output=True, check=True
+        ).stdout.decode()
+        assert irs._NO_IRMETRICS in out and "install irmetrics" in out
     # and the driver's translation of Spark's wrapped error
     wrapped = Exception(f"PythonException: ...\nImportError: {out.strip()}\n  at ...")
     err = irs._executor_error(wrapped)

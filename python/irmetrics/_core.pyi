@@ -69,6 +69,8 @@ __all__ = [
     "online_from_columns",
     "online_from_arrow",
     "online_evaluate",
+    "online_session_parts",
+    "online_combine",
     "online_top_queries",
     "online_queries_per",
     "online_parse_time",
@@ -411,6 +413,8 @@ class OnlineLog:
     @property
     def reordered(self) -> int: ...
     @property
+    def time_style(self) -> str | None: ...
+    @property
     def variants(self) -> list[str]: ...
     def has(self, field: str) -> bool: ...
 
@@ -448,6 +452,43 @@ def online_evaluate(
     n_resamples: int = 1000,
     seed: int = 42,
     confidence: float = 0.95,
+) -> tuple[
+    list[str],
+    list[tuple[str, int, list[float]]],
+    list[tuple[str, str, str, float, float, float, float]],
+]: ...
+def online_session_parts(
+    log: OnlineLog,
+    metrics: Sequence[str] | None = None,
+    *,
+    dwell_threshold: float = 30.0,
+) -> tuple[
+    list[str],
+    list[str],
+    Any,
+    Any,
+    list[str],
+    Any,
+    Any,
+    Any,
+    Any,
+]: ...
+def online_combine(
+    metrics: Sequence[str],
+    sessions: Sequence[str] | None,
+    variant: Any,
+    variants: Sequence[str],
+    num: Any,
+    den: Any,
+    ttfc: Any,
+    ttfc_ends: Any,
+    *,
+    by_variant: bool = False,
+    baseline: str | None = None,
+    n_resamples: int = 1000,
+    seed: int = 42,
+    confidence: float = 0.95,
+    source: str = "log",
 ) -> tuple[
     list[str],
     list[tuple[str, int, list[float]]],

@@ -133,3 +133,110 @@ def fuse_partition(batches: Any, spec: dict[str, Any]) -> Any:
     fused = fused.filter(pc.not_equal(fused.column("query_id"), placeholder_id))
     out = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("score", pa.float64())])
     yield from fused.cast(out).to_batches()
+
+
+#: The column ``irmetrics.spark.online`` numbers the log's rows with (their order in
+#: the DataFrame), so that each partition reads its events in the log's order.
+ROW = "__irmetrics_row"
+
+#: One row per session: its id, its first row (``ROW``), its variant, its numerators,
+#: denominators and times to first click (``crate::online::SessionParts``), how the
+#: partition writes its timestamps (``OnlineLog.time_style``), and an irmetrics error met.
+ONLINE_SCHEMA = pa.schema(
+    [
+        ("session_id", pa.string()),
+        ("first", pa.int64()),
+        ("variant", pa.string()),
+        ("num", pa.list_(pa.float64())),
+        ("den", pa.list_(pa.float64())),
+        ("ttfc", pa.list_(pa.float64())),
+        ("time_style", pa.string()),
+        ("error_kind", pa.string()),
+        ("error", pa.string()),
+    ]
+)
+
+
+def _online_error(table: pa.Table, rows: pa.Array, e: Exception, spec: dict[str, Any]) -> pa.Table:
+    """An error row; a row named in the message (counted in the partition) said as its
+    session and timestamp, which name it in the DataFrame."""
+    import re
+
+    message = str(e)
+    first = rows[0].as_py()
+    found = re.match(r"log, row (\d+): ", message)
+    if found and int(found[1]) < table.num_rows:
+        i = int(found[1])
+        fields = spec["fields"]
+        sid = table.column(fields["session_id"])[i].as_py()
+        ts = table.column(fields["timestamp"])[i].as_py()
+        message = (
+            f"log, the row with {fields['session_id']}={sid!r} and "
+            f"{fields['timestamp']}={ts!r}: {message[found.end() :]}"
+        )
+        first = rows[i].as_py()
+    return pa.Table.from_pydict(
+        {
+            "session_id": [None],
+            "first": [first],
+            "variant": [None],
+            "num": [[]],
+            "den": [[]],
+            "ttfc": [[]],
+            "time_style": [None],
+            "error_kind": [type(e).__name__],
+            "error": [message],
+        },
+        schema=ONLINE_SCHEMA,
+    )
+
+
+def online_partition(batches: Any, spec: dict[str, Any]) -> Any:
+    """The sessions' parts of one partition of a log (every event of its sessions,
+    numbered by ``ROW``), read in the log's row order by the Rust kernels."""
+    batches = list(batches)
+    if not batches:
+        return
+    table = pa.Table.from_batches(batches)
+    if table.num_rows == 0:
+        return
+    table = table.sort_by(ROW)
+    rows = table.column(ROW).combine_chunks()
+    table = table.drop_columns([ROW])
+    try:
+        log = _core.online_from_arrow(
+            table,
+            columns=spec["columns"],
+            success_events=spec["success_events"],
+            dwell_cap=spec["dwell_cap"],
+            time_unit=spec["time_unit"],
+        )
+        parts = _core.online_session_parts(
+            log, spec["metrics"], dwell_threshold=spec["dwell_threshold"]
+        )
+    except _core.Error as e:
+        yield from _online_error(table, rows, e, spec).to_batches()
+        return
+    _metrics, sessions, first_place, variant, variants, num, den, ttfc, ends = parts
+    n, width = len(sessions), len(spec["metrics"])
+    offsets = pa.array(np.arange(0, (n + 1) * width, width, dtype=np.int32))
+    none = variant == np.iinfo(np.uint32).max
+    variant_text = pa.DictionaryArray.from_arrays(
+        pa.array(np.where(none, 0, variant).astype(np.int32), mask=none),
+        pa.array(variants or [""], pa.string()),
+    ).cast(pa.string())
+    out = pa.Table.from_arrays(
+        [
+            pa.array(sessions, pa.string()),
+            rows.take(pa.array(first_place.astype(np.int64))),
+            variant_text,
+            pa.ListArray.from_arrays(offsets, pa.array(num)),
+            pa.ListArray.from_arrays(offsets, pa.array(den)),
+            pa.ListArray.from_arrays(pa.array(ends.astype(np.int32)), pa.array(ttfc)),
+            pa.repeat(pa.scalar(log.time_style, pa.string()), n),
+            pa.nulls(n, pa.string()),
+            pa.nulls(n, pa.string()),
+        ],
+        schema=ONLINE_SCHEMA,
+    )
+    yield from out.to_batches()

@@ -223,6 +223,11 @@ def evaluate(
         seed=seed,
         confidence=confidence,
     )
+    return _result(names, groups, comparisons, by, output)
+
+
+def _result(names: list[str], groups: list, comparisons: list, by: str | None, output: str) -> Any:
+    """``evaluate``'s answer from the engine's ``(names, groups, comparisons)``."""
     if by is None:
         values = dict(zip(names, groups[0][2]))
         if output == "pandas":

@@ -12,8 +12,10 @@ executors, which need irmetrics installed (the same wheel). The driver collects 
 row of values per query and ``Evaluator.combine`` computes the ``all`` row from them
 as a local evaluation does (rows in query-id order, sums divided once; trec_eval's
 rules for ``complete``), so the numbers equal ``irmetrics.evaluate`` on the same data
-bit for bit, for any partitioning. ``fuse`` fuses runs the same way. How the work
-partitions and what it costs: docs/spark.md.
+bit for bit, for any partitioning. ``fuse`` fuses runs the same way, and ``online``
+computes the online metrics of a search log (``irmetrics.online.evaluate``) with
+sessions grouped by ``session_id``. How the work partitions and what it costs:
+docs/spark.md.
 
 Needs pyspark >= 3.5 (``pip install 'irmetrics[spark]'``); ``method="cogroup"``
 (``groupBy().cogroup().applyInArrow``) needs pyspark 4.0 and falls back to
@@ -28,7 +30,7 @@ from typing import Any
 from . import _core
 from ._core import Error, Evaluator, InputError, MissingQueryError, Qrels, Run
 
-__all__ = ["METHODS", "compare", "evaluate", "fuse"]
+__all__ = ["METHODS", "compare", "evaluate", "fuse", "online"]
 
 #: The column names looked for, in order, as the other routes look for them
 #: (``Qrels.from_dataframe`` / ``Run.from_dataframe``).
@@ -153,6 +155,23 @@ def _worker_function(spec: dict[str, Any], partitions: bool) -> Any:
         return worker().evaluate_group(qrels, run, spec)
 
     return evaluate_group
+
+
+def _partition_function(name: str, spec: dict[str, Any]) -> Any:
+    """A task's function over one partition's Arrow batches: ``_spark_worker.<name>``
+    with ``spec`` (pickled by value, as ``_worker_function``'s)."""
+    missing = _NO_IRMETRICS
+
+    def run(batches: Any) -> Any:
+        try:
+            from irmetrics import _spark_worker
+        except ImportError as e:
+            raise ImportError(
+                f"{missing} ({e}); install irmetrics (the driver's version) on every executor"
+            ) from e
+        return getattr(_spark_worker, name)(batches, spec)
+
+    return run
 
 
 #: How the two sides meet: "partition" (the default: both sides in one DataFrame,
@@ -423,16 +442,7 @@ def fuse(
         r = r.withColumn("doc_id", F.col("doc_id").cast("string")).withColumn("run", F.lit(i))
         both = r if both is None else both.unionByName(r)
     spec = {"runs": len(runs), "method": method, "norm": norm, "params": params}
-    missing = _NO_IRMETRICS
-
-    def fuse_partition(batches: Any) -> Any:
-        try:
-            from irmetrics import _spark_worker
-        except ImportError as e:
-            raise ImportError(
-                f"{missing} ({e}); install irmetrics (the driver's version) on every executor"
-            ) from e
-        return _spark_worker.fuse_partition(batches, spec)
+    fuse_partition = _partition_function("fuse_partition", spec)
 
     schema = "query_id string, doc_id string, score double"
     assert both is not None
@@ -484,4 +494,172 @@ def compare(
         baseline=baseline,
         n_resamples=n_resamples,
         seed=seed,
+    )
+
+
+def online(
+    log_df: Any,
+    metrics: Any = None,
+    dwell_threshold: float = 30.0,
+    by: str | None = None,
+    *,
+    baseline: str | None = None,
+    n_resamples: int = 1000,
+    seed: int = 42,
+    confidence: float = 0.95,
+    output: str = "dict",
+    columns: dict[str, str] | None = None,
+    success_events: Any = ("copy", "purchase"),
+    dwell_cap: float = 1800.0,
+    time_unit: str = "auto",
+) -> Any:
+    """``irmetrics.online.evaluate`` for a search log held in a Spark DataFrame (its
+    columns found by name as there, or mapped with ``columns={field: name}``), with
+    the same arguments and answer.
+
+    The rows are numbered in the DataFrame's order (``monotonically_increasing_id``),
+    shuffled by session id so that each session's events meet in one partition whatever
+    the DataFrame's own partitioning, and each partition read by the Rust kernels as
+    Arrow batches (``mapInArrow``; events in row order, as a local read takes them),
+    which give one row per session: its numerators and denominators (the metrics are
+    ratios of sums over sessions) and its times to first click. The driver collects
+    these rows (a few numbers per session: memory in proportion to the sessions, not
+    the events), puts the sessions in the order of their first row, as a local log
+    numbers them, and sums them in that order, so that every value (click_mrr's sum of
+    reciprocal ranks included) and the medians of time_to_first_click (from every
+    clicked SERP's time) equal ``irmetrics.online.evaluate(log_df.toArrow())`` to the
+    last bit. With ``by="variant"`` the bootstrap intervals and p-values are computed
+    on the driver from the same per-session rows, as locally. A DataFrame whose row
+    order is not fixed (the output of a shuffle, not checkpointed) may number its rows
+    differently from one job to the next: the sums that are counts do not depend on the
+    order of the sessions, click_mrr and the bootstrap may then differ in the last bits
+    (and events tied in time within a session are taken in row order, here as locally).
+    """
+    _require_pyspark()
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+    from . import _spark_worker
+    from . import online as local
+
+    if not isinstance(log_df, DataFrame):
+        raise InputError(f"log: expected a Spark DataFrame, got {type(log_df).__name__}")
+    if by not in (None, "variant"):
+        raise InputError(f"by must be None or 'variant', got {by!r}")
+    if output not in ("dict", "pandas"):
+        raise InputError(f"output must be 'dict' or 'pandas', got {output!r}")
+    if isinstance(success_events, str):
+        raise InputError("success_events must be a list of event types, not one str")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    mapping = dict(columns or {})
+    # the log's columns, read by the same code as a local log's (an empty batch of the
+    # DataFrame's schema): missing columns, wrong types and metrics refused before any job
+    fields = {f: mapping.get(f, f) for f in local.FIELDS if f != "doc_id"}
+    kept = [c for c in dict.fromkeys(fields.values()) if c in log_df.columns]
+    log_df = log_df.select(*kept)
+    try:
+        try:  # the Arrow types the executors get (pyspark >= 4.0 asks for the zone)
+            schema = to_arrow_schema(log_df.schema, timezone="UTC")
+        except TypeError:
+            schema = to_arrow_schema(log_df.schema)
+    except Exception as e:  # a Spark type with no Arrow type (maps, intervals, ...)
+        raise InputError(f"log: a column's Spark type cannot be read: {e}") from None
+    read: dict[str, Any] = {
+        "columns": mapping,
+        "success_events": list(success_events),
+        "dwell_cap": dwell_cap,
+        "time_unit": time_unit,
+    }
+    empty = local.read_log(_pa_empty(schema), **read)
+    names, _, _ = _core.online_evaluate(
+        empty, list(metrics) if metrics is not None else None, dwell_threshold=dwell_threshold
+    )
+    if by is not None and not empty.has("variant"):
+        raise InputError(
+            f"grouping by variant needs the log's 'variant' column ('{fields['variant']}'), "
+            "which the DataFrame lacks"
+        )
+    spec = {
+        **read,
+        "metrics": names,
+        "dwell_threshold": dwell_threshold,
+        "fields": fields,
+    }
+    online_partition = _partition_function("online_partition", spec)
+    row = _spark_worker.ROW
+    parts = (
+        log_df.withColumn(row, F.monotonically_increasing_id())
+        .repartition(F.col(fields["session_id"]))
+        .mapInArrow(online_partition, schema=from_arrow_schema(_spark_worker.ONLINE_SCHEMA))
+    )
+    table = _on_executors(lambda: _collect(parts)).sort_by("first")
+    combined = _online_combined(table, names, by, baseline, n_resamples, seed, confidence)
+    return local._result(*combined, by, output)
+
+
+def _pa_empty(schema: Any) -> Any:
+    """An Arrow table of ``schema`` with one empty batch (whose columns' types are read)."""
+    import pyarrow as pa
+
+    return pa.Table.from_batches([pa.RecordBatch.from_pylist([], schema=schema)])
+
+
+def _online_combined(
+    table: Any,
+    names: list[str],
+    by: str | None,
+    baseline: str | None,
+    n_resamples: int,
+    seed: int,
+    confidence: float,
+) -> tuple[list[str], list, list]:
+    """The metrics of the executors' per-session rows, in the order of their first row."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    errors = table.filter(pc.is_valid(table.column("error")))
+    if errors.num_rows:  # the first in the log's row order
+        kind, message = errors.column("error_kind")[0].as_py(), errors.column("error")[0].as_py()
+        raise getattr(_core, kind, Error)(message)
+    styles = pc.unique(pc.drop_null(table.column("time_style"))).to_pylist()
+    if len(styles) > 1:  # a local read refuses the mix at its first differing event
+        raise InputError(
+            f"log: timestamps written two ways: {' in some sessions, '.join(sorted(styles))} "
+            "in others; write them one way (or give the unit of numbers: time_unit)"
+        )
+    width = len(names)
+    num = table.column("num").combine_chunks()
+    if len(num.flatten()) != table.num_rows * width:
+        raise Error("irmetrics.spark.online: the executors gave rows of another width")
+    variant = table.column("variant").combine_chunks()
+    if by is not None and variant.null_count:
+        sid = table.column("session_id").filter(pc.is_null(variant))[0].as_py()
+        raise InputError(f"log: session '{sid}' has no variant (grouping by variant needs one)")
+    coded = variant.dictionary_encode()
+    codes = np.asarray(coded.indices.fill_null(0), dtype=np.uint32)
+    codes[np.asarray(coded.indices.is_null())] = np.iinfo(np.uint32).max
+    ttfc = table.column("ttfc").combine_chunks()
+    lengths = np.asarray(pc.list_value_length(ttfc).fill_null(0), dtype=np.uint64)
+    ends = np.concatenate([[0], np.cumsum(lengths)]).astype(np.uint64)
+
+    def flat(col: Any) -> Any:
+        return np.ascontiguousarray(col.flatten().to_numpy(zero_copy_only=False), dtype=np.float64)
+
+    return _core.online_combine(
+        names,
+        None,
+        np.ascontiguousarray(codes),
+        [str(v) for v in coded.dictionary.to_pylist()],
+        flat(num),
+        flat(table.column("den").combine_chunks()),
+        flat(ttfc),
+        ends,
+        by_variant=by is not None,
+        baseline=baseline,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+        source="log",
     )

@@ -238,11 +238,21 @@ pub struct Log {
     pub(crate) has: [bool; 10],
     pub(crate) ignored: Vec<(String, u64)>,
     pub(crate) reordered: u64,
+    /// How the timestamps are written (see [`Log::time_style`]).
+    pub(crate) time_style: Option<String>,
     pub(crate) source: String,
     pub(crate) unit: Unit,
 }
 
 impl Log {
+    /// How the log writes its timestamps, fixed by its first event (`numbers in
+    /// seconds`, `numbers in milliseconds`, `text with a time zone`, `text without a
+    /// time zone`, ...; a log mixing two ways is refused); None without events. Logs read
+    /// in parts (Spark partitions) are one log only if their parts agree.
+    pub fn time_style(&self) -> Option<&str> {
+        self.time_style.as_deref()
+    }
+
     /// Number of events kept (SERPs, clicks, success events).
     pub fn len(&self) -> usize {
         self.ev.len()
@@ -531,6 +541,7 @@ impl LogBuilder {
                 v
             },
             reordered: self.reordered,
+            time_style: self.clock.style(),
             source: self.source,
             unit: self.unit,
         };

@@ -8,6 +8,7 @@
 //! | `time.rs` | timestamps (numbers in s/ms/us/ns, ISO 8601) and calendar months |
 //! | `read.rs` | JSON Lines and CSV files |
 //! | `metrics.rs` | the metrics' definitions, as per-session numerators and denominators |
+//! | `mod.rs` | [`evaluate`]; [`session_parts`] and [`evaluate_sessions`]: a log read in parts of whole sessions (Spark partitions) put together |
 //! | `ab.rs` | per-variant values, differences, bootstrap intervals and p-values |
 //! | `traffic.rs` | top queries, queries per bucket, latency percentiles, spikes |
 //!
@@ -106,6 +107,16 @@ pub struct OnlineResults {
     pub comparisons: Vec<Comparison>,
 }
 
+/// The metrics of `metrics` (names; empty: every metric the log's columns allow, see
+/// [`Metric::defaults`]).
+fn resolve<S: AsRef<str>>(log: &Log, metrics: &[S]) -> Result<Vec<Metric>> {
+    if metrics.is_empty() {
+        Ok(Metric::defaults(log))
+    } else {
+        Metric::parse_all(metrics)
+    }
+}
+
 /// Evaluate `metrics` (names; empty: every metric the log's columns allow, see
 /// [`Metric::defaults`]) over the log.
 pub fn evaluate<S: AsRef<str>>(
@@ -113,56 +124,80 @@ pub fn evaluate<S: AsRef<str>>(
     metrics: &[S],
     opts: &OnlineOptions,
 ) -> Result<OnlineResults> {
-    let metrics = if metrics.is_empty() {
-        Metric::defaults(log)
-    } else {
-        Metric::parse_all(metrics)?
-    };
+    let metrics = resolve(log, metrics)?;
     let table = SessionTable::new(log, &metrics, opts.dwell_threshold)?;
-    let names: Vec<String> = metrics.iter().map(Metric::name).collect();
+    if opts.by_variant {
+        log.need(log::field::VARIANT, "grouping by variant")?;
+    }
+    let arms = Arms {
+        of_session: &log.session_variant,
+        names: &log.variants,
+        source: &log.source,
+    };
+    grouped(&table, &arms, opts, |s| {
+        log.error_at(
+            log.starts[s],
+            format!(
+                "session '{}' has no variant (grouping by variant needs one)",
+                log.sessions[s]
+            ),
+        )
+    })
+}
+
+/// Each session's variant ([`NONE`]: none), the variants' names and where they came from.
+struct Arms<'a> {
+    of_session: &'a [u32],
+    names: &'a [String],
+    source: &'a str,
+}
+
+/// The results from the sessions' table: one group of all sessions, or one per
+/// variant and each arm compared with the baseline (`no_variant(s)`: the error for
+/// session `s` without a variant).
+fn grouped(
+    table: &SessionTable,
+    arms: &Arms<'_>,
+    opts: &OnlineOptions,
+    no_variant: impl Fn(usize) -> Error,
+) -> Result<OnlineResults> {
+    let names: Vec<String> = table.metrics.iter().map(Metric::name).collect();
+    let n_sessions = table.ttfc_ends.len() - 1;
     let mut scratch = Vec::new();
     if !opts.by_variant {
         return Ok(OnlineResults {
             groups: vec![Group {
                 name: "all".into(),
-                sessions: log.n_sessions(),
-                values: table.values(&(0..log.n_sessions()).collect::<Vec<_>>(), &mut scratch),
+                sessions: n_sessions,
+                values: table.values(&(0..n_sessions).collect::<Vec<_>>(), &mut scratch),
             }],
             metrics: names,
             comparisons: vec![],
         });
     }
-    log.need(log::field::VARIANT, "grouping by variant")?;
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); log.variants.len()];
-    for (s, &v) in log.session_variant.iter().enumerate() {
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); arms.names.len()];
+    for (s, &v) in arms.of_session.iter().enumerate() {
         if v == NONE {
-            let first = log.starts[s];
-            return Err(log.error_at(
-                first,
-                format!(
-                    "session '{}' has no variant (grouping by variant needs one)",
-                    log.sessions[s]
-                ),
-            ));
+            return Err(no_variant(s));
         }
         members[v as usize].push(s);
     }
-    let mut order: Vec<usize> = (0..log.variants.len()).collect();
-    order.sort_by(|a, b| log.variants[*a].cmp(&log.variants[*b]));
+    let mut order: Vec<usize> = (0..arms.names.len()).collect();
+    order.sort_by(|a, b| arms.names[*a].cmp(&arms.names[*b]));
     let Some(&first) = order.first() else {
         return Err(Error::Input(format!(
             "{} has no variant to group by",
-            log.source
+            arms.source
         )));
     };
     let base = match &opts.baseline {
         None => first,
-        Some(b) => log.variants.iter().position(|v| v == b).ok_or_else(|| {
+        Some(b) => arms.names.iter().position(|v| v == b).ok_or_else(|| {
             Error::Option(format!(
                 "baseline '{b}' is not a variant of the log ({})",
                 order
                     .iter()
-                    .map(|&i| log.variants[i].as_str())
+                    .map(|&i| arms.names[i].as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             ))
@@ -171,7 +206,7 @@ pub fn evaluate<S: AsRef<str>>(
     let groups: Vec<Group> = order
         .iter()
         .map(|&v| Group {
-            name: log.variants[v].clone(),
+            name: arms.names[v].clone(),
             sessions: members[v].len(),
             values: table.values(&members[v], &mut scratch),
         })
@@ -183,7 +218,7 @@ pub fn evaluate<S: AsRef<str>>(
             continue;
         }
         let rows = ab::compare_arms(
-            &table,
+            table,
             &members[base],
             &members[v],
             (&groups[base_pos].values, &groups[g].values),
@@ -192,8 +227,8 @@ pub fn evaluate<S: AsRef<str>>(
         for (name, (difference, ci, pvalue)) in names.iter().zip(rows) {
             comparisons.push(Comparison {
                 metric: name.clone(),
-                baseline: log.variants[base].clone(),
-                variant: log.variants[v].clone(),
+                baseline: arms.names[base].clone(),
+                variant: arms.names[v].clone(),
                 difference,
                 ci,
                 pvalue,
@@ -204,5 +239,131 @@ pub fn evaluate<S: AsRef<str>>(
         metrics: names,
         groups,
         comparisons,
+    })
+}
+
+/// What each session of a log gives to the metrics, for a log whose sessions are read
+/// in parts (the partitions of a Spark DataFrame, each holding whole sessions): the
+/// parts' sessions put together in the order of the whole log's sessions (their first
+/// events' order) and [`evaluate_sessions`] give what [`evaluate`] gives on the whole
+/// log, to the last bit (its sums run over the sessions in that order).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SessionParts {
+    /// The metrics' names, resolved (`ctr_by_position` as its positions).
+    pub metrics: Vec<String>,
+    /// The sessions, in order of their first event.
+    pub sessions: Vec<String>,
+    /// The place (line or row) of each session's first event.
+    pub first_place: Vec<u64>,
+    /// Each session's variant: an index into `variants`, [`u32::MAX`] for none.
+    pub variant: Vec<u32>,
+    /// The variants.
+    pub variants: Vec<String>,
+    /// Per session and metric (row-major) the numerator and the denominator.
+    pub num: Vec<f64>,
+    /// See `num`.
+    pub den: Vec<f64>,
+    /// The times to first click of session `s`: `ttfc[ttfc_ends[s]..ttfc_ends[s + 1]]`
+    /// (`ttfc_ends[0]` is 0).
+    pub ttfc: Vec<f64>,
+    /// See `ttfc`.
+    pub ttfc_ends: Vec<usize>,
+}
+
+/// The sessions' parts of `metrics` (names; empty: the log's defaults) over the log.
+pub fn session_parts<S: AsRef<str>>(
+    log: &Log,
+    metrics: &[S],
+    dwell_threshold: f64,
+) -> Result<SessionParts> {
+    let metrics = resolve(log, metrics)?;
+    let t = SessionTable::new(log, &metrics, dwell_threshold)?;
+    Ok(SessionParts {
+        metrics: metrics.iter().map(Metric::name).collect(),
+        sessions: log.sessions.clone(),
+        first_place: log
+            .starts
+            .windows(2)
+            .map(|w| {
+                log.ev[w[0]..w[1]]
+                    .iter()
+                    .map(|e| e.place)
+                    .min()
+                    .unwrap_or(0)
+            })
+            .collect(),
+        variant: log.session_variant.clone(),
+        variants: log.variants.clone(),
+        num: t.num,
+        den: t.den,
+        ttfc: t.ttfc,
+        ttfc_ends: t.ttfc_ends,
+    })
+}
+
+/// The results of sessions' parts put together (see [`SessionParts`]): what
+/// [`evaluate`] gives on the whole log; `source` names the log in errors.
+pub fn evaluate_sessions(
+    parts: SessionParts,
+    opts: &OnlineOptions,
+    source: &str,
+) -> Result<OnlineResults> {
+    let metrics = Metric::parse_all(&parts.metrics)?;
+    let (n, w) = (parts.sessions.len(), metrics.len());
+    let bad = |what: &str| Error::Input(format!("{source}: the sessions' parts disagree: {what}"));
+    if parts.num.len() != n * w || parts.den.len() != n * w {
+        return Err(bad(
+            "numerators and denominators are not one per session and metric",
+        ));
+    }
+    if parts.variant.len() != n || parts.first_place.len() != n {
+        return Err(bad("variants or first places are not one per session"));
+    }
+    let ends_ok = parts.ttfc_ends.len() == n + 1
+        && parts.ttfc_ends.first() == Some(&0)
+        && parts.ttfc_ends.windows(2).all(|e| e[0] <= e[1])
+        && parts.ttfc_ends.last() == Some(&parts.ttfc.len());
+    if !ends_ok {
+        return Err(bad(
+            "the times to first click do not end where their sessions do",
+        ));
+    }
+    if let Some(v) = parts
+        .variant
+        .iter()
+        .find(|v| **v != NONE && **v as usize >= parts.variants.len())
+    {
+        return Err(bad(&format!(
+            "variant {v} of {} variants",
+            parts.variants.len()
+        )));
+    }
+    let SessionParts {
+        sessions,
+        variant,
+        variants,
+        num,
+        den,
+        ttfc,
+        ttfc_ends,
+        ..
+    } = parts;
+    let table = SessionTable {
+        metrics,
+        num,
+        den,
+        ttfc,
+        ttfc_ends,
+    };
+    let arms = Arms {
+        of_session: &variant,
+        names: &variants,
+        source,
+    };
+    grouped(&table, &arms, opts, |s| {
+        Error::Input(format!(
+            "{source}: session '{}' has no variant (grouping by variant needs one)",
+            sessions[s]
+        ))
     })
 }

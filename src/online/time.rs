@@ -98,6 +98,12 @@ impl Clock {
         }
         Ok(secs)
     }
+
+    /// How the log writes its timestamps (`numbers in seconds`, `text with a time
+    /// zone`, ...), fixed by the first; None before any.
+    pub(crate) fn style(&self) -> Option<String> {
+        self.first.map(|(style, _)| style.describe())
+    }
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

@@ -49,6 +49,13 @@ impl PyOnlineLog {
         self.inner.reordered()
     }
 
+    /// How the timestamps are written (`numbers in seconds`, `text with a time zone`,
+    /// ...), fixed by the first event; None without events.
+    #[getter]
+    fn time_style(&self) -> Option<String> {
+        self.inner.time_style().map(str::to_string)
+    }
+
     /// The variants, in order of first sight.
     #[getter]
     fn variants(&self) -> Vec<String> {
@@ -342,40 +349,16 @@ fn online_from_arrow(
     })
 }
 
-/// The metrics: `(names, groups, comparisons)`; a group is `(name, sessions, values)`,
-/// a comparison `(metric, baseline, variant, difference, ci_low, ci_high, pvalue)`.
-#[pyfunction]
-#[pyo3(signature = (log, metrics = None, *, dwell_threshold = 30.0, by_variant = false, baseline = None, n_resamples = 1000, seed = 42, confidence = 0.95))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-fn online_evaluate(
-    py: Python<'_>,
-    log: &PyOnlineLog,
-    metrics: Option<Vec<String>>,
-    dwell_threshold: f64,
-    by_variant: bool,
-    baseline: Option<String>,
-    n_resamples: usize,
-    seed: u64,
-    confidence: f64,
-) -> PyResult<(
+/// The metrics' tuple of `online_evaluate` and `online_combine`: `(names, groups,
+/// comparisons)`.
+type Evaluated = (
     Vec<String>,
     Vec<(String, usize, Vec<f64>)>,
     Vec<(String, String, String, f64, f64, f64, f64)>,
-)> {
-    let log = log.inner.clone();
-    let opts = OnlineOptions {
-        dwell_threshold,
-        by_variant,
-        baseline,
-        resampling: Resampling {
-            n_resamples,
-            seed,
-            confidence,
-        },
-    };
-    let metrics = metrics.unwrap_or_default();
-    let r = heavy(py, move |_| online::evaluate(&log, &metrics, &opts))?;
-    Ok((
+);
+
+fn evaluated(r: online::OnlineResults) -> Evaluated {
+    (
         r.metrics,
         r.groups
             .into_iter()
@@ -395,7 +378,146 @@ fn online_evaluate(
                 )
             })
             .collect(),
-    ))
+    )
+}
+
+fn online_options(
+    dwell_threshold: f64,
+    by_variant: bool,
+    baseline: Option<String>,
+    n_resamples: usize,
+    seed: u64,
+    confidence: f64,
+) -> OnlineOptions {
+    OnlineOptions {
+        dwell_threshold,
+        by_variant,
+        baseline,
+        resampling: Resampling {
+            n_resamples,
+            seed,
+            confidence,
+        },
+    }
+}
+
+/// The metrics: `(names, groups, comparisons)`; a group is `(name, sessions, values)`,
+/// a comparison `(metric, baseline, variant, difference, ci_low, ci_high, pvalue)`.
+#[pyfunction]
+#[pyo3(signature = (log, metrics = None, *, dwell_threshold = 30.0, by_variant = false, baseline = None, n_resamples = 1000, seed = 42, confidence = 0.95))]
+#[allow(clippy::too_many_arguments)]
+fn online_evaluate(
+    py: Python<'_>,
+    log: &PyOnlineLog,
+    metrics: Option<Vec<String>>,
+    dwell_threshold: f64,
+    by_variant: bool,
+    baseline: Option<String>,
+    n_resamples: usize,
+    seed: u64,
+    confidence: f64,
+) -> PyResult<Evaluated> {
+    let log = log.inner.clone();
+    let opts = online_options(
+        dwell_threshold,
+        by_variant,
+        baseline,
+        n_resamples,
+        seed,
+        confidence,
+    );
+    let metrics = metrics.unwrap_or_default();
+    let r = heavy(py, move |_| online::evaluate(&log, &metrics, &opts))?;
+    Ok(evaluated(r))
+}
+
+/// What each session of the log gives to the metrics (`crate::online::SessionParts`):
+/// `(metrics, sessions, first_place, variant, variants, num, den, ttfc, ttfc_ends)`,
+/// the numbers as numpy arrays (`num`, `den`: one row of `len(metrics)` per session,
+/// flat; `variant`: 2**32 - 1 for none).
+#[pyfunction]
+#[pyo3(signature = (log, metrics = None, *, dwell_threshold = 30.0))]
+fn online_session_parts<'py>(
+    py: Python<'py>,
+    log: &PyOnlineLog,
+    metrics: Option<Vec<String>>,
+    dwell_threshold: f64,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let log = log.inner.clone();
+    let metrics = metrics.unwrap_or_default();
+    let p = heavy(py, move |_| {
+        online::session_parts(&log, &metrics, dwell_threshold)
+    })?;
+    let ends: Vec<u64> = p.ttfc_ends.iter().map(|&e| e as u64).collect();
+    (
+        p.metrics,
+        p.sessions,
+        PyArray1::from_vec(py, p.first_place),
+        PyArray1::from_vec(py, p.variant),
+        p.variants,
+        PyArray1::from_vec(py, p.num),
+        PyArray1::from_vec(py, p.den),
+        PyArray1::from_vec(py, p.ttfc),
+        PyArray1::from_vec(py, ends),
+    )
+        .into_pyobject(py)
+}
+
+/// The metrics of sessions' parts put together in the whole log's session order (the
+/// arrays of `online_session_parts`, concatenated): what `online_evaluate` gives on
+/// the whole log. `sessions` (their names, for errors) may be left out.
+#[pyfunction]
+#[pyo3(signature = (metrics, sessions, variant, variants, num, den, ttfc, ttfc_ends, *, by_variant = false, baseline = None, n_resamples = 1000, seed = 42, confidence = 0.95, source = "log".to_string()))]
+#[allow(clippy::too_many_arguments)]
+fn online_combine(
+    py: Python<'_>,
+    metrics: Vec<String>,
+    sessions: Option<Vec<String>>,
+    variant: PyReadonlyArray1<'_, u32>,
+    variants: Vec<String>,
+    num: PyReadonlyArray1<'_, f64>,
+    den: PyReadonlyArray1<'_, f64>,
+    ttfc: PyReadonlyArray1<'_, f64>,
+    ttfc_ends: PyReadonlyArray1<'_, u64>,
+    by_variant: bool,
+    baseline: Option<String>,
+    n_resamples: usize,
+    seed: u64,
+    confidence: f64,
+    source: String,
+) -> PyResult<Evaluated> {
+    let slice = |e: numpy::NotContiguousError| {
+        errors::to_py(py, Error::Input(format!("online_combine: {e}")))
+    };
+    let variant = variant.as_slice().map_err(slice)?.to_vec();
+    let parts = online::SessionParts {
+        metrics,
+        first_place: vec![0; variant.len()],
+        sessions: sessions.unwrap_or_else(|| vec![String::new(); variant.len()]),
+        variant,
+        variants,
+        num: num.as_slice().map_err(slice)?.to_vec(),
+        den: den.as_slice().map_err(slice)?.to_vec(),
+        ttfc: ttfc.as_slice().map_err(slice)?.to_vec(),
+        ttfc_ends: ttfc_ends
+            .as_slice()
+            .map_err(slice)?
+            .iter()
+            .map(|&e| e as usize)
+            .collect(),
+    };
+    let opts = online_options(
+        30.0, // the sessions' parts hold its effect
+        by_variant,
+        baseline,
+        n_resamples,
+        seed,
+        confidence,
+    );
+    let r = heavy(py, move |_| {
+        online::evaluate_sessions(parts, &opts, &source)
+    })?;
+    Ok(evaluated(r))
 }
 
 /// The top `n` queries in `window` (`(start, end)` seconds): `[(query, count, share)]`.
@@ -465,6 +587,8 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(online_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(online_from_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(online_evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(online_session_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(online_combine, m)?)?;
     m.add_function(wrap_pyfunction!(online_top_queries, m)?)?;
     m.add_function(wrap_pyfunction!(online_queries_per, m)?)?;
     m.add_function(wrap_pyfunction!(online_ctr_by_query, m)?)?;
