@@ -169,7 +169,7 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// Strings numbered in order of first sight: the texts back to back in one buffer with
 /// a hash index of their positions (the crate's id store, `crate::ids`), so that a
 /// lookup touches a 4-byte slot and the text, not a table of `String`s.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Interner {
     ids: Ids,
     index: IdIndex,
@@ -190,6 +190,29 @@ impl Interner {
 
     pub(crate) fn len(&self) -> usize {
         self.ids.len()
+    }
+
+    /// A new code for the text of code `i` (the text found by it from now on).
+    pub(crate) fn renew(&mut self, i: usize) -> Result<usize> {
+        let pos = self.push_again(i)?;
+        self.index.repoint(&self.ids, i, pos);
+        Ok(pos)
+    }
+
+    /// The text of code `i` under a new code, not indexed (codes of equal texts).
+    fn push_again(&mut self, i: usize) -> Result<usize> {
+        let text = self.ids.get(i).to_vec();
+        let pos = self.ids.len();
+        self.ids.push(&text).map_err(|_| {
+            Error::Input("the distinct texts of one log column exceed 4 GiB together".into())
+        })?;
+        Ok(pos)
+    }
+
+    /// The text of code `i`.
+    pub(crate) fn get(&self, i: usize) -> &str {
+        // every text came in as `str`
+        std::str::from_utf8(self.ids.get(i)).unwrap_or_default()
     }
 
     /// The texts, in order (they came in as `str`).
@@ -240,6 +263,8 @@ pub struct Log {
     pub(crate) reordered: u64,
     pub(crate) source: String,
     pub(crate) unit: Unit,
+    /// The first place of a click without a position, in a log without positions.
+    pub(crate) no_position: Option<u64>,
 }
 
 impl Log {
@@ -320,6 +345,13 @@ pub struct LogBuilder {
     /// Source code -> our code, per coded field (session, query, variant).
     memo: [Vec<u32>; 3],
     has: [bool; 10],
+    /// Streaming ([`LogBuilder::require_time_order`]): the slack, the gap that ends a
+    /// session, the latest time so far and its place.
+    order: Option<(f64, f64, f64, u64)>,
+    /// The place of the first click without a position (kept across
+    /// [`LogBuilder::split_closed`]: such a click is an error once any event has a
+    /// position, which a stream learns only later).
+    no_position: Option<u64>,
 }
 
 /// A count or position: a whole number from `min`.
@@ -350,7 +382,87 @@ impl LogBuilder {
             rows: Vec::new(),
             memo: Default::default(),
             has: [false; 10],
+            order: None,
+            no_position: None,
         })
+    }
+
+    /// Refuse events more than `slack` seconds before the latest event so far, and end
+    /// a session once the latest time is more than `gap` seconds past its last event:
+    /// a later event of its id starts a new session (the rules of a stream, see
+    /// `online::stream`).
+    pub(crate) fn require_time_order(&mut self, slack: f64, gap: f64) {
+        self.order = Some((slack, gap, f64::NEG_INFINITY, 0));
+    }
+
+    /// The latest time so far (with [`LogBuilder::require_time_order`]).
+    pub(crate) fn latest(&self) -> f64 {
+        self.order.map_or(f64::NEG_INFINITY, |o| o.2)
+    }
+
+    /// Events held.
+    pub(crate) fn held(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Take out the sessions whose last event is before `before`, finished as a
+    /// [`Log`] of their own (their sessions numbered anew; its query codes are this
+    /// builder's and its `queries` empty; `ignored` and `reordered` stay here); the
+    /// builder keeps the other sessions and goes on.
+    pub(crate) fn split_closed(&mut self, before: f64) -> Result<Log> {
+        let n = self.sessions.len();
+        let (mut closed, mut open) = (Interner::default(), Interner::default());
+        let mut to = vec![0u32; n];
+        let mut last = Vec::new();
+        for (s, code) in to.iter_mut().enumerate() {
+            let name = self.sessions.get(s);
+            if self.last_time[s] < before {
+                // ended sessions may share an id (see `require_time_order`)
+                *code = closed.len() as u32;
+                closed.ids.push(name.as_bytes()).map_err(|_| {
+                    Error::Input("the ids of the ended sessions exceed 4 GiB together".into())
+                })?;
+            } else {
+                *code = open.code(name)? | 1 << 31;
+                last.push(self.last_time[s]);
+            }
+        }
+        let (mut done, mut kept) = (Vec::new(), Vec::new());
+        for mut e in self.rows.drain(..) {
+            let c = to[e.session as usize];
+            e.session = c & !(1 << 31);
+            if c >> 31 == 0 {
+                done.push(e);
+            } else {
+                kept.push(e);
+            }
+        }
+        self.rows = kept;
+        self.sessions = open;
+        self.last_time = last;
+        self.forget_codes();
+        let part = LogBuilder {
+            opts: self.opts.clone(),
+            source: self.source.clone(),
+            unit: self.unit,
+            clock: Clock::new(None, self.unit.word()),
+            sessions: closed,
+            queries: Interner::default(),
+            variants: self.variants.clone(),
+            ignored: FxHashMap::default(),
+            last_time: Vec::new(),
+            reordered: 0,
+            rows: done,
+            memo: Default::default(),
+            has: self.has,
+            order: None,
+            no_position: None,
+        };
+        let log = part.finish()?;
+        if self.no_position.is_none() {
+            self.no_position = log.no_position;
+        }
+        Ok(log)
     }
 
     /// The options.
@@ -415,7 +527,12 @@ impl LogBuilder {
             "click" => Kind::Click,
             k if self.opts.success_events.iter().any(|s| s == k) => Kind::Success,
             k => {
-                *self.ignored.entry(k.to_string()).or_insert(0) += 1;
+                match self.ignored.get_mut(k) {
+                    Some(n) => *n += 1,
+                    None => {
+                        self.ignored.insert(k.to_string(), 1);
+                    }
+                }
                 return Ok(());
             }
         };
@@ -428,6 +545,23 @@ impl LogBuilder {
             .clock
             .seconds(time, place)
             .map_err(|m| self.err(place, m))?;
+        if let Some((slack, gap, latest, at)) = self.order {
+            if t < latest - slack {
+                return Err(self.err(
+                    place,
+                    format!(
+                        "this event is {} s before the latest one so far ({} {at}); \
+                         streaming needs the log in time order, up to a slack of {slack} s \
+                         (raise it, or read the log whole)",
+                        latest - t,
+                        self.unit.word()
+                    ),
+                ));
+            }
+            if t > latest {
+                self.order = Some((slack, gap, t, place));
+            }
+        }
         let bad = |m: String| self.err(place, m);
         let n_results = match e.n_results {
             Some(v) => whole(v, 0.0, "n_results").map_err(bad)?,
@@ -451,7 +585,14 @@ impl LogBuilder {
             Some(v) => v,
             None => f64::NAN,
         };
-        let s = Self::code(&mut self.memo[0], &mut self.sessions, e.codes[0], session)? as usize;
+        let mut s =
+            Self::code(&mut self.memo[0], &mut self.sessions, e.codes[0], session)? as usize;
+        if let Some((_, gap, latest, _)) = self.order {
+            if s < self.last_time.len() && latest - self.last_time[s] > gap {
+                // the session ended: this event starts the next one of its id
+                s = self.sessions.renew(s)?;
+            }
+        }
         if s == self.last_time.len() {
             self.last_time.push(t);
         } else {
@@ -533,6 +674,7 @@ impl LogBuilder {
             reordered: self.reordered,
             source: self.source,
             unit: self.unit,
+            no_position: self.no_position,
         };
         drop(order);
         drop(self.rows);
@@ -545,6 +687,10 @@ impl LogBuilder {
             let mut seen_serp = false;
             let mut first_variant: Option<usize> = None;
             for i in r.clone() {
+                let e = &log.ev[i];
+                if e.kind == Kind::Click && e.position == 0 && !log.has[field::POSITION] {
+                    log.no_position = Some(log.no_position.map_or(e.place, |p| p.min(e.place)));
+                }
                 match log.ev[i].kind {
                     Kind::Serp => seen_serp = true,
                     Kind::Click if log.ev[i].position == 0 && log.has[field::POSITION] => {
