@@ -52,7 +52,7 @@
 //! | preference judgments, judgment groups (trec_eval's `-R prefs`, `qrels_prefs`, `qrels_jg`) | `rel_info/`: `prefs.rs` (the `prefs_*` measures), `pref_counts.rs`, `groups.rs` (the `*_avgjg` measures); lines read by `trec/lines.rs` |
 //! | diversity measures (alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, subtopic recall; ndeval's) | `diversity/`: `mod.rs` (subtopic qrels, the per-topic flow), `names.rs`, `kernel.rs` (one topic's curves, ndeval's greedy ideal ranking); `python/diversity.rs` |
 //! | z-scores (`-Z`) | `zscore.rs`: the table of means and deviations, and results turned into z-scores |
-//! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV, parquet), `arrow.rs` (Arrow batches), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
+//! | online metrics from search logs | `online/`: `log.rs` (the event model, the one `LogBuilder`), `time.rs`, `read.rs` (JSONL, CSV, parquet), `stream.rs` (a JSONL or CSV file in bounded memory), `arrow.rs` (Arrow batches), `metrics.rs` (definitions as per-session numerators and denominators), `ab.rs` (variants, bootstrap over sessions), `traffic.rs` (top queries, queries per bucket, spikes); `cli/online.rs`, `python/online.rs` |
 //! | errors, ids, threads | `error.rs` (one `Error`), `ids.rs` (ids in one buffer, hash indexes), `parallel.rs` |
 //! | progress of long work (Python's `progress=`, the command line's bar) | `progress.rs` (the one `Progress` counter, the stderr bar); polled in `python/mod.rs` |
 //!
