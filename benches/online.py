@@ -99,6 +99,8 @@ def main() -> None:
             )
         stream(ordered)
         routes.remove("JSONL-stream")
+        if not routes:
+            return
     if {"Arrow", "Arrow-dictionary", "parquet", "pyarrow-parquet"} & set(routes):
         import pyarrow as pa
         import pyarrow.parquet as pq
