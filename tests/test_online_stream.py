@@ -1,9 +1,10 @@
 """irmetrics.online.evaluate(path, stream=True): a log file streamed in bounded memory
 gives the hand-computed values of tests/data/online_small.jsonl, the generator's ground
 truth (numpy over the generated structure, tests/online_gen.py) and the whole log's
-numbers; out-of-order input is refused with its line; the peak resident memory of a
-child process streaming a log 8 times as long as another stays that of the shorter
-one (while reading it whole grows with it).
+numbers; out-of-order input is refused with its line; a session ends after the
+timeout; the peak resident memory of a child process streaming a log 4 times as long
+as another stays that of the shorter one, under a stated bound (while reading it whole
+grows with it).
 """
 
 from __future__ import annotations

@@ -686,14 +686,17 @@ impl LogBuilder {
             fill[e.session as usize] += 1;
         }
         drop(fill);
+        // the events in session order (in input order within a session), gathered in
+        // parallel; then each session's few events sorted by time, in place (stable:
+        // equal times keep input order)
         let rows = &self.rows;
+        let mut ev = crate::parallel::map_owned(order, |i| rows[i as usize]);
+        drop(self.rows);
         for w in starts.windows(2) {
-            // stable: equal times keep input order
-            order[w[0]..w[1]]
-                .sort_by(|&a, &b| rows[a as usize].time.total_cmp(&rows[b as usize].time));
+            ev[w[0]..w[1]].sort_by(|a, b| a.time.total_cmp(&b.time));
         }
         let mut log = Log {
-            ev: order.iter().map(|&i| rows[i as usize]).collect(),
+            ev,
             starts,
             session_variant: vec![NONE; n_sessions],
             sessions: self.sessions.into_names(),
@@ -710,8 +713,6 @@ impl LogBuilder {
             unit: self.unit,
             no_position: self.no_position,
         };
-        drop(order);
-        drop(self.rows);
         log.has[field::SESSION] = true;
         log.has[field::TIME] = true;
         log.has[field::TYPE] = true;
