@@ -163,6 +163,17 @@ impl IdIndex {
         }
     }
 
+    /// Point the entry of the id at position `from` to position `to` (the same id
+    /// pushed again).
+    pub(crate) fn repoint(&mut self, ids: &Ids, from: usize, to: usize) {
+        if let Some(slot) = self
+            .table
+            .find_mut(hash_id(ids.get(from)), |&i| i as usize == from)
+        {
+            *slot = to as u32;
+        }
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         self.table.capacity() * 5
     }

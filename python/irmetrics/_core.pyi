@@ -71,6 +71,7 @@ __all__ = [
     "online_evaluate",
     "online_session_parts",
     "online_combine",
+    "online_evaluate_stream",
     "online_top_queries",
     "online_queries_per",
     "online_parse_time",
@@ -442,6 +443,19 @@ def online_from_arrow(
     dwell_cap: float = ...,
     time_unit: str = "auto",
 ) -> OnlineLog: ...
+def online_evaluate_stream(
+    path: _Path,
+    metrics: Sequence[str] | None = None,
+    *,
+    dwell_threshold: float = 30.0,
+    session_timeout: float = 1800.0,
+    time_slack: float = 0.0,
+    format: str = "auto",
+    columns: Mapping[str, str] | None = None,
+    success_events: Sequence[str] = ...,
+    dwell_cap: float = 1800.0,
+    time_unit: str = "auto",
+) -> tuple[list[str], list[float], int, int, list[tuple[str, int]], int]: ...
 def online_evaluate(
     log: OnlineLog,
     metrics: Sequence[str] | None = None,

@@ -124,9 +124,7 @@ def read_log(
     event checked; unknown event types are ignored and counted (``log.ignored``)."""
     if isinstance(log, OnlineLog):
         return log
-    if isinstance(success_events, str):
-        raise InputError("success_events must be a list of event types, not one str")
-    events = list(success_events)
+    events = _events(success_events)
     if isinstance(log, (str, os.PathLike)):
         return _core.online_read(
             os.fspath(log),
@@ -175,6 +173,12 @@ def read_log(
     )
 
 
+def _events(success_events: Sequence[str]) -> list[str]:
+    if isinstance(success_events, str):
+        raise InputError("success_events must be a list of event types, not one str")
+    return list(success_events)
+
+
 def _split(kw: dict[str, Any]) -> dict[str, Any]:
     keys = ("columns", "format", "success_events", "dwell_cap", "time_unit")
     return {k: kw.pop(k) for k in keys if k in kw}
@@ -191,6 +195,9 @@ def evaluate(
     seed: int = 42,
     confidence: float = 0.95,
     output: str = "dict",
+    stream: bool = False,
+    session_timeout: float = 1800.0,
+    time_slack: float = 0.0,
     **read: Any,
 ) -> Any:
     """The online metrics of a log: ``{name: value}`` (``metrics=None``: every metric
@@ -202,7 +209,13 @@ def evaluate(
     ``ci_high``; ``n_resamples`` resamples of ``seed``) and the two-sided ``pvalue``.
     ``output="pandas"``: a Series, or with ``by`` a DataFrame (one row per metric).
     Other keywords (``columns``, ``success_events``, ``dwell_cap``, ``time_unit``,
-    ``format``) go to :func:`read_log`."""
+    ``format``) go to :func:`read_log`.
+
+    ``stream=True`` streams a JSON Lines or CSV file (a path) in bounded memory: the
+    log must be in time order up to ``time_slack`` seconds (else an error naming the
+    line), and a session ends after ``session_timeout`` seconds without an event; only
+    the open sessions are held (README, "Streaming a log larger than memory"). Not with
+    ``by``."""
     if by not in (None, "variant"):
         raise InputError(f"by must be None or 'variant', got {by!r}")
     if output not in ("dict", "pandas"):
@@ -212,6 +225,30 @@ def evaluate(
     opts = _split(read)
     if read:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(read))}")
+    if stream:
+        if not isinstance(log, (str, os.PathLike)):
+            raise InputError(f"stream=True reads a log file (a path), not {type(log).__name__}")
+        if by is not None:
+            raise InputError(
+                "by='variant' needs every session's numbers for its bootstrap: "
+                "read the log whole (stream=False)"
+            )
+        names, vals, *_ = _core.online_evaluate_stream(
+            os.fspath(log),
+            list(metrics) if metrics is not None else None,
+            dwell_threshold=dwell_threshold,
+            session_timeout=session_timeout,
+            time_slack=time_slack,
+            format=opts.get("format", "auto"),
+            columns=dict(opts.get("columns") or {}),
+            success_events=_events(opts.get("success_events", ("copy", "purchase"))),
+            dwell_cap=opts.get("dwell_cap", 1800.0),
+            time_unit=opts.get("time_unit", "auto"),
+        )
+        streamed = dict(zip(names, vals))
+        if output == "pandas":
+            return _pandas().Series(streamed, name="value")
+        return streamed
     lg = read_log(log, **opts)
     names, groups, comparisons = _core.online_evaluate(
         lg,

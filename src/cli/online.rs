@@ -11,7 +11,10 @@ use serde_json::{json, Map, Value};
 
 use super::args::{num, text};
 use crate::error::{Error, Result};
-use crate::online::{self, Bucket, Log, LogFormat, LogOptions, OnlineOptions, OnlineResults};
+use crate::online::{
+    self, Bucket, Log, LogFormat, LogOptions, LogSummary, OnlineOptions, OnlineResults,
+    StreamOptions,
+};
 
 /// Usage text of `irmetrics online`.
 pub const ONLINE_USAGE: &str = "\
@@ -47,6 +50,12 @@ options:
                        with latency percentiles and spikes
   --spike-k K          spikes: count > median + K * max(1.4826 MAD, sqrt(median))
                        [default: 3]
+  --stream             stream the file in bounded memory: it must be in time order
+                       (up to --time-slack), a session ends after --session-timeout
+                       seconds without an event; not with --by, --top, --per
+  --session-timeout S  with --stream [default: 1800]
+  --time-slack S       with --stream: seconds an event may come before the latest
+                       one [default: 0]
   --format FMT         table [default], json or csv
   --output FILE        write to FILE (atomically)
   --threads N          worker threads, 0 to 4096 [default 0: all cores]
@@ -73,6 +82,7 @@ pub struct OnlineArgs {
     normalize: bool,
     window: Option<(String, String)>,
     spike_k: f64,
+    stream: Option<StreamOptions>,
     format: String,
     output: Option<PathBuf>,
     threads: usize,
@@ -107,6 +117,7 @@ pub fn parse_online_args(argv: Vec<OsString>) -> Result<OnlineArgs> {
         normalize: false,
         window: None,
         spike_k: 3.0,
+        stream: None,
         format: "table".into(),
         output: None,
         threads: 0,
@@ -171,6 +182,21 @@ pub fn parse_online_args(argv: Vec<OsString>) -> Result<OnlineArgs> {
             }
             Long("per") => a.mode = Mode::Per(Bucket::parse(&val(&mut p, "--per")?)?),
             Long("spike-k") => a.spike_k = real("--spike-k", &val(&mut p, "--spike-k")?)?,
+            Long("stream") => {
+                a.stream.get_or_insert_with(StreamOptions::default);
+            }
+            Long("session-timeout") => {
+                let v = real("--session-timeout", &val(&mut p, "--session-timeout")?)?;
+                a.stream
+                    .get_or_insert_with(StreamOptions::default)
+                    .session_timeout = v;
+            }
+            Long("time-slack") => {
+                let v = real("--time-slack", &val(&mut p, "--time-slack")?)?;
+                a.stream
+                    .get_or_insert_with(StreamOptions::default)
+                    .time_slack = v;
+            }
             Long("format") => {
                 let v = val(&mut p, "--format")?;
                 if !matches!(v.as_str(), "table" | "json" | "csv") {
@@ -261,41 +287,41 @@ fn csv_of(rows: &[Vec<String>]) -> Result<Vec<u8>> {
     w.into_inner().map_err(|e| Error::Input(e.to_string()))
 }
 
-fn log_summary(log: &Log, path: &std::path::Path) -> String {
+fn log_summary(log: &LogSummary, path: &std::path::Path) -> String {
     let mut s = format!(
         "log {}: {} events, {} sessions",
         path.display(),
-        log.len(),
-        log.n_sessions()
+        log.events,
+        log.sessions
     );
-    if !log.ignored().is_empty() {
+    if !log.ignored.is_empty() {
         let parts: Vec<String> = log
-            .ignored()
+            .ignored
             .iter()
             .map(|(t, n)| format!("{n} '{t}'"))
             .collect();
         s.push_str(&format!("; ignored (unknown types): {}", parts.join(", ")));
     }
-    if log.reordered() > 0 {
+    if log.reordered > 0 {
         s.push_str(&format!(
             "; {} events out of time order (sorted)",
-            log.reordered()
+            log.reordered
         ));
     }
     s
 }
 
-fn log_json(log: &Log) -> Map<String, Value> {
+fn log_json(log: &LogSummary) -> Map<String, Value> {
     let mut m = Map::new();
-    m.insert("events".into(), json!(log.len()));
-    m.insert("sessions".into(), json!(log.n_sessions()));
+    m.insert("events".into(), json!(log.events));
+    m.insert("sessions".into(), json!(log.sessions));
     let ignored: Map<String, Value> = log
-        .ignored()
+        .ignored
         .iter()
         .map(|(t, n)| (t.clone(), json!(n)))
         .collect();
     m.insert("ignored".into(), Value::Object(ignored));
-    m.insert("reordered".into(), json!(log.reordered()));
+    m.insert("reordered".into(), json!(log.reordered));
     m
 }
 
@@ -312,54 +338,61 @@ fn bound(s: &str) -> Result<f64> {
     })
 }
 
+/// The metrics as a table, JSON or CSV.
+fn render_metrics(a: &OnlineArgs, res: &OnlineResults, log: &LogSummary) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    match a.format.as_str() {
+        "json" => {
+            let mut m = log_json(log);
+            let group = |g: &online::Group| -> Value {
+                let vals: Map<String, Value> = res
+                    .metrics
+                    .iter()
+                    .cloned()
+                    .zip(g.values.iter().map(|v| jnum(*v)))
+                    .collect();
+                Value::Object(vals)
+            };
+            if a.how.by_variant {
+                let groups: Map<String, Value> = res
+                    .groups
+                    .iter()
+                    .map(|g| (g.name.clone(), group(g)))
+                    .collect();
+                m.insert("groups".into(), Value::Object(groups));
+                let cmp: Vec<Value> = res
+                    .comparisons
+                    .iter()
+                    .map(|c| {
+                        json!({"metric": c.metric, "baseline": c.baseline, "variant": c.variant,
+                               "difference": jnum(c.difference), "ci": [jnum(c.ci.0), jnum(c.ci.1)],
+                               "pvalue": jnum(c.pvalue)})
+                    })
+                    .collect();
+                m.insert("comparisons".into(), Value::Array(cmp));
+            } else {
+                m.insert("metrics".into(), group(&res.groups[0]));
+            }
+            out = serde_json::to_vec_pretty(&Value::Object(m))
+                .map_err(|e| Error::Input(e.to_string()))?;
+            out.push(b'\n');
+        }
+        "csv" => out = csv_of(&metric_rows(res, false))?,
+        _ => {
+            out.extend(format!("{}\n", log_summary(log, &a.log)).as_bytes());
+            super::output::aligned(&metric_rows(res, true), 1, &mut out);
+        }
+    }
+    Ok(out)
+}
+
 fn render(a: &OnlineArgs, log: &Log) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let table = a.format == "table";
     match &a.mode {
         Mode::Metrics => {
             let res = online::evaluate(log, &a.metrics, &a.how)?;
-            match a.format.as_str() {
-                "json" => {
-                    let mut m = log_json(log);
-                    let group = |g: &online::Group| -> Value {
-                        let vals: Map<String, Value> = res
-                            .metrics
-                            .iter()
-                            .cloned()
-                            .zip(g.values.iter().map(|v| jnum(*v)))
-                            .collect();
-                        Value::Object(vals)
-                    };
-                    if a.how.by_variant {
-                        let groups: Map<String, Value> = res
-                            .groups
-                            .iter()
-                            .map(|g| (g.name.clone(), group(g)))
-                            .collect();
-                        m.insert("groups".into(), Value::Object(groups));
-                        let cmp: Vec<Value> = res
-                            .comparisons
-                            .iter()
-                            .map(|c| {
-                                json!({"metric": c.metric, "baseline": c.baseline, "variant": c.variant,
-                                       "difference": jnum(c.difference), "ci": [jnum(c.ci.0), jnum(c.ci.1)],
-                                       "pvalue": jnum(c.pvalue)})
-                            })
-                            .collect();
-                        m.insert("comparisons".into(), Value::Array(cmp));
-                    } else {
-                        m.insert("metrics".into(), group(&res.groups[0]));
-                    }
-                    out = serde_json::to_vec_pretty(&Value::Object(m))
-                        .map_err(|e| Error::Input(e.to_string()))?;
-                    out.push(b'\n');
-                }
-                "csv" => out = csv_of(&metric_rows(&res, false))?,
-                _ => {
-                    out.extend(format!("{}\n", log_summary(log, &a.log)).as_bytes());
-                    super::output::aligned(&metric_rows(&res, true), 1, &mut out);
-                }
-            }
+            out = render_metrics(a, &res, &log.summary())?;
         }
         Mode::Top(n) => {
             let window = match &a.window {
@@ -458,6 +491,22 @@ pub fn run_online(
     crate::parallel::env_threads()?;
     let format = LogFormat::of(&a.log_format, &a.log)?;
     let text = crate::parallel::with_threads(a.threads, || -> Result<Vec<u8>> {
+        if let Some(stream) = &a.stream {
+            if a.mode != Mode::Metrics || a.how.by_variant {
+                return Err(usage_err(
+                    "--stream computes the metrics of the whole log: not with --by, --top or --per",
+                ));
+            }
+            let (res, summary) = online::evaluate_stream(
+                &a.log,
+                format,
+                a.read.clone(),
+                &a.metrics,
+                &a.how,
+                stream,
+            )?;
+            return render_metrics(&a, &res, &summary);
+        }
         let log = online::read_log(&a.log, format, a.read.clone())?;
         render(&a, &log)
     })?;

@@ -8,10 +8,10 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use arrow_array::RecordBatch;
+use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
@@ -39,6 +39,11 @@ struct Batches {
 }
 
 fn open(path: &Path) -> Result<Batches> {
+    open_columns(path, &|_| true)
+}
+
+/// An open parquet file reading only the top-level columns whose names `keep` wants.
+fn open_columns(path: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Batches> {
     let source = path.display().to_string();
     let file = File::open(path).map_err(|e| Error::Io {
         path: path.to_path_buf(),
@@ -49,8 +54,17 @@ fn open(path: &Path) -> Result<Batches> {
     };
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(bad)?;
     let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
-    let schema = builder.schema().clone();
+    let wanted = builder
+        .schema()
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| keep(f.name()))
+        .map(|(i, _)| i);
+    let mask = ProjectionMask::roots(builder.parquet_schema(), wanted);
+    let builder = builder.with_projection(mask);
     let reader = builder.with_batch_size(BATCH_ROWS).build().map_err(bad)?;
+    let schema = reader.schema();
     Ok(Batches {
         source,
         schema,
@@ -127,17 +141,19 @@ pub fn read_qrels(path: &Path, cancel: Option<&AtomicBool>) -> Result<Qrels> {
 }
 
 /// The record batches of a parquet file, one at a time (for readers of other tables,
-/// such as search logs): its schema, its number of rows, the file's name for messages,
-/// and the batches (a decoding failure names the file).
+/// such as search logs), holding only the top-level columns whose names `keep` wants
+/// (the others are not decoded): their schema, the number of rows, the file's name for
+/// messages, and the batches (a decoding failure names the file).
 pub fn batches(
     path: &Path,
+    keep: &dyn Fn(&str) -> bool,
 ) -> Result<(
     SchemaRef,
     usize,
     String,
     impl Iterator<Item = Result<RecordBatch>>,
 )> {
-    let file = open(path)?;
+    let file = open_columns(path, keep)?;
     let (schema, rows, source) = (file.schema.clone(), file.rows, file.source.clone());
     Ok((schema, rows, source, file.into_iter()?))
 }

@@ -5,6 +5,9 @@
 
 use std::borrow::Cow;
 
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
 use crate::ids::{IdIndex, Ids};
@@ -166,30 +169,87 @@ pub struct Event<'a> {
 /// Missing code of an interned column.
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// Strings numbered in order of first sight: the texts back to back in one buffer with
-/// a hash index of their positions (the crate's id store, `crate::ids`), so that a
-/// lookup touches a 4-byte slot and the text, not a table of `String`s.
-#[derive(Default)]
+/// Strings numbered in order of first sight: the texts back to back in one buffer (the
+/// crate's id store, `crate::ids`). Texts of up to 15 bytes (session ids, most queries)
+/// are found through a table holding them packed in 16 bytes with their code, so that a
+/// lookup reads one slot of the table (one cache miss on a log of millions of
+/// sessions); longer texts through a hash index of their positions.
+#[derive(Clone, Default)]
 pub(crate) struct Interner {
     ids: Ids,
+    short: HashTable<(u128, u32)>,
     index: IdIndex,
 }
 
+/// A text of up to 15 bytes packed with its length in the last byte.
+#[inline]
+fn pack(s: &[u8]) -> Option<u128> {
+    if s.len() > 15 {
+        return None;
+    }
+    let mut b = [0u8; 16];
+    b[..s.len()].copy_from_slice(s);
+    b[15] = s.len() as u8;
+    Some(u128::from_le_bytes(b))
+}
+
+#[inline]
+fn hash_packed(k: u128) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(k)
+}
+
 impl Interner {
+    #[inline]
     pub(crate) fn code(&mut self, s: &str) -> Result<u32> {
-        if let Some(i) = self.index.find(&self.ids, s.as_bytes()) {
-            return Ok(i as u32);
+        let Some(k) = pack(s.as_bytes()) else {
+            if let Some(i) = self.index.find(&self.ids, s.as_bytes()) {
+                return Ok(i as u32);
+            }
+            let pos = self.push(s.as_bytes())?;
+            self.index.insert(&self.ids, pos);
+            return Ok(pos as u32);
+        };
+        let h = hash_packed(k);
+        if let Some(&(_, c)) = self.short.find(h, |e| e.0 == k) {
+            return Ok(c);
         }
+        let pos = self.push(s.as_bytes())?;
+        self.short
+            .insert_unique(h, (k, pos as u32), |e| hash_packed(e.0));
+        Ok(pos as u32)
+    }
+
+    fn push(&mut self, text: &[u8]) -> Result<usize> {
         let pos = self.ids.len();
-        self.ids.push(s.as_bytes()).map_err(|_| {
+        self.ids.push(text).map_err(|_| {
             Error::Input("the distinct texts of one log column exceed 4 GiB together".into())
         })?;
-        self.index.insert(&self.ids, pos);
-        Ok(pos as u32)
+        Ok(pos)
     }
 
     pub(crate) fn len(&self) -> usize {
         self.ids.len()
+    }
+
+    /// A new code for the text of code `i` (the text found by it from now on).
+    pub(crate) fn renew(&mut self, i: usize) -> Result<usize> {
+        let text = self.ids.get(i).to_vec();
+        let pos = self.push(&text)?;
+        match pack(&text) {
+            Some(k) => {
+                if let Some(e) = self.short.find_mut(hash_packed(k), |e| e.0 == k) {
+                    e.1 = pos as u32;
+                }
+            }
+            None => self.index.repoint(&self.ids, i, pos),
+        }
+        Ok(pos)
+    }
+
+    /// The text of code `i`.
+    pub(crate) fn get(&self, i: usize) -> &str {
+        // every text came in as `str`
+        std::str::from_utf8(self.ids.get(i)).unwrap_or_default()
     }
 
     /// The texts, in order (they came in as `str`).
@@ -242,6 +302,8 @@ pub struct Log {
     pub(crate) time_style: Option<String>,
     pub(crate) source: String,
     pub(crate) unit: Unit,
+    /// The first place of a click without a position, in a log without positions.
+    pub(crate) no_position: Option<u64>,
 }
 
 impl Log {
@@ -330,6 +392,13 @@ pub struct LogBuilder {
     /// Source code -> our code, per coded field (session, query, variant).
     memo: [Vec<u32>; 3],
     has: [bool; 10],
+    /// Streaming ([`LogBuilder::require_time_order`]): the slack, the gap that ends a
+    /// session, the latest time so far and its place.
+    order: Option<(f64, f64, f64, u64)>,
+    /// The place of the first click without a position (kept across
+    /// [`LogBuilder::split_closed`]: such a click is an error once any event has a
+    /// position, which a stream learns only later).
+    no_position: Option<u64>,
 }
 
 /// A count or position: a whole number from `min`.
@@ -360,7 +429,84 @@ impl LogBuilder {
             rows: Vec::new(),
             memo: Default::default(),
             has: [false; 10],
+            order: None,
+            no_position: None,
         })
+    }
+
+    /// Refuse events more than `slack` seconds before the latest event so far, and end
+    /// a session once the latest time is more than `gap` seconds past its last event:
+    /// a later event of its id starts a new session (the rules of a stream, see
+    /// `online::stream`).
+    pub(crate) fn require_time_order(&mut self, slack: f64, gap: f64) {
+        self.order = Some((slack, gap, f64::NEG_INFINITY, 0));
+    }
+
+    /// The latest time so far (with [`LogBuilder::require_time_order`]).
+    pub(crate) fn latest(&self) -> f64 {
+        self.order.map_or(f64::NEG_INFINITY, |o| o.2)
+    }
+
+    /// Events held.
+    pub(crate) fn held(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Take out the sessions whose last event is before `before`, finished as a
+    /// [`Log`] of their own (their sessions numbered anew; its query codes are this
+    /// builder's and its `queries` empty; `ignored` and `reordered` stay here); the
+    /// builder keeps the other sessions and goes on.
+    pub(crate) fn split_closed(&mut self, before: f64) -> Result<Log> {
+        let n = self.sessions.len();
+        let (mut closed, mut open) = (Interner::default(), Interner::default());
+        let mut to = vec![0u32; n];
+        let mut last = Vec::new();
+        for (s, code) in to.iter_mut().enumerate() {
+            let name = self.sessions.get(s);
+            if self.last_time[s] < before {
+                // ended sessions may share an id (see `require_time_order`)
+                *code = closed.push(name.as_bytes())? as u32;
+            } else {
+                *code = open.code(name)? | 1 << 31;
+                last.push(self.last_time[s]);
+            }
+        }
+        let (mut done, mut kept) = (Vec::new(), Vec::new());
+        for mut e in self.rows.drain(..) {
+            let c = to[e.session as usize];
+            e.session = c & !(1 << 31);
+            if c >> 31 == 0 {
+                done.push(e);
+            } else {
+                kept.push(e);
+            }
+        }
+        self.rows = kept;
+        self.sessions = open;
+        self.last_time = last;
+        self.forget_codes();
+        let part = LogBuilder {
+            opts: self.opts.clone(),
+            source: self.source.clone(),
+            unit: self.unit,
+            clock: Clock::new(None, self.unit.word()),
+            sessions: closed,
+            queries: Interner::default(),
+            variants: self.variants.clone(),
+            ignored: FxHashMap::default(),
+            last_time: Vec::new(),
+            reordered: 0,
+            rows: done,
+            memo: Default::default(),
+            has: self.has,
+            order: None,
+            no_position: None,
+        };
+        let log = part.finish()?;
+        if self.no_position.is_none() {
+            self.no_position = log.no_position;
+        }
+        Ok(log)
     }
 
     /// The options.
@@ -425,7 +571,12 @@ impl LogBuilder {
             "click" => Kind::Click,
             k if self.opts.success_events.iter().any(|s| s == k) => Kind::Success,
             k => {
-                *self.ignored.entry(k.to_string()).or_insert(0) += 1;
+                match self.ignored.get_mut(k) {
+                    Some(n) => *n += 1,
+                    None => {
+                        self.ignored.insert(k.to_string(), 1);
+                    }
+                }
                 return Ok(());
             }
         };
@@ -438,6 +589,23 @@ impl LogBuilder {
             .clock
             .seconds(time, place)
             .map_err(|m| self.err(place, m))?;
+        if let Some((slack, gap, latest, at)) = self.order {
+            if t < latest - slack {
+                return Err(self.err(
+                    place,
+                    format!(
+                        "this event is {} s before the latest one so far ({} {at}); \
+                         streaming needs the log in time order, up to a slack of {slack} s \
+                         (raise it, or read the log whole)",
+                        latest - t,
+                        self.unit.word()
+                    ),
+                ));
+            }
+            if t > latest {
+                self.order = Some((slack, gap, t, place));
+            }
+        }
         let bad = |m: String| self.err(place, m);
         let n_results = match e.n_results {
             Some(v) => whole(v, 0.0, "n_results").map_err(bad)?,
@@ -461,7 +629,14 @@ impl LogBuilder {
             Some(v) => v,
             None => f64::NAN,
         };
-        let s = Self::code(&mut self.memo[0], &mut self.sessions, e.codes[0], session)? as usize;
+        let mut s =
+            Self::code(&mut self.memo[0], &mut self.sessions, e.codes[0], session)? as usize;
+        if let Some((_, gap, latest, _)) = self.order {
+            if s < self.last_time.len() && latest - self.last_time[s] > gap {
+                // the session ended: this event starts the next one of its id
+                s = self.sessions.renew(s)?;
+            }
+        }
         if s == self.last_time.len() {
             self.last_time.push(t);
         } else {
@@ -521,14 +696,17 @@ impl LogBuilder {
             fill[e.session as usize] += 1;
         }
         drop(fill);
+        // the events in session order (in input order within a session), gathered in
+        // parallel; then each session's few events sorted by time, in place (stable:
+        // equal times keep input order)
         let rows = &self.rows;
+        let mut ev = crate::parallel::map_owned(order, |i| rows[i as usize]);
+        drop(self.rows);
         for w in starts.windows(2) {
-            // stable: equal times keep input order
-            order[w[0]..w[1]]
-                .sort_by(|&a, &b| rows[a as usize].time.total_cmp(&rows[b as usize].time));
+            ev[w[0]..w[1]].sort_by(|a, b| a.time.total_cmp(&b.time));
         }
         let mut log = Log {
-            ev: order.iter().map(|&i| rows[i as usize]).collect(),
+            ev,
             starts,
             session_variant: vec![NONE; n_sessions],
             sessions: self.sessions.into_names(),
@@ -544,9 +722,8 @@ impl LogBuilder {
             time_style: self.clock.style(),
             source: self.source,
             unit: self.unit,
+            no_position: self.no_position,
         };
-        drop(order);
-        drop(self.rows);
         log.has[field::SESSION] = true;
         log.has[field::TIME] = true;
         log.has[field::TYPE] = true;
@@ -556,6 +733,10 @@ impl LogBuilder {
             let mut seen_serp = false;
             let mut first_variant: Option<usize> = None;
             for i in r.clone() {
+                let e = &log.ev[i];
+                if e.kind == Kind::Click && e.position == 0 && !log.has[field::POSITION] {
+                    log.no_position = Some(log.no_position.map_or(e.place, |p| p.min(e.place)));
+                }
                 match log.ev[i].kind {
                     Kind::Serp => seen_serp = true,
                     Kind::Click if log.ev[i].position == 0 && log.has[field::POSITION] => {
@@ -605,5 +786,41 @@ impl LogBuilder {
             }
         }
         Ok(log)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn interner_numbers_texts_in_order_of_first_sight(
+            texts in proptest::collection::vec("[ab\u{e9}]{0,20}", 0..60),
+            renew in 0usize..60,
+        ) {
+            let mut it = Interner::default();
+            let mut seen: Vec<&str> = Vec::new();
+            for t in &texts {
+                let want = match seen.iter().position(|s| s == t) {
+                    Some(i) => i,
+                    None => {
+                        seen.push(t);
+                        seen.len() - 1
+                    }
+                };
+                prop_assert_eq!(it.code(t).unwrap() as usize, want);
+                prop_assert_eq!(it.get(want), t.as_str());
+            }
+            // a renewed text gets the next code, found from then on
+            if let Some(t) = seen.get(renew % seen.len().max(1)) {
+                let old = it.code(t).unwrap() as usize;
+                let new = it.renew(old).unwrap();
+                prop_assert_eq!(new, seen.len());
+                prop_assert_eq!(it.code(t).unwrap() as usize, new);
+                prop_assert_eq!(it.get(new), *t);
+            }
+        }
     }
 }

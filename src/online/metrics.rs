@@ -103,6 +103,13 @@ impl Metric {
 
     /// Every metric the log's columns allow (those needing a missing column left out).
     pub fn defaults(log: &Log) -> Vec<Metric> {
+        let mut v = Metric::all_defaults();
+        v.retain(|m| m.needs().is_none_or(|f| log.has[f]));
+        v
+    }
+
+    /// Every default metric, whatever the log's columns.
+    pub(crate) fn all_defaults() -> Vec<Metric> {
         let mut v = vec![Metric::Abandonment, Metric::Ctr];
         v.extend(CTR_AT_DEFAULT.map(Metric::CtrAt));
         v.extend((1..=BY_POSITION_DEFAULT).map(Metric::CtrByPosition));
@@ -113,7 +120,6 @@ impl Metric {
             Metric::TimeToFirstClick,
             Metric::ClickMrr,
         ]);
-        v.retain(|m| m.needs().is_none_or(|f| log.has[f]));
         v
     }
 
@@ -133,7 +139,7 @@ impl Metric {
     }
 
     /// The field the metric needs beyond session, time and type.
-    fn needs(&self) -> Option<usize> {
+    pub(crate) fn needs(&self) -> Option<usize> {
         match self {
             Metric::CtrAt(_) | Metric::CtrByPosition(_) | Metric::ClickMrr => Some(field::POSITION),
             Metric::ZeroResult => Some(field::N_RESULTS),
@@ -281,12 +287,30 @@ impl SessionTable {
     /// The metrics' values over the sessions `members`, with `scratch` for the times to
     /// first click.
     pub(crate) fn values(&self, members: &[usize], scratch: &mut Vec<f64>) -> Vec<f64> {
+        let (num, den) = self.sums(members.iter().copied());
+        scratch.clear();
+        let want_ttfc = self.metrics.contains(&Metric::TimeToFirstClick);
+        if want_ttfc {
+            for &s in members {
+                scratch.extend_from_slice(self.ttfc_of(s));
+            }
+        }
+        let median = if want_ttfc { median(scratch) } else { f64::NAN };
+        ratios(&self.metrics, &num, &den, median)
+    }
+
+    /// The times to first click of session `s`.
+    pub(crate) fn ttfc_of(&self, s: usize) -> &[f64] {
+        &self.ttfc[self.ttfc_ends[s]..self.ttfc_ends[s + 1]]
+    }
+
+    /// Σ numerators and Σ denominators per metric over the sessions `members`, in
+    /// their order.
+    pub(crate) fn sums(&self, members: impl Iterator<Item = usize>) -> (Vec<f64>, Vec<f64>) {
         let w = self.metrics.len();
         let mut num = vec![0.0; w];
         let mut den = vec![0.0; w];
-        scratch.clear();
-        let want_ttfc = self.metrics.contains(&Metric::TimeToFirstClick);
-        for &s in members {
+        for s in members {
             let row = s * w..(s + 1) * w;
             for ((a, b), (x, y)) in num
                 .iter_mut()
@@ -296,21 +320,23 @@ impl SessionTable {
                 *a += x;
                 *b += y;
             }
-            if want_ttfc {
-                scratch.extend_from_slice(&self.ttfc[self.ttfc_ends[s]..self.ttfc_ends[s + 1]]);
-            }
         }
-        let median = if want_ttfc { median(scratch) } else { f64::NAN };
-        self.metrics
-            .iter()
-            .enumerate()
-            .map(|(i, m)| match m {
-                Metric::TimeToFirstClick => median,
-                _ if den[i] == 0.0 => f64::NAN,
-                _ => num[i] / den[i],
-            })
-            .collect()
+        (num, den)
     }
+}
+
+/// The metrics' values of their summed numerators and denominators (NaN for a
+/// denominator of 0) and the median time to first click.
+pub(crate) fn ratios(metrics: &[Metric], num: &[f64], den: &[f64], median: f64) -> Vec<f64> {
+    metrics
+        .iter()
+        .enumerate()
+        .map(|(i, m)| match m {
+            Metric::TimeToFirstClick => median,
+            _ if den[i] == 0.0 => f64::NAN,
+            _ => num[i] / den[i],
+        })
+        .collect()
 }
 
 /// numpy's median (NaN for no value); reorders `v`.

@@ -7,6 +7,7 @@
 //! | `log.rs` | the event model ([`Log`]), its options and the one [`LogBuilder`] every source feeds |
 //! | `time.rs` | timestamps (numbers in s/ms/us/ns, ISO 8601) and calendar months |
 //! | `read.rs` | JSON Lines and CSV files |
+//! | `stream.rs` | a JSON Lines or CSV file streamed in bounded memory (open sessions only) |
 //! | `metrics.rs` | the metrics' definitions, as per-session numerators and denominators |
 //! | `mod.rs` | [`evaluate`]; [`session_parts`] and [`evaluate_sessions`]: a log read in parts of whole sessions (Spark partitions) put together |
 //! | `ab.rs` | per-variant values, differences, bootstrap intervals and p-values |
@@ -45,6 +46,7 @@ pub mod arrow;
 mod log;
 mod metrics;
 mod read;
+mod stream;
 mod time;
 mod traffic;
 
@@ -52,6 +54,7 @@ pub use ab::{Comparison, Resampling};
 pub use log::{Event, Kind, Log, LogBuilder, LogOptions, Time, DWELL_CAP, FIELDS, REQUIRED};
 pub use metrics::{Metric, BY_POSITION_DEFAULT, CTR_AT_DEFAULT};
 pub use read::{read_log, LogFormat};
+pub use stream::{evaluate_stream, LogSummary, StreamOptions, TTFC_DISTINCT_MAX};
 pub use time::{format_time, parse_time_text};
 pub use traffic::{
     ctr_by_query, normalize_query, queries_per, top_queries, Bucket, Traffic, LATENCY_PERCENTILES,

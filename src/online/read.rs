@@ -76,11 +76,19 @@ pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log>
     if format == LogFormat::Parquet {
         #[cfg(feature = "parquet")]
         {
-            let (schema, rows, source, batches) = crate::formats::parquet::batches(path)?;
+            use crate::formats::parquet::batches;
+            // the log's columns only (doc_id is not used); all of them when one it
+            // needs is missing, for the error to list them
+            let ours = |n: &str| (0..FIELDS.len()).any(|f| f != 6 && opts.columns[f] == n);
+            let (mut schema, mut rows, mut source, mut read) = batches(path, &ours)?;
+            let fields = schema.fields();
+            if (0..REQUIRED.len()).any(|f| !fields.iter().any(|c| *c.name() == opts.columns[f])) {
+                (schema, rows, source, read) = batches(path, &|_| true)?;
+            }
             let never = Default::default();
             return super::arrow::log_from_batches(
                 &schema,
-                batches,
+                read,
                 Some(rows),
                 opts,
                 &source,
@@ -92,29 +100,45 @@ pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log>
             "this build of irmetrics reads no parquet (the `parquet` feature is off)".into(),
         ));
     }
+    let mut b = LogBuilder::new(opts, &path.display().to_string(), Unit::Line)?;
+    read_text(path, format, &mut b, &mut |_| Ok(()))?;
+    b.finish()
+}
+
+/// Lines (records of a CSV file) between two calls of a reader's `every` hook.
+pub(crate) const EVERY_LINES: u64 = 1 << 16;
+
+/// Feed a JSON Lines or CSV file's events to `b`, calling `every` on it after each
+/// [`EVERY_LINES`] lines (a stream closes its finished sessions there).
+pub(crate) fn read_text(
+    path: &Path,
+    format: LogFormat,
+    b: &mut LogBuilder,
+    every: &mut dyn FnMut(&mut LogBuilder) -> Result<()>,
+) -> Result<()> {
     let source = path.display().to_string();
-    let mut b = LogBuilder::new(opts, &source, Unit::Line)?;
     let input = BufReader::with_capacity(1 << 20, open(path)?);
     let io = |e| Error::Io {
         path: path.to_path_buf(),
         source: e,
     };
     match format {
-        LogFormat::Jsonl => read_jsonl(input, &mut b, &source).map_err(|e| match e {
+        LogFormat::Jsonl => read_jsonl(input, b, &source, every).map_err(|e| match e {
             ReadError::Io(e) => io(e),
             ReadError::Log(e) => e,
-        })?,
-        LogFormat::Parquet => unreachable!("read above"),
+        }),
+        LogFormat::Parquet => Err(Error::Option(format!(
+            "{source}: a parquet log is read whole, not as text"
+        ))),
         LogFormat::Csv | LogFormat::Tsv => {
             let delim = if format == LogFormat::Csv {
                 b','
             } else {
                 b'\t'
             };
-            read_csv(input, delim, &mut b, &source)?
+            read_csv(input, delim, b, &source, every)
         }
     }
-    b.finish()
 }
 
 enum ReadError {
@@ -284,6 +308,7 @@ fn read_jsonl(
     mut input: impl BufRead,
     b: &mut LogBuilder,
     source: &str,
+    every: &mut dyn FnMut(&mut LogBuilder) -> Result<()>,
 ) -> std::result::Result<(), ReadError> {
     let names = b.options().columns.clone();
     let mut line = String::new();
@@ -294,6 +319,9 @@ fn read_jsonl(
             return Ok(());
         }
         no += 1;
+        if no % EVERY_LINES == 0 {
+            every(b).map_err(ReadError::Log)?;
+        }
         let text = line.trim();
         if text.is_empty() {
             continue;
@@ -309,7 +337,13 @@ fn read_jsonl(
     }
 }
 
-fn read_csv(input: impl Read, delim: u8, b: &mut LogBuilder, source: &str) -> Result<()> {
+fn read_csv(
+    input: impl Read,
+    delim: u8,
+    b: &mut LogBuilder,
+    source: &str,
+    every: &mut dyn FnMut(&mut LogBuilder) -> Result<()>,
+) -> Result<()> {
     let names = b.options().columns.clone();
     let mut r = csv::ReaderBuilder::new()
         .delimiter(delim)
@@ -348,8 +382,13 @@ fn read_csv(input: impl Read, delim: u8, b: &mut LogBuilder, source: &str) -> Re
         }
     }
     let mut rec = csv::StringRecord::new();
+    let mut records = 0u64;
     while r.read_record(&mut rec).map_err(csv_err)? {
         let no = rec.position().map_or(0, |p| p.line());
+        records += 1;
+        if records % EVERY_LINES == 0 {
+            every(b)?;
+        }
         let mut slots: Slots<'_> = std::array::from_fn(|i| {
             cols[i]
                 .and_then(|c| rec.get(c))

@@ -349,6 +349,55 @@ fn online_from_arrow(
     })
 }
 
+/// The metrics of a log file streamed in bounded memory (`online::evaluate_stream`):
+/// `(names, values, sessions, events, ignored, reordered)`.
+#[pyfunction]
+#[pyo3(signature = (path, metrics = None, *, dwell_threshold = 30.0, session_timeout = 1800.0, time_slack = 0.0, format = "auto", columns = None, success_events = vec!["copy".to_string(), "purchase".to_string()], dwell_cap = online::DWELL_CAP, time_unit = "auto"))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn online_evaluate_stream(
+    py: Python<'_>,
+    path: PathBuf,
+    metrics: Option<Vec<String>>,
+    dwell_threshold: f64,
+    session_timeout: f64,
+    time_slack: f64,
+    format: &str,
+    columns: Option<&Bound<'_, PyDict>>,
+    success_events: Vec<String>,
+    dwell_cap: f64,
+    time_unit: &str,
+) -> PyResult<(Vec<String>, Vec<f64>, usize, usize, Vec<(String, u64)>, u64)> {
+    let opts =
+        options(columns, success_events, dwell_cap, time_unit).map_err(|e| errors::to_py(py, e))?;
+    let format = LogFormat::of(format, &path).map_err(|e| errors::to_py(py, e))?;
+    let how = OnlineOptions {
+        dwell_threshold,
+        ..OnlineOptions::default()
+    };
+    let stream = online::StreamOptions {
+        session_timeout,
+        time_slack,
+    };
+    let metrics = metrics.unwrap_or_default();
+    let (r, s) = heavy(py, move |_| {
+        online::evaluate_stream(&path, format, opts, &metrics, &how, &stream)
+    })?;
+    let values = r
+        .groups
+        .into_iter()
+        .next()
+        .map(|g| g.values)
+        .unwrap_or_default();
+    Ok((
+        r.metrics,
+        values,
+        s.sessions,
+        s.events,
+        s.ignored,
+        s.reordered,
+    ))
+}
+
 /// The metrics' tuple of `online_evaluate` and `online_combine`: `(names, groups,
 /// comparisons)`.
 type Evaluated = (
@@ -589,6 +638,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(online_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(online_session_parts, m)?)?;
     m.add_function(wrap_pyfunction!(online_combine, m)?)?;
+    m.add_function(wrap_pyfunction!(online_evaluate_stream, m)?)?;
     m.add_function(wrap_pyfunction!(online_top_queries, m)?)?;
     m.add_function(wrap_pyfunction!(online_queries_per, m)?)?;
     m.add_function(wrap_pyfunction!(online_ctr_by_query, m)?)?;
