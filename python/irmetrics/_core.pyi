@@ -453,7 +453,7 @@ def online_evaluate_stream(
     format: str = "auto",
     columns: Mapping[str, str] | None = None,
     success_events: Sequence[str] = ...,
-    dwell_cap: float = 1800.0,
+    dwell_cap: float = ...,
     time_unit: str = "auto",
 ) -> tuple[list[str], list[float], int, int, list[tuple[str, int]], int]: ...
 def online_evaluate(
@@ -502,7 +502,7 @@ def online_combine(
     n_resamples: int = 1000,
     seed: int = 42,
     confidence: float = 0.95,
-    source: str = "log",
+    source: str = ...,
 ) -> tuple[
     list[str],
     list[tuple[str, int, list[float]]],
