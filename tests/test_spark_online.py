@@ -70,7 +70,7 @@ def test_generator_log_equals_local_for_any_partitioning(spark, gen, table) -> N
     for how, frame in split.items():
         frame = frame.localCheckpoint(eager=True)
         assert frame.rdd.getNumPartitions() >= 1
-        local = online.evaluate(frame.toArrow())
+        local = online.evaluate(irs._collect(frame))
         assert bits(irs.online(frame)) == bits(local), how
         # counts do not depend on the order; the whole result is the truth's
         for name, v in gen["truth"].items():
@@ -85,14 +85,14 @@ def test_tiny_generated_logs(spark, seed: int) -> None:  # noqa: ANN001, F811
     table = pa.Table.from_pandas(g["events"], preserve_index=False)
     frame = spark.createDataFrame(table).repartition(5).localCheckpoint(eager=True)
     got = irs.online(frame)
-    assert bits(got) == bits(online.evaluate(frame.toArrow()))
+    assert bits(got) == bits(online.evaluate(irs._collect(frame)))
     for name, v in g["truth"].items():
         assert got[name] == pytest.approx(v, rel=1e-9, abs=1e-12, nan_ok=True), name
 
 
 def test_by_variant_equals_local_bit_for_bit(spark, table) -> None:  # noqa: ANN001, F811
     df = spark.createDataFrame(table).repartition(5).localCheckpoint(eager=True)
-    rows = df.toArrow()
+    rows = irs._collect(df)
     for opts in (
         {"n_resamples": 300},
         {"n_resamples": 200, "baseline": "B", "seed": 3, "confidence": 0.9},
@@ -120,7 +120,7 @@ def test_hand_computed_log(spark) -> None:  # noqa: ANN001, F811
     assert bits(got) == bits(online.evaluate(table))
     for n in (1, 2, 4):  # s1's events apart; ISO text timestamps, ties and a reorder
         frame = df.repartition(n).localCheckpoint(eager=True)
-        assert bits(irs.online(frame)) == bits(online.evaluate(frame.toArrow())), n
+        assert bits(irs.online(frame)) == bits(online.evaluate(irs._collect(frame))), n
     by = irs.online(df, ["ctr", "success_rate"], by="variant", n_resamples=200)
     assert by["groups"] == {
         "A": {"ctr": pytest.approx(1 / 3), "success_rate": 0.5},
@@ -139,7 +139,7 @@ def test_typed_timestamps_integer_ids_and_mapped_columns(spark, table) -> None: 
     ids = pc.cast(pc.utf8_slice_codeunits(table.column("session_id"), 1), pa.int64())
     renamed = typed.set_column(0, "sid", ids).rename_columns(["sid", "ts", *typed.column_names[2:]])
     df = spark.createDataFrame(renamed)
-    rows = df.toArrow()  # Spark's own timestamp type, read back
+    rows = irs._collect(df)  # Spark's own timestamp type, read back
     cols = {"session_id": "sid", "timestamp": "ts"}
     want = online.evaluate(rows, columns=cols)
     assert bits(irs.online(df, columns=cols)) == bits(want)
@@ -205,7 +205,7 @@ def test_bad_input_is_an_error_on_the_driver(spark, table) -> None:  # noqa: ANN
     part = F.pmod(F.hash("session_id"), F.lit(4))  # Spark's partition of the shuffle
     mixed = mixed.withColumn("timestamp", F.when(part == 0, 1.7e9).otherwise(1.7e12))
     with pytest.raises(irmetrics.FormatError, match="written two ways"):
-        online.evaluate(mixed.toArrow())
+        online.evaluate(irs._collect(mixed))
     spark.conf.set("spark.sql.shuffle.partitions", "1")
     try:
         with pytest.raises(irmetrics.FormatError, match="written two ways"):
@@ -222,7 +222,7 @@ def test_bad_input_is_an_error_on_the_driver(spark, table) -> None:  # noqa: ANN
             F.when(part == 0, "2024-05-01T00:00:00Z").otherwise("2024-05-01 00:00:00"),
         )
         with pytest.raises(irmetrics.FormatError, match="written two ways"):
-            online.evaluate(zones.toArrow())
+            online.evaluate(irs._collect(zones))
         with pytest.raises(irmetrics.InputError, match="text with a time zone in some"):
             irs.online(zones)
     finally:

@@ -398,9 +398,15 @@ def _collect(df: Any) -> Any:
     """A DataFrame's rows on the driver, as a pyarrow Table."""
     if hasattr(df, "toArrow"):
         return df.toArrow()
-    import pyarrow as pa  # pyspark < 4.0
+    # pyspark < 4.0: the Arrow batches its toPandas collects (through pandas, NaN and
+    # null would become one, and empty or all-null columns lose their types)
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
 
-    return pa.Table.from_pandas(df.toPandas(), preserve_index=False)
+    batches = df._collect_as_arrow()
+    if batches:
+        return pa.Table.from_batches(batches)
+    return pa.Table.from_batches([], schema=to_arrow_schema(df.schema))
 
 
 def _per_query_columns(driver: Evaluator) -> list[str]:
