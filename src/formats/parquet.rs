@@ -38,12 +38,25 @@ struct Batches {
     reader: ParquetRecordBatchReader,
 }
 
-fn open(path: &Path) -> Result<Batches> {
-    open_columns(path, &|_| true)
+/// An open parquet file of a run (`third`: [`arrow::SCORE`]) or judgments
+/// ([`arrow::LABEL`]): only its three columns are decoded (a file may hold others:
+/// ranks, tags, texts), found by name as in an Arrow table.
+fn open_table(path: &Path, third: (&[&str], &'static str)) -> Result<(Batches, Columns)> {
+    let file = open_columns(path, &|names| {
+        Columns::find(names, [None; 3], third)
+            .map(|c| c.index.to_vec())
+            .map_err(|e| e.to_string())
+    })?;
+    let cols = file.columns(third)?;
+    Ok((file, cols))
 }
 
-/// An open parquet file reading only the top-level columns whose names `keep` wants.
-fn open_columns(path: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Batches> {
+/// Picks columns (their positions) from a file's column names, or says why not.
+type ChooseColumns<'a> = dyn Fn(&[Option<String>]) -> std::result::Result<Vec<usize>, String> + 'a;
+
+/// An open parquet file reading only the top-level columns `choose` picks (their
+/// positions) from the names of all; its refusal names the file.
+fn open_columns(path: &Path, choose: &ChooseColumns) -> Result<Batches> {
     let source = path.display().to_string();
     let file = File::open(path).map_err(|e| Error::Io {
         path: path.to_path_buf(),
@@ -54,13 +67,8 @@ fn open_columns(path: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Batches> {
     };
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(bad)?;
     let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
-    let wanted = builder
-        .schema()
-        .fields()
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| keep(f.name()))
-        .map(|(i, _)| i);
+    let wanted = choose(&arrow::column_names(builder.schema()))
+        .map_err(|e| Error::Input(format!("{source}: {e}")))?;
     let mask = ProjectionMask::roots(builder.parquet_schema(), wanted);
     let builder = builder.with_projection(mask);
     let reader = builder.with_batch_size(BATCH_ROWS).build().map_err(bad)?;
@@ -114,8 +122,7 @@ impl Batches {
 /// spellings), tagged with the file's name.
 pub fn read_run(path: &Path, cancel: Option<&AtomicBool>) -> Result<Run> {
     let never = AtomicBool::new(false);
-    let file = open(path)?;
-    let cols = file.columns(arrow::SCORE)?;
+    let (file, cols) = open_table(path, arrow::SCORE)?;
     let source = file.source.clone();
     let runid = path
         .file_stem()
@@ -134,8 +141,7 @@ pub fn read_run(path: &Path, cancel: Option<&AtomicBool>) -> Result<Run> {
 /// usual spellings).
 pub fn read_qrels(path: &Path, cancel: Option<&AtomicBool>) -> Result<Qrels> {
     let never = AtomicBool::new(false);
-    let file = open(path)?;
-    let cols = file.columns(arrow::LABEL)?;
+    let (file, cols) = open_table(path, arrow::LABEL)?;
     let source = file.source.clone();
     arrow::qrels_from_batches(file.into_iter()?, &cols, &source, cancel.unwrap_or(&never))
 }
@@ -153,7 +159,12 @@ pub fn batches(
     String,
     impl Iterator<Item = Result<RecordBatch>>,
 )> {
-    let file = open_columns(path, keep)?;
+    let file = open_columns(path, &|names| {
+        Ok((names.iter().enumerate())
+            .filter(|(_, n)| n.as_deref().is_some_and(keep))
+            .map(|(i, _)| i)
+            .collect())
+    })?;
     let (schema, rows, source) = (file.schema.clone(), file.rows, file.source.clone());
     Ok((schema, rows, source, file.into_iter()?))
 }

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result, Unit};
 use crate::ids::Ids;
-use crate::intake::{Grouper, PieceSink, Place, Rows, Value};
+use crate::intake::{Grouper, Place, Rows, Value};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::Run;
 
@@ -221,13 +221,7 @@ pub(super) fn reduce_run<'py>(py: Python<'py>, run: &Run) -> PyResult<Bound<'py,
 
 pub(super) fn run_from_bytes(data: &[u8]) -> Result<Run> {
     let mut rows = Grouper::new(Place::new("pickled run", Unit::Row));
-    let mut mark = 0u64;
-    let tag = decode::<f64>(RUN_MAGIC, data, |q| {
-        let n = q.len() as u64;
-        rows.piece(q, mark)?;
-        mark += n;
-        Ok(())
-    })?;
+    let tag = decode::<f64>(RUN_MAGIC, data, |q| rows.add_rows(q))?;
     Run::from_grouper(rows, tag.to_vec())
 }
 
