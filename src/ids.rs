@@ -163,6 +163,31 @@ impl IdIndex {
         }
     }
 
+    /// Position of `id` (whose [`hash_id`] is `h`) in `ids`, pushing it there (and
+    /// indexing it) if absent: one probe. Fails only as [`Ids::push`] does.
+    #[inline]
+    pub(crate) fn find_or_push(&mut self, ids: &mut Ids, id: &[u8], h: u64) -> Result<usize> {
+        let entry = self.table.entry(
+            h,
+            |&i| ids.get(i as usize) == id,
+            |&i| hash_id(ids.get(i as usize)),
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(o) => Ok(*o.get() as usize),
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                let pos = ids.len();
+                ids.push(id)?;
+                v.insert(pos as u32);
+                Ok(pos)
+            }
+        }
+    }
+
+    /// Forget every id, keeping the table's room.
+    pub(crate) fn clear(&mut self) {
+        self.table.clear();
+    }
+
     /// Point the entry of the id at position `from` to position `to` (the same id
     /// pushed again).
     pub(crate) fn repoint(&mut self, ids: &Ids, from: usize, to: usize) {

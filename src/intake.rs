@@ -17,6 +17,7 @@
 //!   duplicate-document check with its message (naming both lines or rows) exist once.
 
 use rustc_hash::FxHashSet;
+use std::sync::OnceLock;
 
 use crate::error::{show, Error, Location, Result, Unit};
 use crate::ids::{Ids, KeyIndex, RepeatFinder};
@@ -28,6 +29,12 @@ pub struct Rows<V> {
     pub(crate) qid: Box<[u8]>,
     pub(crate) docs: Ids,
     pub(crate) values: Vec<V>,
+    /// A run query's trec_eval order, kept from its first ranking
+    /// ([`crate::RunQuery::ranking`]) so that a run evaluated, fused or written again
+    /// is not sorted again: empty when the arrival order is the ranking (most run
+    /// files: nothing is stored), else the positions. The methods that change the
+    /// rows forget it; rows are only changed before anything ranks them.
+    pub(crate) ranked: OnceLock<Box<[u32]>>,
 }
 
 impl<V> Default for Rows<V> {
@@ -36,6 +43,7 @@ impl<V> Default for Rows<V> {
             qid: Box::default(),
             docs: Ids::default(),
             values: Vec::new(),
+            ranked: OnceLock::new(),
         }
     }
 }
@@ -45,8 +53,25 @@ impl<V: Copy> Rows<V> {
     pub(crate) fn new(qid: &[u8]) -> Self {
         Rows {
             qid: qid.into(),
-            docs: Ids::default(),
-            values: Vec::new(),
+            ..Rows::default()
+        }
+    }
+
+    /// Rows from their parts.
+    pub(crate) fn from_parts(qid: Box<[u8]>, docs: Ids, values: Vec<V>) -> Self {
+        Rows {
+            qid,
+            docs,
+            values,
+            ranked: OnceLock::new(),
+        }
+    }
+
+    /// Forget the kept ranking (the rows change).
+    #[inline]
+    fn changed(&mut self) {
+        if self.ranked.get().is_some() {
+            self.ranked = OnceLock::new();
         }
     }
 
@@ -74,6 +99,7 @@ impl<V: Copy> Rows<V> {
     /// [`Sequence`], where its place is known.
     #[inline]
     pub(crate) fn push(&mut self, doc: &[u8], value: V) -> Result<()> {
+        self.changed();
         self.docs.push(doc)?;
         self.values.push(value);
         Ok(())
@@ -81,6 +107,7 @@ impl<V: Copy> Rows<V> {
 
     /// Empty it, keeping its buffers.
     pub(crate) fn clear(&mut self) {
+        self.changed();
         self.qid = Box::default();
         self.docs.truncate(0);
         self.values.clear();
@@ -88,12 +115,14 @@ impl<V: Copy> Rows<V> {
 
     /// Keep the first `n` rows.
     pub(crate) fn truncate(&mut self, n: usize) {
+        self.changed();
         self.docs.truncate(n);
         self.values.truncate(n);
     }
 
     /// Append the rows of another piece of the same query.
     pub(crate) fn append(&mut self, mut other: Rows<V>) -> Result<()> {
+        self.changed();
         if self.values.is_empty() {
             self.docs = other.docs;
             self.values = other.values;

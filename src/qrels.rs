@@ -25,18 +25,12 @@ impl QrelsQuery {
             qid,
             docs,
             values: labels,
+            ..
         } = rows;
         let mut index = IdIndex::with_capacity(docs.len());
         for i in 0..docs.len() {
             if let Some(first) = index.insert(&docs, i) {
-                return Err((
-                    Rows {
-                        qid,
-                        docs,
-                        values: labels,
-                    },
-                    (first, i),
-                ));
+                return Err((Rows::from_parts(qid, docs, labels), (first, i)));
             }
         }
         let levels = count_levels(&labels);

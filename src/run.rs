@@ -9,9 +9,37 @@ pub type RunQuery = Rows<f64>;
 
 impl RunQuery {
     /// Positions of the documents in trec_eval order: score descending, ties broken by
-    /// document id descending (byte order). Skips the sort when already in order.
+    /// document id descending (byte order). Skips the sort when already in order; the
+    /// order is kept from the first call (see `Rows::ranked`), so later calls copy it.
     pub fn ranking(&self, out: &mut Vec<u32>) {
         out.clear();
+        if let Some(kept) = self.ranked.get() {
+            self.extend_kept(kept, out);
+            return;
+        }
+        self.rank_into(out);
+        // kept for the next consumer (a run evaluated, fused or written again): nothing
+        // when it is the arrival order
+        let identity = out.iter().enumerate().all(|(i, &p)| p as usize == i);
+        let kept = self.ranked.get_or_init(|| {
+            if identity {
+                Box::default()
+            } else {
+                out.as_slice().into()
+            }
+        });
+        debug_assert!(kept.is_empty() || kept[..] == out[..]);
+    }
+
+    fn extend_kept(&self, kept: &[u32], out: &mut Vec<u32>) {
+        if kept.is_empty() {
+            out.extend(0..self.values.len() as u32);
+        } else {
+            out.extend_from_slice(kept);
+        }
+    }
+
+    fn rank_into(&self, out: &mut Vec<u32>) {
         let s = &self.values;
         let by_doc_desc =
             |a: &u32, b: &u32| self.docs.get(*b as usize).cmp(self.docs.get(*a as usize));
@@ -250,5 +278,34 @@ mod tests {
         let docs: Vec<&[u8]> = order.iter().map(|&i| q.docs.get(i as usize)).collect();
         let expect: Vec<&[u8]> = vec![b"b", b"f", b"a", b"h", b"d", b"c", b"e", b"g"];
         assert_eq!(docs, expect);
+        // kept: the second ranking is the first
+        let mut again = Vec::new();
+        q.ranking(&mut again);
+        assert_eq!(again, order);
+    }
+
+    #[test]
+    fn a_kept_ranking_is_forgotten_when_the_rows_change() {
+        let mut q = RunQuery::new(b"q");
+        q.push(b"a", 1.0).unwrap();
+        q.push(b"b", 2.0).unwrap();
+        let mut order = Vec::new();
+        q.ranking(&mut order);
+        assert_eq!(order, [1, 0]);
+        q.push(b"c", 3.0).unwrap();
+        q.ranking(&mut order);
+        assert_eq!(order, [2, 1, 0]);
+        q.truncate(1);
+        q.ranking(&mut order);
+        assert_eq!(order, [0]);
+        // in order already: nothing is kept but the ranking is the same
+        let mut s = RunQuery::new(b"s");
+        s.push(b"x", 2.0).unwrap();
+        s.push(b"y", 1.0).unwrap();
+        s.ranking(&mut order);
+        assert_eq!(order, [0, 1]);
+        assert_eq!(s.ranked.get().map(|k| k.len()), Some(0));
+        s.ranking(&mut order);
+        assert_eq!(order, [0, 1]);
     }
 }

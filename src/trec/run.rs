@@ -78,11 +78,7 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
     let mut cur_start = 0u64;
     let close = |cur: &mut RunQuery, (a, b): (usize, usize), first: u64, out: &mut Chunk| {
         if !cur.is_empty() {
-            let seg = RunQuery {
-                qid: data[a..b].into(),
-                docs: cur.docs.clone(),
-                values: cur.values.clone(),
-            };
+            let seg = RunQuery::from_parts(data[a..b].into(), cur.docs.clone(), cur.values.clone());
             out.segments.push((seg, first));
             cur.truncate(0);
         }
