@@ -15,12 +15,14 @@ pub struct QrelsQuery {
     pub(crate) levels: Vec<(i64, u64)>,
 }
 
+/// A query's rows given back with the (first, second) positions of a document judged
+/// twice.
+pub(crate) type Duplicate = Box<(Rows<i64>, (usize, usize))>;
+
 impl QrelsQuery {
     /// A query's judgments, indexed. A document judged twice gives back the rows with
-    /// the (first, second) positions of that document.
-    pub(crate) fn new(
-        rows: Rows<i64>,
-    ) -> std::result::Result<QrelsQuery, (Rows<i64>, (usize, usize))> {
+    /// the (first, second) positions of that document (boxed: the error path only).
+    pub(crate) fn new(rows: Rows<i64>) -> std::result::Result<QrelsQuery, Duplicate> {
         let Rows {
             qid,
             docs,
@@ -30,7 +32,7 @@ impl QrelsQuery {
         let mut index = IdIndex::with_capacity(docs.len());
         for i in 0..docs.len() {
             if let Some(first) = index.insert(&docs, i) {
-                return Err((Rows::from_parts(qid, docs, labels), (first, i)));
+                return Err(Box::new((Rows::from_parts(qid, docs, labels), (first, i))));
             }
         }
         let levels = count_levels(&labels);
@@ -55,7 +57,10 @@ impl QrelsQuery {
         for (i, q) in built.into_iter().enumerate() {
             match q {
                 Ok(q) => out.push(q),
-                Err((rows, d)) => return Err(place.duplicate(&rows, origins.get(i), d)),
+                Err(dup) => {
+                    let (rows, d) = *dup;
+                    return Err(place.duplicate(&rows, origins.get(i), d));
+                }
             }
         }
         Ok(Qrels::from_queries(out))

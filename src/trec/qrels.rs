@@ -234,7 +234,8 @@ pub fn parse_qrels(data: &[u8], source: &str) -> Result<Qrels> {
             rows.docs.extend_range(&ch.docs, a, b)?;
             rows.values.extend_from_slice(&ch.labels[a..b]);
         }
-        QrelsQuery::new(rows).map_err(|(rows, d)| {
+        QrelsQuery::new(rows).map_err(|dup| {
+            let (rows, d) = *dup;
             // error path: the lines of the query's segments, counted now
             let mut origins = Origins::default();
             let mut at = 0;
