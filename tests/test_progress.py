@@ -77,7 +77,10 @@ def test_evaluator_method_path_and_table_routes(big, tmp_path: Path) -> None:
         assert ev.evaluate(route, progress=lambda d, t, seen=seen: seen.append((d, t))) == (
             ev.evaluate(route)
         )
-        _check_calls(seen, nq)
+        # a TREC file counts its KiB as it is read, then the queries
+        kib = path.stat().st_size // 1024 if isinstance(route, str) else 0
+        assert kib > 100 or not isinstance(route, str)
+        _check_calls(seen, kib + nq)
     calls: list[tuple[int, int]] = []
     ids, cols, values, summary = irmetrics.evaluate(
         qrels, runs[0], MEASURES, output="numpy", progress=lambda d, t: calls.append((d, t))
@@ -86,6 +89,22 @@ def test_evaluator_method_path_and_table_routes(big, tmp_path: Path) -> None:
     ids2, cols2, values2, summary2 = irmetrics.evaluate(qrels, runs[0], MEASURES, output="numpy")
     assert (ids, cols) == (ids2, cols2)
     assert (values == values2).all() and (summary == summary2).all()
+
+
+def test_a_run_file_counts_its_kib_as_it_is_read(big, tmp_path: Path) -> None:
+    """Reading is counted in KiB of the file (gzip: of the compressed file) before the
+    queries."""
+    import gzip
+
+    qrels, runs, nq = big
+    plain = tmp_path / "run.txt"
+    runs[0].to_file(plain)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    for path in (plain, packed):
+        calls: list[tuple[int, int]] = []
+        irmetrics.evaluate(qrels, str(path), MEASURES, progress=lambda d, t: calls.append((d, t)))
+        _check_calls(calls, path.stat().st_size // 1024 + nq)
 
 
 def test_dict_runs_report_once_at_the_end() -> None:

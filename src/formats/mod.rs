@@ -358,9 +358,20 @@ fn first_line_fields(data: &[u8]) -> usize {
 
 /// Read a run in `format` (None: as the path implies).
 pub fn read_run(path: &Path, format: Option<Format>, cancel: Option<&AtomicBool>) -> Result<Run> {
+    read_run_counted(path, format, cancel, None)
+}
+
+/// [`read_run`], counting the KiB of a TREC run file read in `progress` (other formats
+/// count nothing while they are read).
+pub(crate) fn read_run_counted(
+    path: &Path,
+    format: Option<Format>,
+    cancel: Option<&AtomicBool>,
+    progress: Option<&crate::progress::Progress>,
+) -> Result<Run> {
     let format = format.unwrap_or_else(|| Format::of_path(path));
     match format {
-        Format::Trec => return crate::trec::read_run_cancellable(path, cancel),
+        Format::Trec => return crate::trec::read_run_counted(path, cancel, progress),
         #[cfg(feature = "parquet")]
         Format::Parquet => return parquet::read_run(path, cancel),
         #[cfg(not(feature = "parquet"))]

@@ -46,8 +46,8 @@ use crate::parallel;
 /// Evaluate a Run, a file path, a dict `{query_id: {doc_id: score}}` or a data frame
 /// (dicts and frames converted and evaluated batch by batch, never held whole).
 /// `progress` (a `progress=` argument) counts the evaluated queries of a Run, a path
-/// or Arrow data; dicts and frames, evaluated as they are converted on this thread,
-/// report once, at the end.
+/// (after the KiB of a TREC file read) or Arrow data; dicts and frames, evaluated as
+/// they are converted on this thread, report once, at the end.
 fn evaluate_any(
     py: Python<'_>,
     ev: &Arc<Evaluator>,
@@ -64,7 +64,7 @@ fn evaluate_any(
         Input::Path(path) => {
             let ev = ev.clone();
             return heavy_progress(py, progress, move |cancel, p| {
-                let r = crate::formats::read_run(&path, None, Some(cancel))?;
+                let r = crate::formats::read_run_counted(&path, None, Some(cancel), p)?;
                 ev.evaluate_with(&r, Some(cancel), p)
             });
         }

@@ -3,10 +3,12 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::progress::Progress;
 
 /// Bytes read per block when streaming a run.
 pub(super) const BLOCK: usize = 16 << 20;
@@ -53,6 +55,12 @@ pub(super) fn too_long() -> String {
 /// bytes, not its name). `-` is standard input. Other compressions are named and
 /// refused.
 pub fn open_input(path: &Path) -> Result<Box<dyn Read + Send>> {
+    open_input_counted(path, None)
+}
+
+/// [`open_input`], adding the bytes read from the file (before any decompression) to
+/// `read`, for a progress report.
+fn open_input_counted(path: &Path, read: Option<Arc<AtomicU64>>) -> Result<Box<dyn Read + Send>> {
     let io_err = |e: std::io::Error| Error::Io {
         path: path.to_path_buf(),
         source: e,
@@ -61,7 +69,11 @@ pub fn open_input(path: &Path) -> Result<Box<dyn Read + Send>> {
         Box::new(std::io::stdin())
     } else {
         input_size(path)?;
-        Box::new(std::fs::File::open(path).map_err(io_err)?)
+        let file = std::fs::File::open(path).map_err(io_err)?;
+        match read {
+            Some(read) => Box::new(Counted { inner: file, read }),
+            None => Box::new(file),
+        }
     };
     let mut br = BufReader::with_capacity(1 << 16, raw);
     let head = br.fill_buf().map_err(io_err)?;
@@ -102,6 +114,39 @@ pub(crate) fn input_size(path: &Path) -> Result<Option<u64>> {
         });
     }
     Ok(meta.is_file().then_some(meta.len()))
+}
+
+/// A reader that adds the bytes it reads to a shared count.
+struct Counted<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// How far the reading of a file is, reported to a [`Progress`] in KiB of the file
+/// (compressed ones too: the bytes read before decompression).
+pub(crate) struct ReadProgress<'a> {
+    read: Arc<AtomicU64>,
+    progress: &'a Progress,
+    total_kib: u64,
+    reported_kib: u64,
+}
+
+impl ReadProgress<'_> {
+    fn report(&mut self) {
+        let kib = (self.read.load(Ordering::Relaxed) / 1024).min(self.total_kib);
+        if kib > self.reported_kib {
+            self.progress.advance(kib - self.reported_kib);
+            self.reported_kib = kib;
+        }
+    }
 }
 
 /// Wraps the gzip decoder so that its errors say the data is corrupt.
@@ -179,6 +224,7 @@ pub(crate) enum Blocks<'a> {
         give_back: Sender<Vec<u8>>,
         current: Option<(Vec<u8>, usize)>,
         cancel: Option<&'a AtomicBool>,
+        read: Option<ReadProgress<'a>>,
     },
 }
 
@@ -199,14 +245,38 @@ impl<'a> Blocks<'a> {
         block: Option<usize>,
         cancel: Option<&'a AtomicBool>,
     ) -> Result<Blocks<'a>> {
+        Self::open_counted(path, block, cancel, None)
+    }
+
+    /// [`Blocks::open`], announcing the size of a file (not of standard input or a
+    /// pipe) in KiB to `progress` and advancing it as the file is read.
+    pub(crate) fn open_counted(
+        path: &Path,
+        block: Option<usize>,
+        cancel: Option<&'a AtomicBool>,
+        progress: Option<&'a Progress>,
+    ) -> Result<Blocks<'a>> {
         let size = input_size(path)?;
         let block = block.unwrap_or_else(|| block_size(size));
+        let read = match (progress, size) {
+            (Some(progress), Some(size)) => {
+                progress.add_total(size / 1024);
+                Some(ReadProgress {
+                    read: Arc::new(AtomicU64::new(0)),
+                    progress,
+                    total_kib: size / 1024,
+                    reported_kib: 0,
+                })
+            }
+            _ => None,
+        };
+        let count = read.as_ref().map(|r| r.read.clone());
         let (tx, rx) = sync_channel(0);
         let (give_back, recycled) = channel();
         let path = path.to_path_buf();
         std::thread::Builder::new()
             .name("irmetrics-reader".into())
-            .spawn(move || match open_input(&path) {
+            .spawn(move || match open_input_counted(&path, count) {
                 Ok(r) => read_blocks(r, &path, block, tx, recycled),
                 Err(e) => {
                     let _ = tx.send(Err(ReadFailure::Io(e)));
@@ -218,6 +288,7 @@ impl<'a> Blocks<'a> {
             give_back,
             current: None,
             cancel,
+            read,
         })
     }
 
@@ -240,6 +311,7 @@ impl<'a> Blocks<'a> {
             give_back,
             current: None,
             cancel,
+            read: None,
         })
     }
 
@@ -269,6 +341,7 @@ impl<'a> Blocks<'a> {
                 give_back,
                 current,
                 cancel,
+                read,
             } => {
                 if let Some((buf, _)) = current.take() {
                     let _ = give_back.send(buf);
@@ -277,7 +350,11 @@ impl<'a> Blocks<'a> {
                     if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                         return Some(Err(Stop::Failed(Error::Interrupted)));
                     }
-                    match rx.recv_timeout(std::time::Duration::from_millis(50)) {
+                    let got = rx.recv_timeout(std::time::Duration::from_millis(50));
+                    if let Some(r) = read.as_mut() {
+                        r.report();
+                    }
+                    match got {
                         Ok(Ok(b)) => {
                             *current = Some(b);
                             let (buf, len) = current.as_ref()?;

@@ -30,6 +30,6 @@ pub use io::{
     DEFAULT_MAX_LINE_BYTES,
 };
 pub use qrels::{parse_qrels, read_qrels_cancellable};
-pub(crate) use run::read_run_blocks;
 pub use run::{parse_run, parse_run_reader, read_run, read_run_cancellable};
+pub(crate) use run::{read_run_blocks, read_run_counted};
 pub use write::{write_atomically, write_atomically_with, write_qrels, write_run};

@@ -250,8 +250,17 @@ pub fn read_run_cancellable(
     path: &Path,
     cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<Run> {
+    read_run_counted(path, cancel, None)
+}
+
+/// [`read_run_cancellable`], counting the KiB of the file read in `progress`.
+pub(crate) fn read_run_counted(
+    path: &Path,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+    progress: Option<&crate::progress::Progress>,
+) -> Result<Run> {
     let source = path.display().to_string();
-    run_of_blocks(Blocks::open(path, None, cancel)?, &source)
+    run_of_blocks(Blocks::open_counted(path, None, cancel, progress)?, &source)
 }
 
 #[cfg(test)]
