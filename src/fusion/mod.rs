@@ -206,8 +206,8 @@ impl Work {
             let Some(q) = r.query(qid) else { continue };
             q.ranking(&mut self.order);
             // the ids hashed and the scores copied in storage order first: read in
-            // ranked order straight from memory, each is a cache miss (a third of the
-            // time of a fusion, measured)
+            // ranked order straight from memory, each is a cache miss (measured: 13% of
+            // a fusion of 5 runs x 5,000 queries x 100 documents)
             self.hashes.clear();
             self.hashes.extend(q.docs.iter().map(hash_id));
             self.scores.clear();
