@@ -144,6 +144,17 @@ impl IdIndex {
             .map(|&i| i as usize)
     }
 
+    /// [`IdIndex::find`] for the lookup of each ranked document of an evaluation (its
+    /// one caller): a closure of its own makes its hash-table probe an instantiation
+    /// with one call site, which LLVM inlines; the shared one, called from everywhere,
+    /// it stopped inlining (measured at L: 21% of an evaluation out of line, 15% slower).
+    #[inline(always)]
+    pub(crate) fn find_ranked(&self, ids: &Ids, id: &[u8]) -> Option<usize> {
+        self.table
+            .find(hash_id(id), |&i| ids.get(i as usize) == id)
+            .map(|&i| i as usize)
+    }
+
     /// Index the id at position `pos` of `ids`; returns the earlier position if the id
     /// was already present (and leaves the index unchanged).
     #[inline]

@@ -92,6 +92,13 @@ impl QrelsQuery {
         self.index.find(&self.docs, doc)
     }
 
+    /// [`QrelsQuery::position`] for evaluation's loop over a ranking (see
+    /// `IdIndex::find_ranked`).
+    #[inline(always)]
+    pub(crate) fn position_ranked(&self, doc: &[u8]) -> Option<usize> {
+        self.index.find_ranked(&self.docs, doc)
+    }
+
     /// (document, label) pairs in input order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], i64)> + '_ {
         self.docs.iter().zip(self.labels.iter().copied())

@@ -9,17 +9,27 @@ pub type RunQuery = Rows<f64>;
 
 impl RunQuery {
     /// Positions of the documents in trec_eval order: score descending, ties broken by
-    /// document id descending (byte order). Skips the sort when already in order; the
-    /// order is kept from the first call (see `Rows::ranked`), so later calls copy it.
+    /// document id descending (byte order). Skips the sort when already in order, or
+    /// when [`RunQuery::ranking_kept`] kept the order.
     pub fn ranking(&self, out: &mut Vec<u32>) {
+        out.clear();
+        match self.ranked.get() {
+            Some(kept) => self.extend_kept(kept, out),
+            None => self.rank_into(out),
+        }
+    }
+
+    /// [`RunQuery::ranking`], keeping the order for the next consumer (nothing is kept
+    /// when it is the arrival order). For work that ranks the same runs again and again
+    /// (fusion, its grid search); evaluation does not keep it: a run read to be evaluated
+    /// once would hold 4 bytes a result more for nothing.
+    pub(crate) fn ranking_kept(&self, out: &mut Vec<u32>) {
         out.clear();
         if let Some(kept) = self.ranked.get() {
             self.extend_kept(kept, out);
             return;
         }
         self.rank_into(out);
-        // kept for the next consumer (a run evaluated, fused or written again): nothing
-        // when it is the arrival order
         let identity = out.iter().enumerate().all(|(i, &p)| p as usize == i);
         let kept = self.ranked.get_or_init(|| {
             if identity {
@@ -280,8 +290,11 @@ mod tests {
         assert_eq!(docs, expect);
         // kept: the second ranking is the first
         let mut again = Vec::new();
+        q.ranking_kept(&mut again);
+        assert_eq!(again, order);
         q.ranking(&mut again);
         assert_eq!(again, order);
+        assert!(q.ranked.get().is_some_and(|k| k.len() == 8));
     }
 
     #[test]
@@ -290,10 +303,10 @@ mod tests {
         q.push(b"a", 1.0).unwrap();
         q.push(b"b", 2.0).unwrap();
         let mut order = Vec::new();
-        q.ranking(&mut order);
+        q.ranking_kept(&mut order);
         assert_eq!(order, [1, 0]);
         q.push(b"c", 3.0).unwrap();
-        q.ranking(&mut order);
+        q.ranking_kept(&mut order);
         assert_eq!(order, [2, 1, 0]);
         q.truncate(1);
         q.ranking(&mut order);
@@ -302,7 +315,7 @@ mod tests {
         let mut s = RunQuery::new(b"s");
         s.push(b"x", 2.0).unwrap();
         s.push(b"y", 1.0).unwrap();
-        s.ranking(&mut order);
+        s.ranking_kept(&mut order);
         assert_eq!(order, [0, 1]);
         assert_eq!(s.ranked.get().map(|k| k.len()), Some(0));
         s.ranking(&mut order);
