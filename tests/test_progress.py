@@ -103,7 +103,9 @@ def test_a_run_file_counts_its_kib_as_it_is_read(big, tmp_path: Path) -> None:
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     for path in (plain, packed):
         calls: list[tuple[int, int]] = []
-        irmetrics.evaluate(qrels, str(path), MEASURES, progress=lambda d, t: calls.append((d, t)))
+        irmetrics.evaluate(
+            qrels, str(path), MEASURES, progress=lambda d, t, calls=calls: calls.append((d, t))
+        )
         _check_calls(calls, path.stat().st_size // 1024 + nq)
 
 
