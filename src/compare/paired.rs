@@ -439,70 +439,140 @@ pub fn bootstrap_test(
     seed: u64,
     cancel: Option<&AtomicBool>,
 ) -> Result<TestResult> {
-    let d = differences(x, y)?;
+    let mut out = bootstrap_tests(&[(x, y)], n_resamples, seed, cancel)?;
+    Ok(out.remove(0))
+}
+
+/// [`bootstrap_test`] of several pairs of systems over the same queries, each with the
+/// p-value it has alone. Resample r of every pair draws the same queries (stream r of
+/// `seed`), so the queries are drawn once per resample for all pairs, and each drawn
+/// query adds one row of the pairs' centred differences (pairs side by side: the sums
+/// of all pairs vectorize); per pair the additions are those of one pair alone, in the
+/// same order, so the p-values are the same bits. Measured on the workload (10
+/// pairs x 4 measures x 5,000 queries x 10,000 resamples): see the README.
+pub fn bootstrap_tests(
+    pairs: &[(&[f64], &[f64])],
+    n_resamples: usize,
+    seed: u64,
+    cancel: Option<&AtomicBool>,
+) -> Result<Vec<TestResult>> {
     check_resamples(n_resamples)?;
-    let n = d.len();
-    let nf = n as f64;
-    let (m, v) = (mean(&d), variance(&d));
-    if v == 0.0 && m == 0.0 {
-        return Ok(TestResult::identical("bootstrap (all differences zero)"));
+    let mut out = Vec::with_capacity(pairs.len());
+    // per pair tested: (its index in `out`, |t| observed, the tie scale)
+    let mut tested: Vec<(usize, f64, f64)> = Vec::new();
+    let mut centred: Vec<Vec<f64>> = Vec::new();
+    let mut n = 0;
+    for &(x, y) in pairs {
+        let d = differences(x, y)?;
+        if !tested.is_empty() && d.len() != n {
+            return Err(Error::Input(format!(
+                "the pairs have different numbers of values ({n} and {})",
+                d.len()
+            )));
+        }
+        n = d.len();
+        let nf = n as f64;
+        let (m, v) = (mean(&d), variance(&d));
+        if v == 0.0 && m == 0.0 {
+            out.push(TestResult::identical("bootstrap (all differences zero)"));
+            continue;
+        }
+        let w: Vec<f64> = d.iter().map(|a| a - m).collect();
+        let scale: f64 = w.iter().map(|a| a.abs()).sum::<f64>() / nf;
+        tested.push((out.len(), (m / (v / nf).sqrt()).abs(), scale));
+        centred.push(w);
+        out.push(TestResult {
+            statistic: m,
+            pvalue: f64::NAN,
+            method: "bootstrap (Monte Carlo)",
+            df: None,
+        });
     }
-    let t_obs = (m / (v / nf).sqrt()).abs();
-    let w: Vec<f64> = d.iter().map(|a| a - m).collect();
-    let scale: f64 = w.iter().map(|a| a.abs()).sum::<f64>() / nf;
+    let k = tested.len();
+    if k == 0 {
+        return Ok(out);
+    }
+    // row i: the centred difference of query i for every tested pair
+    let mut rows = vec![0.0; n * k];
+    for (p, w) in centred.iter().enumerate() {
+        for (i, &a) in w.iter().enumerate() {
+            rows[i * k + p] = a;
+        }
+    }
+    let nf = n as f64;
     let streams = Streams::new(seed);
     let counts = crate::parallel::map_with(
         &chunk_starts(n_resamples),
-        || (),
-        |_, &start| -> Result<usize> {
+        || (vec![0.0; k], vec![0.0; k]),
+        |(s, ss), &start| -> Result<Vec<usize>> {
             if interrupted(cancel) {
                 return Err(Error::Interrupted);
             }
             let end = (start + CHUNK).min(n_resamples);
-            let mut count = 0;
+            let mut count = vec![0usize; k];
             for r in start..end {
                 let mut rng = streams.stream(r as u64);
-                let (mut s, mut ss) = (0.0, 0.0);
+                s.fill(0.0);
+                ss.fill(0.0);
                 for _ in 0..n {
-                    let a = w[below(&mut rng, n)];
-                    s += a;
-                    ss += a * a;
-                }
-                let mean_r = s / nf;
-                let var_r = ((ss - s * mean_r) / (nf - 1.0)).max(0.0);
-                // a resample of one repeated value has no spread: t is 0/0 when its
-                // mean is 0 and counts as extreme then; a non-zero mean gives |t| = inf
-                let t = if var_r <= TIE_TOLERANCE * scale * scale {
-                    if mean_r.abs() <= TIE_TOLERANCE * scale {
-                        0.0
-                    } else {
-                        f64::INFINITY
+                    let i = below(&mut rng, n);
+                    let row = &rows[i * k..(i + 1) * k];
+                    for ((s, ss), &a) in s.iter_mut().zip(ss.iter_mut()).zip(row) {
+                        *s += a;
+                        *ss += a * a;
                     }
-                } else {
-                    mean_r / (var_r / nf).sqrt()
-                };
-                if t.abs() >= t_obs * (1.0 - TIE_TOLERANCE) {
-                    count += 1;
+                }
+                for (p, &(_, t_obs, scale)) in tested.iter().enumerate() {
+                    let mean_r = s[p] / nf;
+                    let var_r = ((ss[p] - s[p] * mean_r) / (nf - 1.0)).max(0.0);
+                    // a resample of one repeated value has no spread: t is 0/0 when its
+                    // mean is 0 and counts as extreme then; a non-zero mean gives |t| = inf
+                    let t = if var_r <= TIE_TOLERANCE * scale * scale {
+                        if mean_r.abs() <= TIE_TOLERANCE * scale {
+                            0.0
+                        } else {
+                            f64::INFINITY
+                        }
+                    } else {
+                        mean_r / (var_r / nf).sqrt()
+                    };
+                    if t.abs() >= t_obs * (1.0 - TIE_TOLERANCE) {
+                        count[p] += 1;
+                    }
                 }
             }
             Ok(count)
         },
     );
-    let mut count = 0usize;
+    let mut total = vec![0usize; k];
     for c in counts {
-        count += c?;
+        for (t, c) in total.iter_mut().zip(c?) {
+            *t += c;
+        }
     }
-    Ok(TestResult {
-        statistic: m,
-        pvalue: (count as f64 + 1.0) / (n_resamples as f64 + 1.0),
-        method: "bootstrap (Monte Carlo)",
-        df: None,
-    })
+    for (&(at, _, _), count) in tested.iter().zip(total) {
+        out[at].pvalue = (count as f64 + 1.0) / (n_resamples as f64 + 1.0);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bootstrap_of_several_pairs_is_each_pair_alone() {
+        let a: Vec<f64> = (0..57).map(|i| ((i * 37) % 11) as f64 / 10.0).collect();
+        let b: Vec<f64> = (0..57).map(|i| ((i * 13) % 7) as f64 / 6.0).collect();
+        let c: Vec<f64> = a.iter().map(|v| v * 0.9 + 0.05).collect();
+        let pairs: Vec<(&[f64], &[f64])> = vec![(&a, &b), (&a, &a), (&b, &c), (&a, &c)];
+        let together = bootstrap_tests(&pairs, 300, 7, None).unwrap();
+        for (&(x, y), t) in pairs.iter().zip(&together) {
+            assert_eq!(&bootstrap_test(x, y, 300, 7, None).unwrap(), t);
+        }
+        assert_eq!(together[1].pvalue, 1.0);
+        assert!(together[0].pvalue < 1.0 && together[0].pvalue > 0.0);
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol * b.abs().max(1e-300)

@@ -330,14 +330,22 @@ pub fn compare_values_with(
             )?),
             _ => None,
         };
+        // the bootstrap of every pair at once: the resamples' draws are shared
+        let boot = if how.test == Test::Bootstrap {
+            let xy: Vec<(&[f64], &[f64])> =
+                pairs.iter().map(|&(a, b)| (refs[a], refs[b])).collect();
+            paired::bootstrap_tests(&xy, how.n_resamples, how.seed, cancel)?
+        } else {
+            Vec::new()
+        };
         let mut tested = Vec::with_capacity(pairs.len());
-        for &(a, b) in &pairs {
+        for (at, &(a, b)) in pairs.iter().enumerate() {
             let (x, y) = (refs[a], refs[b]);
             let test = match how.test {
                 Test::T => paired::ttest(x, y)?,
                 Test::Wilcoxon => paired::wilcoxon(x, y)?,
                 Test::Sign => paired::sign_test(x, y)?,
-                Test::Bootstrap => paired::bootstrap_test(x, y, how.n_resamples, how.seed, cancel)?,
+                Test::Bootstrap => boot[at].clone(),
                 Test::Tukey | Test::RandomizedTukey => {
                     let p = multi.as_ref().map_or(f64::NAN, |m| m[a * k + b]);
                     let tukey = how.test == Test::Tukey;
