@@ -151,16 +151,12 @@ fn studentized_range_sf(q: f64, k: usize, df: f64, interpolate: bool) -> f64 {
     } else {
         None
     };
-    match ln_sf {
-        Some(ln_sf) => {
-            let f = |s: f64| density(s) * ln_sf.at(q * s).exp();
-            integrate_rel(&f, lo, hi, 1e-12).clamp(0.0, 1.0)
-        }
-        None => {
-            let f = |s: f64| density(s) * range_sf(q * s, k);
-            integrate_rel(&f, lo, hi, 1e-12).clamp(0.0, 1.0)
-        }
-    }
+    let inner = |w: f64| match &ln_sf {
+        Some(ln_sf) => ln_sf.at(w).exp(),
+        None => range_sf(w, k),
+    };
+    let f = |s: f64| density(s) * inner(q * s);
+    integrate_rel(&f, lo, hi, 1e-12).clamp(0.0, 1.0)
 }
 
 /// ln [`range_sf`] over [a, b] as a Chebyshev interpolant (barycentric, at the points
@@ -180,6 +176,9 @@ impl LogRangeSf {
         let (mid, half) = (0.5 * (a + b), 0.5 * (b - a));
         let node =
             |j: usize, n: usize| mid + half * (std::f64::consts::PI * j as f64 / n as f64).cos();
+        if half <= 0.0 {
+            return None;
+        }
         let ln_sf = |w: f64| range_sf(w, k).ln();
         let mut n = 16;
         let mut it = LogRangeSf {
@@ -187,7 +186,7 @@ impl LogRangeSf {
             values: Vec::new(),
         };
         it.values = it.nodes.iter().map(|&w| ln_sf(w)).collect();
-        if it.values.iter().any(|v| !v.is_finite()) || half <= 0.0 {
+        if it.values.iter().any(|v| !v.is_finite()) {
             return None;
         }
         while n < 256 {
