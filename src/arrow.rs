@@ -4,7 +4,8 @@
 //! as values) into the one intake (the builders), and runs and qrels written back as
 //! one record batch. Used by the Python glue (pyarrow, polars, anything exporting the
 //! Arrow PyCapsule interface) and by the parquet files of [`crate::formats`]; batches
-//! are read one at a time, so a file need not be held whole.
+//! are taken a wave at a time (their rows made into pieces of queries in parallel), so a
+//! stream need not be held whole.
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -20,7 +21,7 @@ use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, Location, Result, Unit};
-use crate::intake::{whole_label, Place as RowPlace};
+use crate::intake::{whole_label, PieceSink, Place as RowPlace, Rows, Value};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::{Run, RunBuilder};
 
@@ -100,14 +101,8 @@ pub fn qrels_from_batches(
     cancel: &AtomicBool,
 ) -> Result<Qrels> {
     let mut b = QrelsBuilder::at(RowPlace::new(source, Unit::Row));
-    each_row(
-        batches,
-        cols,
-        source,
-        labels,
-        |q, d, l| b.add(q, d, l),
-        cancel,
-    )?;
+    let reader = PieceReader::new(cols, source, labels, cancel);
+    reader.take_in_waves(batches, b.grouper())?;
     b.build()
 }
 
@@ -121,34 +116,120 @@ pub fn run_from_batches(
 ) -> Result<Run> {
     let mut b = RunBuilder::at(RowPlace::new(source, Unit::Row));
     b.runid(runid)?;
-    each_row(
-        batches,
-        cols,
-        source,
-        scores,
-        |q, d, s| b.add(q, d, s),
-        cancel,
-    )?;
+    let reader = PieceReader::new(cols, source, scores, cancel);
+    reader.take_in_waves(batches, b.grouper())?;
     b.build()
 }
 
-/// Every row, in order, to `add`, after each batch's columns are checked (types,
-/// nulls); a problem names the row, counted from 0 over the whole table.
-fn each_row<V: Copy>(
-    batches: impl IntoIterator<Item = Result<RecordBatch>>,
-    cols: &Columns,
-    source: &str,
+/// Rows a task turns into pieces at once: enough that a task's overhead vanishes, few
+/// enough that every thread gets several (10 M rows: 153 tasks).
+const STRETCH: usize = 64 * 1024;
+
+/// Rows of arriving batches gathered before their pieces are made (in parallel): a
+/// stream of batches is held this far ahead, not whole.
+const WAVE: usize = 32 * STRETCH;
+
+/// Pieces made from the rows of one stretch of a table: consecutive rows of one query,
+/// each with the row (over the whole table) of its first.
+pub(crate) type Pieces<V> = Vec<(Rows<V>, u64)>;
+
+/// Turns the rows of record batches into pieces of queries (consecutive rows of one
+/// query) for the one intake ([`PieceSink`], a builder's [`crate::intake::Grouper`]): the columns
+/// `cols` found and checked (types, nulls) in each batch, the values read by `values`.
+/// Stretches of a table are made into pieces in parallel and taken in in order, so the
+/// checks and messages (the row of a problem, both rows of a duplicate) are those of a
+/// table read row by row.
+pub(crate) struct PieceReader<'c, V: Clone> {
+    cols: &'c Columns,
+    source: &'c str,
     values: ValueReader<V>,
-    mut add: impl FnMut(&[u8], &[u8], V) -> Result<()>,
-    cancel: &AtomicBool,
-) -> Result<()> {
-    let mut first = 0u64;
-    let (mut qbuf, mut dbuf) = (Vec::new(), Vec::new());
-    for batch in batches {
-        let batch = batch?;
-        if cancel.load(Ordering::Relaxed) {
+    cancel: &'c AtomicBool,
+}
+
+impl<'c, V: Value> PieceReader<'c, V> {
+    pub(crate) fn new(
+        cols: &'c Columns,
+        source: &'c str,
+        values: ValueReader<V>,
+        cancel: &'c AtomicBool,
+    ) -> Self {
+        PieceReader {
+            cols,
+            source,
+            values,
+            cancel,
+        }
+    }
+
+    /// The pieces of `tasks` (each made into pieces by `make`, in parallel when there
+    /// are several) to `sink`, in order; a task's error comes after the pieces of the
+    /// tasks before it, as it would row by row.
+    pub(crate) fn take_in<T: Send>(
+        tasks: Vec<T>,
+        make: impl Fn(T) -> Result<Pieces<V>> + Sync + Send,
+        sink: &mut dyn PieceSink<V>,
+    ) -> Result<()> {
+        for pieces in crate::parallel::map_chunks_owned(tasks, make) {
+            for (piece, mark) in pieces? {
+                sink.piece(piece, mark)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Batches arriving one at a time to `sink`, a wave of rows at a time, each wave's
+    /// stretches made into pieces in parallel.
+    fn take_in_waves(
+        &self,
+        batches: impl IntoIterator<Item = Result<RecordBatch>>,
+        sink: &mut dyn PieceSink<V>,
+    ) -> Result<()> {
+        let mut wave: Vec<(RecordBatch, u64)> = Vec::new();
+        let (mut first, mut held) = (0u64, 0usize);
+        let mut batches = batches.into_iter();
+        loop {
+            // a batch that cannot be read stops the reading after the rows before it
+            let (next, failed) = match batches.next() {
+                Some(Ok(batch)) => (Some(batch), None),
+                Some(Err(e)) => (None, Some(e)),
+                None => (None, None),
+            };
+            let last = next.is_none();
+            if let Some(batch) = next {
+                let rows = batch.num_rows();
+                for start in (0..rows).step_by(STRETCH) {
+                    let len = STRETCH.min(rows - start);
+                    wave.push((batch.slice(start, len), first + start as u64));
+                }
+                first += rows as u64;
+                held += rows;
+            }
+            if last || held >= WAVE {
+                let tasks = std::mem::take(&mut wave);
+                Self::take_in(
+                    tasks,
+                    |(batch, first)| {
+                        let mut pieces = Vec::new();
+                        self.batch(&batch, first, &mut pieces)?;
+                        Ok(pieces)
+                    },
+                    sink,
+                )?;
+                held = 0;
+            }
+            if last {
+                return failed.map_or(Ok(()), Err);
+            }
+        }
+    }
+
+    /// The pieces of one batch, whose first row is row `first` of the table, added to
+    /// `out` (a piece of the query `out` ends with goes on in a piece of its own).
+    pub(crate) fn batch(&self, batch: &RecordBatch, first: u64, out: &mut Pieces<V>) -> Result<()> {
+        if self.cancel.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
+        let (cols, source) = (self.cols, self.source);
         let place = |k: usize| Place {
             source,
             column: &cols.names[k],
@@ -177,20 +258,29 @@ fn each_row<V: Copy>(
         };
         let (q, d, v) = (column(0)?, column(1)?, column(2)?);
         let (q, d) = (IdArray::of(q, &place(0))?, IdArray::of(d, &place(1))?);
-        let v = values(v, &place(2))?;
+        let v = (self.values)(v, &place(2))?;
+        let (mut qbuf, mut dbuf) = (Vec::new(), Vec::new());
+        let mut piece: Option<(Rows<V>, u64)> = None;
         for (i, &value) in v.iter().enumerate() {
-            if i % (1 << 16) == 0 && i > 0 && cancel.load(Ordering::Relaxed) {
-                return Err(Error::Interrupted);
+            let qid = q.get(i, &mut qbuf);
+            match &mut piece {
+                Some((p, _)) if *p.qid == *qid => {}
+                _ => {
+                    out.extend(piece.take());
+                    piece = Some((Rows::new(qid), first + i as u64));
+                }
             }
-            add(q.get(i, &mut qbuf), d.get(i, &mut dbuf), value)?;
+            if let Some((p, _)) = &mut piece {
+                p.push(d.get(i, &mut dbuf), value)?;
+            }
         }
-        first += batch.num_rows() as u64;
+        out.extend(piece);
+        Ok(())
     }
-    Ok(())
 }
 
 /// Reads a value column of one batch (scores or labels), checking its type and values.
-type ValueReader<V> = for<'a> fn(&'a dyn Array, &Place<'_>) -> Result<Cow<'a, [V]>>;
+pub(crate) type ValueReader<V> = for<'a> fn(&'a dyn Array, &Place<'_>) -> Result<Cow<'a, [V]>>;
 
 /// Which columns of a table hold the query ids, the document ids and the values.
 pub struct Columns {
@@ -479,7 +569,7 @@ pub fn scores<'a>(col: &'a dyn Array, place: &Place) -> Result<Cow<'a, [f64]>> {
 
 /// A label column: integers of any width (within 64 bits, signed), or floats holding
 /// whole numbers (as the pandas route takes them).
-fn labels<'a>(col: &'a dyn Array, place: &Place) -> Result<Cow<'a, [i64]>> {
+pub(crate) fn labels<'a>(col: &'a dyn Array, place: &Place) -> Result<Cow<'a, [i64]>> {
     let whole = |v: &mut dyn Iterator<Item = f64>| -> Result<Cow<'a, [i64]>> {
         let mut out = Vec::new();
         for (row, f) in v.enumerate() {

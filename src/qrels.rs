@@ -243,6 +243,12 @@ impl QrelsBuilder {
         self.rows.add(qid, doc, label)
     }
 
+    /// The intake the rows go to, for producers of whole pieces of queries.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn grouper(&mut self) -> &mut Grouper<i64> {
+        &mut self.rows
+    }
+
     /// The judgments of one query at once (what [`QrelsBuilder::add`] does row by row).
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub(crate) fn add_rows(&mut self, piece: crate::intake::Rows<i64>) -> Result<()> {

@@ -224,6 +224,12 @@ impl RunBuilder {
         self.rows.add(qid, doc, score)
     }
 
+    /// The intake the rows go to, for producers of whole pieces of queries.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn grouper(&mut self) -> &mut Grouper<f64> {
+        &mut self.rows
+    }
+
     /// Set the run tag; refused as by [`Run::set_runid`].
     pub fn runid(&mut self, tag: &[u8]) -> Result<&mut Self> {
         check_runid(tag)?;

@@ -69,3 +69,13 @@ def plain(res: Any) -> Any:
     if isinstance(res, float) and math.isnan(res):
         return "NaN"
     return res
+
+
+def assert_rows_kept(got: dict[str, dict[str, Any]], qs: list, ds: list, vs: list) -> None:
+    """`got` (a run's or judgments' `to_dict()`) holds the rows (qs[i], ds[i], vs[i]),
+    every document of a query in the order its rows came."""
+    expected: dict[str, dict[str, Any]] = {}
+    for q, d, v in zip(qs, ds, vs):
+        expected.setdefault(q, {})[d] = v
+    assert got == expected
+    assert [list(got[q]) for q in expected] == [list(expected[q]) for q in expected]

@@ -18,7 +18,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
-from generated_cases import generated_cases, plain
+from generated_cases import assert_rows_kept, generated_cases, plain
 
 import irmetrics
 
@@ -399,3 +399,43 @@ def test_a_struct_array_with_null_rows_is_refused() -> None:
         "OkRows", (), {"__arrow_c_array__": lambda self, s=None: ok.__arrow_c_array__(s)}
     )
     assert irmetrics.Run.from_arrow(ok_rows()).to_dict() == {"1": {"a": 1.0, "b": 2.0}}
+
+
+def _interleaved_rows(n_queries: int, per_query: int) -> tuple[list[str], list[str], list[float]]:
+    """Rows of queries whose first halves all come before their second halves (each
+    query comes back), so that pieces of one query lie in different stretches."""
+    qs, ds, ss = [], [], []
+    for half in (0, 1):
+        for q in range(n_queries):
+            for k in range(half * per_query // 2, (half + 1) * per_query // 2):
+                qs.append(f"q{q}")
+                ds.append(f"d{(k * 7919 + q) % 100_003}")
+                ss.append(float((k * 31 + q) % 997) / 7)
+    return qs, ds, ss
+
+
+def test_a_large_table_of_uneven_batches_holds_every_row_in_order() -> None:
+    # 300,000 rows in batches of 70,000 / 100,000 / 130,000 rows: pieces are made in
+    # parallel from stretches of 65,536 rows that cut queries and batches anywhere
+    qs, ds, ss = _interleaved_rows(600, 500)
+    t = pa.table({"qid": qs, "docno": ds, "score": ss})
+    bounds = [0, 70_000, 170_000, 300_000]
+    batches = [t.slice(a, b - a).to_batches()[0] for a, b in zip(bounds, bounds[1:])]
+    table = pa.Table.from_batches(batches)
+    assert [b.num_rows for b in table.to_batches()] == [70_000, 100_000, 130_000]
+    assert_rows_kept(irmetrics.Run.from_arrow(table).to_dict(), qs, ds, ss)
+    # polars' single chunk, cut into stretches the same way
+    assert_rows_kept(irmetrics.Run.from_arrow(pl.from_arrow(table)).to_dict(), qs, ds, ss)
+
+
+def test_a_duplicate_far_apart_names_both_rows_and_the_first_problem_wins() -> None:
+    qs, ds, ss = _interleaved_rows(600, 500)
+    qs[250_000], ds[250_000] = qs[3], ds[3]  # a repeat, 250,000 rows after
+    t = pa.table({"qid": qs, "docno": ds, "score": ss})
+    with pytest.raises(irmetrics.FormatError, match=r"run, row 250000: .*\(first at row 3\)"):
+        irmetrics.Run.from_arrow(t)
+    # of two NaNs in different stretches, the first in row order is named
+    qs, ds, ss = _interleaved_rows(600, 500)
+    ss[290_000] = ss[200_001] = math.nan
+    with pytest.raises(irmetrics.FormatError, match=r"run, row 200001: .*NaN"):
+        irmetrics.Run.from_arrow(pa.table({"qid": qs, "docno": ds, "score": ss}))

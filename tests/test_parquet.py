@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from generated_cases import generated_cases, plain
+from generated_cases import assert_rows_kept, generated_cases, plain
 
 import irmetrics
 
@@ -283,3 +283,25 @@ def test_duckdb_results_are_arrow_data() -> None:
     assert irmetrics.Run.from_arrow(dec).to_dict() == {
         "q": {f"d{i}": float(s) for i, s in enumerate(scores)}
     }
+
+
+def test_row_groups_read_in_parallel_keep_row_order_and_name_rows(tmp_path: Path) -> None:
+    # 12 row groups of 5 rows: query '2' comes back in later groups; a duplicate across
+    # groups names both rows; of two bad rows in different groups the first is named
+    qs = (["1"] * 7 + ["2"] * 6 + ["3"] * 7) * 3
+    ds = [f"d{i}" for i in range(60)]
+    ss = [float(i % 13) for i in range(60)]
+    path = tmp_path / "r.parquet"
+    pq.write_table(pa.table({"qid": qs, "docno": ds, "score": ss}), path, row_group_size=5)
+    assert pq.ParquetFile(path).num_row_groups == 12
+    assert_rows_kept(irmetrics.Run.from_file(path).to_dict(), qs, ds, ss)
+    dup = ds.copy()
+    dup[47] = dup[9]  # rows 9 and 47 are both query '2'
+    pq.write_table(pa.table({"qid": qs, "docno": dup, "score": ss}), path, row_group_size=5)
+    msg = _error(path)
+    assert "r.parquet, row 47" in msg and "first at row 9" in msg, msg
+    bad = ss.copy()
+    bad[52] = bad[23] = math.nan
+    pq.write_table(pa.table({"qid": qs, "docno": ds, "score": bad}), path, row_group_size=5)
+    msg = _error(path)
+    assert "r.parquet, row 23" in msg and "NaN" in msg, msg
