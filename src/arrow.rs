@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -34,21 +34,75 @@ pub const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "score"];
 /// Names a score column of a run goes by.
 pub const SCORE_COLUMNS: &[&str] = &["score"];
 
-/// Record batches with their schema (imported from Python, or read from a file).
+/// Record batches with their schema (imported from Python, or read from a file): held
+/// whole, or some held and the rest made on demand, once (a producer exporting its
+/// table a slice at a time, so that its copy is never made whole).
 pub struct Table {
     schema: SchemaRef,
     batches: Vec<RecordBatch>,
+    more: Mutex<Option<MoreBatches>>,
+    rows: Option<usize>,
 }
+
+/// The batches of a [`Table`] made on demand, in order.
+pub type MoreBatches = Box<dyn Iterator<Item = Result<RecordBatch>> + Send>;
 
 impl Table {
     /// A table of `batches`, all of `schema`.
     pub fn new(schema: SchemaRef, batches: Vec<RecordBatch>) -> Table {
-        Table { schema, batches }
+        let rows = Some(batches.iter().map(|b| b.num_rows()).sum());
+        Table {
+            schema,
+            batches,
+            more: Mutex::new(None),
+            rows,
+        }
     }
 
-    /// The record batches, in order.
-    pub fn batches(&self) -> &[RecordBatch] {
-        &self.batches
+    /// A table of `first`, then the batches `more` makes (all of `schema`; `rows` in all,
+    /// when known), read once.
+    pub fn streamed(
+        schema: SchemaRef,
+        first: Vec<RecordBatch>,
+        more: MoreBatches,
+        rows: Option<usize>,
+    ) -> Table {
+        Table {
+            schema,
+            batches: first,
+            more: Mutex::new(Some(more)),
+            rows,
+        }
+    }
+
+    /// The record batches, in order. The batches a streamed table makes on demand come
+    /// once: reading it again is an error.
+    pub fn batches(&self) -> impl Iterator<Item = Result<RecordBatch>> + '_ {
+        let more = match self.more.lock() {
+            Ok(mut m) => m.take(),
+            Err(_) => None,
+        };
+        let again = more.is_none() && self.rows != Some(self.held_rows());
+        let again = again.then(|| {
+            Err(Error::Input(
+                "Arrow data exported a slice at a time can be read once; import it again".into(),
+            ))
+        });
+        self.batches
+            .iter()
+            .cloned()
+            .map(Ok)
+            .chain(again)
+            .chain(more.into_iter().flatten())
+    }
+
+    fn held_rows(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+
+    /// The number of rows, when known.
+    pub fn num_rows(&self) -> Option<usize> {
+        self.rows
     }
 
     /// The column names, in order.
@@ -63,7 +117,7 @@ impl Table {
 
     /// Judgments from the columns `cols` (query id, document id, label).
     pub fn qrels(&self, cols: &Columns, source: &str, cancel: &AtomicBool) -> Result<Qrels> {
-        qrels_from_batches(self.batches.iter().cloned().map(Ok), cols, source, cancel)
+        qrels_from_batches(self.batches(), cols, source, cancel)
     }
 
     /// A run from the columns `cols` (query id, document id, score), tagged `runid`.
@@ -74,13 +128,7 @@ impl Table {
         runid: &[u8],
         cancel: &AtomicBool,
     ) -> Result<Run> {
-        run_from_batches(
-            self.batches.iter().cloned().map(Ok),
-            cols,
-            source,
-            runid,
-            cancel,
-        )
+        run_from_batches(self.batches(), cols, source, runid, cancel)
     }
 }
 

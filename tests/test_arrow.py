@@ -439,3 +439,21 @@ def test_a_duplicate_far_apart_names_both_rows_and_the_first_problem_wins() -> N
     ss[290_000] = ss[200_001] = math.nan
     with pytest.raises(irmetrics.FormatError, match=r"run, row 200001: .*NaN"):
         irmetrics.Run.from_arrow(pa.table({"qid": qs, "docno": ds, "score": ss}))
+
+
+def test_a_polars_frame_larger_than_a_slice_is_read_whole_and_in_order() -> None:
+    # polars copies what it exports, so a frame of more than 2**20 rows is exported a
+    # slice at a time as its rows are taken in; query 'q1048' straddles the first cut
+    n = 1_300_000
+    qs = [f"q{i // 1000}" for i in range(n)]
+    ds = [f"d{(i * 7919) % 1000}" for i in range(n)]
+    ss = [float(i % 977) for i in range(n)]
+    frame = pl.DataFrame({"qid": qs, "docno": ds, "score": ss})
+    assert_rows_kept(irmetrics.Run.from_arrow(frame).to_dict(), qs, ds, ss)
+    qrels = irmetrics.Qrels.from_dict({f"q{q}": {"d1": 1, "d500": 2} for q in range(0, 1300, 3)})
+    ev = irmetrics.Evaluator(qrels, ["map", "ndcg_cut.10"])
+    from_pyarrow = ev.evaluate(irmetrics.Run.from_arrow(pa.table(frame)), per_query=True)
+    assert ev.evaluate(frame, per_query=True) == from_pyarrow
+    ss[1_100_000] = math.nan
+    with pytest.raises(irmetrics.FormatError, match=r"run, row 1100000: .*NaN"):
+        irmetrics.Run.from_arrow(pl.DataFrame({"qid": qs, "docno": ds, "score": ss}))

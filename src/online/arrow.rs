@@ -122,16 +122,15 @@ fn find(schema: &Schema, opts: &LogOptions, source: &str) -> Result<[Option<usiz
     Ok(index)
 }
 
-/// A log from Arrow data held whole (see [`log_from_batches`]).
+/// A log from Arrow data (see [`log_from_batches`]).
 pub fn log_from_table(
     table: &Table,
     opts: LogOptions,
     source: &str,
     cancel: &AtomicBool,
 ) -> Result<Log> {
-    let rows = table.batches().iter().map(|b| b.num_rows()).sum();
-    let batches = table.batches().iter().cloned().map(Ok);
-    log_from_batches(table.schema(), batches, Some(rows), opts, source, cancel)
+    let rows = table.num_rows();
+    log_from_batches(table.schema(), table.batches(), rows, opts, source, cancel)
 }
 
 /// A log from record batches of `schema` arriving one at a time (`rows`: their number,
