@@ -67,9 +67,11 @@ impl Table {
         more: MoreBatches,
         rows: Option<usize>,
     ) -> Table {
+        // the first batches go with the others: nothing is held once read
+        let more = Box::new(first.into_iter().map(Ok).chain(more));
         Table {
             schema,
-            batches: first,
+            batches: Vec::new(),
             more: Mutex::new(Some(more)),
             rows,
         }
@@ -150,7 +152,7 @@ pub fn qrels_from_batches(
 ) -> Result<Qrels> {
     let mut b = QrelsBuilder::at(RowPlace::new(source, Unit::Row));
     let reader = PieceReader::new(cols, source, labels, cancel);
-    reader.take_in_waves(batches, b.grouper())?;
+    reader.take_in_waves(batches, b.grouper())?; // a grouper takes every piece
     b.build()
 }
 
@@ -165,7 +167,7 @@ pub fn run_from_batches(
     let mut b = RunBuilder::at(RowPlace::new(source, Unit::Row));
     b.runid(runid)?;
     let reader = PieceReader::new(cols, source, scores, cancel);
-    reader.take_in_waves(batches, b.grouper())?;
+    reader.take_in_waves(batches, b.grouper())?; // a grouper takes every piece
     b.build()
 }
 
@@ -175,7 +177,7 @@ const STRETCH: usize = 64 * 1024;
 
 /// Rows of arriving batches gathered before their pieces are made (in parallel): a
 /// stream of batches is held this far ahead, not whole.
-const WAVE: usize = 32 * STRETCH;
+const WAVE: usize = 16 * STRETCH;
 
 /// Pieces made from the rows of one stretch of a table: consecutive rows of one query,
 /// each with the row (over the whole table) of its first.
@@ -211,27 +213,32 @@ impl<'c, V: Value> PieceReader<'c, V> {
 
     /// The pieces of `tasks` (each made into pieces by `make`, in parallel when there
     /// are several) to `sink`, in order; a task's error comes after the pieces of the
-    /// tasks before it, as it would row by row.
+    /// tasks before it, as it would row by row. False, with the rest left, where a
+    /// piece's query would come back to a sink that takes each query once
+    /// ([`PieceSink::comes_back`]).
     pub(crate) fn take_in<T: Send>(
         tasks: Vec<T>,
         make: impl Fn(T) -> Result<Pieces<V>> + Sync + Send,
         sink: &mut dyn PieceSink<V>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         for pieces in crate::parallel::map_chunks_owned(tasks, make) {
             for (piece, mark) in pieces? {
+                if sink.comes_back(&piece.qid) {
+                    return Ok(false);
+                }
                 sink.piece(piece, mark)?;
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Batches arriving one at a time to `sink`, a wave of rows at a time, each wave's
-    /// stretches made into pieces in parallel.
-    fn take_in_waves(
+    /// stretches made into pieces in parallel. False as [`PieceReader::take_in`].
+    pub(crate) fn take_in_waves(
         &self,
         batches: impl IntoIterator<Item = Result<RecordBatch>>,
         sink: &mut dyn PieceSink<V>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let mut wave: Vec<(RecordBatch, u64)> = Vec::new();
         let (mut first, mut held) = (0u64, 0usize);
         let mut batches = batches.into_iter();
@@ -254,7 +261,7 @@ impl<'c, V: Value> PieceReader<'c, V> {
             }
             if last || held >= WAVE {
                 let tasks = std::mem::take(&mut wave);
-                Self::take_in(
+                let whole = Self::take_in(
                     tasks,
                     |(batch, first)| {
                         let mut pieces = Vec::new();
@@ -263,10 +270,13 @@ impl<'c, V: Value> PieceReader<'c, V> {
                     },
                     sink,
                 )?;
+                if !whole {
+                    return Ok(false);
+                }
                 held = 0;
             }
             if last {
-                return failed.map_or(Ok(()), Err);
+                return failed.map_or(Ok(true), Err);
             }
         }
     }

@@ -442,8 +442,8 @@ def test_a_duplicate_far_apart_names_both_rows_and_the_first_problem_wins() -> N
 
 
 def test_a_polars_frame_larger_than_a_slice_is_read_whole_and_in_order() -> None:
-    # polars copies what it exports, so a frame of more than 2**20 rows is exported a
-    # slice at a time as its rows are taken in; query 'q1048' straddles the first cut
+    # polars copies what it exports, so a frame of more than 2**19 rows is exported a
+    # slice at a time as its rows are taken in; query 'q524' straddles the first cut
     n = 1_300_000
     qs = [f"q{i // 1000}" for i in range(n)]
     ds = [f"d{(i * 7919) % 1000}" for i in range(n)]
@@ -457,3 +457,22 @@ def test_a_polars_frame_larger_than_a_slice_is_read_whole_and_in_order() -> None
     ss[1_100_000] = math.nan
     with pytest.raises(irmetrics.FormatError, match=r"run, row 1100000: .*NaN"):
         irmetrics.Run.from_arrow(pl.DataFrame({"qid": qs, "docno": ds, "score": ss}))
+
+
+@pytest.mark.parametrize("kind", ["pyarrow", "polars"])
+def test_arrow_runs_evaluated_as_read_give_the_numbers_of_a_whole_run(kind: str) -> None:
+    # evaluate() takes each query once its rows are in; where a query's rows lie apart
+    # (here every query comes back) it builds the run whole, a polars frame exported
+    # again: the same per-query values either way, and as the Run's
+    qrels = irmetrics.Qrels.from_dict({f"q{q}": {"d1": 1, "d7919": 2} for q in range(0, 1200, 3)})
+    ev = irmetrics.Evaluator(qrels, ["map", "ndcg_cut.10", "P.5"])
+    for grouped in (True, False):
+        qs, ds, ss = _interleaved_rows(1200, 500)  # 600,000 rows
+        if grouped:
+            order = sorted(range(len(qs)), key=lambda i: int(qs[i][1:]))
+            qs, ds, ss = [qs[i] for i in order], [ds[i] for i in order], [ss[i] for i in order]
+        t = pa.table({"qid": qs, "docno": ds, "score": ss})
+        data = t if kind == "pyarrow" else pl.from_arrow(t)
+        expected = ev.evaluate(irmetrics.Run.from_arrow(t), per_query=True)
+        assert len(expected["map"]) == 400  # the judged queries
+        assert ev.evaluate(data, per_query=True) == expected

@@ -74,7 +74,7 @@ fn take_in_table<V: Checked>(
             (i, at)
         })
         .collect();
-    PieceReader::take_in(
+    let _whole = PieceReader::take_in(
         groups,
         |(group, mut first)| {
             let mut pieces = Vec::new();
@@ -86,7 +86,8 @@ fn take_in_table<V: Checked>(
             Ok(pieces)
         },
         sink,
-    )
+    )?; // a builder's grouper takes every piece
+    Ok(())
 }
 
 /// Picks columns (their positions) from a file's column names, or says why not.

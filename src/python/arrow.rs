@@ -130,7 +130,7 @@ fn stream_batches(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatc
 /// Rows of a polars frame exported at a time: polars copies what it exports (M, 10 M
 /// rows: 383 MiB and 0.15 s for the whole frame), so the frame is exported a slice at a
 /// time as the rows are taken in, each slice's copy freed before the next is made.
-const POLARS_SLICE_ROWS: usize = 1 << 20;
+const POLARS_SLICE_ROWS: usize = 1 << 19;
 
 /// A polars DataFrame as a table exported a slice at a time (its first slice now, the
 /// others as they are read); None for other polars objects and empty frames (exported
@@ -319,5 +319,56 @@ pub(super) fn to_frame<'py>(
             }
             pandas.call_method1("DataFrame", (columns,))
         }
+    }
+}
+
+/// Evaluate the run in Arrow data as its rows are taken in: each query is evaluated
+/// once its rows are in (on other threads), so the run is never held whole (with a
+/// polars frame exported a slice at a time, only a few slices and the queries being
+/// evaluated are held on top of the frame). None, having evaluated nothing, when the
+/// rows of a query lie apart: the caller then builds the run whole. Ctrl-C is looked
+/// for between batches.
+pub(super) fn evaluate_table(
+    py: Python<'_>,
+    ev: &crate::Evaluator,
+    table: &Table,
+) -> PyResult<Option<crate::results::Results>> {
+    use crate::arrow::{Columns, PieceReader, SCORE};
+    use crate::error::Unit;
+    use std::sync::atomic::AtomicBool;
+    let cols =
+        Columns::find(&table.names(), [None; 3], SCORE).map_err(|e| errors::input_err(py, e))?;
+    let never = AtomicBool::new(false);
+    let mut interrupt: Option<PyErr> = None;
+    let res = ev.evaluate_pipelined(
+        crate::intake::Place::new("run", Unit::Row),
+        Vec::new(),
+        false,
+        |b| {
+            py.detach(|| {
+                let mut seen = 0usize;
+                let checked = table.batches().map(|batch| {
+                    seen += 1;
+                    if seen % 16 == 0 {
+                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                            interrupt = Some(e);
+                            return Err(crate::Error::Interrupted);
+                        }
+                    }
+                    batch
+                });
+                let reader = PieceReader::new(&cols, "run", crate::arrow::scores, &never);
+                reader.take_in_waves(checked, b)
+            })
+        },
+        |f| py.detach(f),
+    );
+    if let Some(e) = interrupt {
+        return Err(e);
+    }
+    match res {
+        Ok(Some(r)) => r.map(Some).map_err(|e| errors::to_py(py, e)),
+        Ok(None) => Ok(None),
+        Err(e) => Err(errors::to_py(py, e)),
     }
 }

@@ -46,8 +46,8 @@ use crate::parallel;
 /// Evaluate a Run, a file path, a dict `{query_id: {doc_id: score}}` or a data frame
 /// (dicts and frames converted and evaluated batch by batch, never held whole).
 /// `progress` (a `progress=` argument) counts the evaluated queries of a Run, a path
-/// (after the KiB of a TREC file read) or Arrow data; dicts and frames, evaluated as
-/// they are converted on this thread, report once, at the end.
+/// (after the KiB of a TREC file read) or Arrow data (then built whole first); dicts and
+/// frames, evaluated as they are converted on this thread, report once, at the end.
 fn evaluate_any(
     py: Python<'_>,
     ev: &Arc<Evaluator>,
@@ -70,6 +70,20 @@ fn evaluate_any(
         }
         Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new()))?,
         Input::Arrow(t) => {
+            // evaluated as its rows are taken in, unless progress is asked for (counted
+            // over the queries of a run built whole) or a query's rows lie apart
+            let quiet = super::Reporter::none_asked(progress);
+            if quiet {
+                if let Some(res) = guarded(py, || super::arrow::evaluate_table(py, ev, &t))? {
+                    return Ok(res);
+                }
+            }
+            // read again: a streamed table was read in part
+            let t = if quiet {
+                super::arrow::required(run)?
+            } else {
+                t
+            };
             let run = PyRun::from_table(py, &t, [None; 3], Vec::new())?.inner;
             let ev = ev.clone();
             return heavy_progress(py, progress, move |cancel, p| {

@@ -72,6 +72,13 @@ pub(crate) struct Reporter<'py> {
 }
 
 impl<'py> Reporter<'py> {
+    /// Whether a `progress=` argument asks for nothing (None, False).
+    pub(crate) fn none_asked(progress: Option<&Bound<'py, PyAny>>) -> bool {
+        progress.is_none_or(|p| {
+            p.is_none() || p.cast::<pyo3::types::PyBool>().is_ok_and(|b| !b.is_true())
+        })
+    }
+
     /// Read a `progress=` argument.
     fn of(progress: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Reporter<'py>>> {
         let Some(p) = progress.filter(|p| !p.is_none()) else {

@@ -23,6 +23,8 @@ pub(crate) struct Batcher {
     spare: Vec<RunQuery>,
     tx: SyncSender<Vec<Arrived>>,
     back: Receiver<Vec<RunQuery>>,
+    /// Whether the producer takes buffers back ([`PieceSink::spare`]).
+    reuses: bool,
     stopped: bool,
 }
 
@@ -33,6 +35,12 @@ impl Batcher {
         let batch = std::mem::take(&mut self.batch);
         if !self.stopped && !batch.is_empty() && self.tx.send(batch).is_err() {
             self.stopped = true;
+        }
+        // buffers of evaluated queries come back for reuse; a producer that makes its
+        // pieces itself (Arrow data) takes none, and they must not pile up into the
+        // whole run
+        if !self.reuses {
+            while self.back.try_recv().is_ok() {}
         }
     }
 
@@ -55,6 +63,7 @@ impl PieceSink<f64> for Batcher {
     }
 
     fn spare(&mut self) -> RunQuery {
+        self.reuses = true;
         if self.spare.is_empty() {
             while let Ok(v) = self.back.try_recv() {
                 self.spare.extend(v);
@@ -119,6 +128,7 @@ impl Evaluator {
                 spare: Vec::new(),
                 tx,
                 back,
+                reuses: false,
                 stopped: false,
             };
             let produced = produce(&mut b);
