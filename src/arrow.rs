@@ -21,7 +21,7 @@ use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, Location, Result, Unit};
-use crate::intake::{whole_label, PieceSink, Place as RowPlace, Rows, Value};
+use crate::intake::{whole_label, PieceSink, Place as RowPlace, RowPieces, Rows, Value};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::{Run, RunBuilder};
 
@@ -35,17 +35,22 @@ pub const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "score"];
 pub const SCORE_COLUMNS: &[&str] = &["score"];
 
 /// Record batches with their schema (imported from Python, or read from a file): held
-/// whole, or some held and the rest made on demand, once (a producer exporting its
-/// table a slice at a time, so that its copy is never made whole).
+/// whole, or made on demand and read once (a producer exporting its table a slice at a
+/// time, so that its copy is never made whole).
 pub struct Table {
     schema: SchemaRef,
-    batches: Vec<RecordBatch>,
-    more: Mutex<Option<MoreBatches>>,
+    batches: Batches,
     rows: Option<usize>,
 }
 
 /// The batches of a [`Table`] made on demand, in order.
 pub type MoreBatches = Box<dyn Iterator<Item = Result<RecordBatch>> + Send>;
+
+enum Batches {
+    Held(Vec<RecordBatch>),
+    /// Taken by the first read.
+    Streamed(Mutex<Option<MoreBatches>>),
+}
 
 impl Table {
     /// A table of `batches`, all of `schema`.
@@ -53,53 +58,39 @@ impl Table {
         let rows = Some(batches.iter().map(|b| b.num_rows()).sum());
         Table {
             schema,
-            batches,
-            more: Mutex::new(None),
+            batches: Batches::Held(batches),
             rows,
         }
     }
 
-    /// A table of `first`, then the batches `more` makes (all of `schema`; `rows` in all,
-    /// when known), read once.
-    pub fn streamed(
-        schema: SchemaRef,
-        first: Vec<RecordBatch>,
-        more: MoreBatches,
-        rows: Option<usize>,
-    ) -> Table {
-        // the first batches go with the others: nothing is held once read
-        let more = Box::new(first.into_iter().map(Ok).chain(more));
+    /// A table of the batches `more` makes (all of `schema`; `rows` in all, when
+    /// known), read once.
+    pub fn streamed(schema: SchemaRef, more: MoreBatches, rows: Option<usize>) -> Table {
         Table {
             schema,
-            batches: Vec::new(),
-            more: Mutex::new(Some(more)),
+            batches: Batches::Streamed(Mutex::new(Some(more))),
             rows,
         }
     }
 
-    /// The record batches, in order. The batches a streamed table makes on demand come
-    /// once: reading it again is an error.
-    pub fn batches(&self) -> impl Iterator<Item = Result<RecordBatch>> + '_ {
-        let more = match self.more.lock() {
-            Ok(mut m) => m.take(),
-            Err(_) => None,
-        };
-        let again = more.is_none() && self.rows != Some(self.held_rows());
-        let again = again.then(|| {
-            Err(Error::Input(
-                "Arrow data exported a slice at a time can be read once; import it again".into(),
-            ))
-        });
-        self.batches
-            .iter()
-            .cloned()
-            .map(Ok)
-            .chain(again)
-            .chain(more.into_iter().flatten())
+    /// Whether the batches are made on demand (and so can be read once).
+    pub fn is_streamed(&self) -> bool {
+        matches!(self.batches, Batches::Streamed(_))
     }
 
-    fn held_rows(&self) -> usize {
-        self.batches.iter().map(|b| b.num_rows()).sum()
+    /// The record batches, in order. A streamed table's come once: reading it again is
+    /// an error.
+    pub fn batches(&self) -> Box<dyn Iterator<Item = Result<RecordBatch>> + '_> {
+        match &self.batches {
+            Batches::Held(b) => Box::new(b.iter().cloned().map(Ok)),
+            Batches::Streamed(more) => match more.lock().ok().and_then(|mut m| m.take()) {
+                Some(more) => more,
+                None => Box::new(std::iter::once(Err(Error::Input(
+                    "Arrow data exported a slice at a time can be read once; import it again"
+                        .into(),
+                )))),
+            },
+        }
     }
 
     /// The number of rows, when known.
@@ -318,22 +309,12 @@ impl<'c, V: Value> PieceReader<'c, V> {
         let (q, d) = (IdArray::of(q, &place(0))?, IdArray::of(d, &place(1))?);
         let v = (self.values)(v, &place(2))?;
         let (mut qbuf, mut dbuf) = (Vec::new(), Vec::new());
-        let mut piece: Option<(Rows<V>, u64)> = None;
+        let mut rows = RowPieces::default();
         for (i, &value) in v.iter().enumerate() {
-            let qid = q.get(i, &mut qbuf);
-            match &mut piece {
-                Some((p, _)) if *p.qid == *qid => {}
-                _ => {
-                    out.extend(piece.take());
-                    piece = Some((Rows::new(qid), first + i as u64));
-                }
-            }
-            if let Some((p, _)) = &mut piece {
-                p.push(d.get(i, &mut dbuf), value)?;
-            }
+            let (qid, doc) = (q.get(i, &mut qbuf), d.get(i, &mut dbuf));
+            rows.push(out, qid, doc, value, first + i as u64)?;
         }
-        out.extend(piece);
-        Ok(())
+        rows.flush(out)
     }
 }
 

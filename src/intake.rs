@@ -497,7 +497,16 @@ impl<V: Value> PieceSink<V> for Grouper<V> {
     }
 }
 
-/// Rows that arrive one at a time (a JSONL line, an iterable's item) gathered into
+/// Pieces kept in arrival order with their marks, to be taken in later (pieces made in
+/// parallel, then handed to the real sink in order).
+impl<V> PieceSink<V> for Vec<(Rows<V>, u64)> {
+    fn piece(&mut self, piece: Rows<V>, mark: u64) -> Result<()> {
+        self.push((piece, mark));
+        Ok(())
+    }
+}
+
+/// Rows that arrive one at a time (a JSONL line, an iterable's item, an Arrow row) gathered into
 /// pieces, consecutive rows of one query, for a [`PieceSink`]: one sink call per piece
 /// instead of one per row. `flush` at the end, and where marks stop counting on by one
 /// (a blank line), since the rows of a piece are located from its first mark.

@@ -24,12 +24,10 @@ impl RunQuery {
     /// (fusion, its grid search); evaluation does not keep it: a run read to be evaluated
     /// once would hold 4 bytes a result more for nothing.
     pub(crate) fn ranking_kept(&self, out: &mut Vec<u32>) {
-        out.clear();
-        if let Some(kept) = self.ranked.get() {
-            self.extend_kept(kept, out);
+        self.ranking(out);
+        if self.ranked.get().is_some() {
             return;
         }
-        self.rank_into(out);
         let identity = out.iter().enumerate().all(|(i, &p)| p as usize == i);
         let kept = self.ranked.get_or_init(|| {
             if identity {
@@ -49,10 +47,8 @@ impl RunQuery {
         }
     }
 
-    /// The ranking into `out`. Inlined into its two callers (evaluation's `ranking`,
-    /// fusion's `ranking_kept`): out of line it took 12.96% of an L evaluation where
-    /// 0b171b5's inlined ranking took 12.03%, an L evaluation 231 -> 226 ms (one thread,
-    /// a Rust-only timing loop, best of 8, three runs).
+    /// The ranking into `out`, inlined into `ranking` (out of line, an L evaluation on
+    /// one thread took 231-232 ms instead of 226-228: a Rust-only loop, best of 8).
     #[inline]
     fn rank_into(&self, out: &mut Vec<u32>) {
         let s = &self.values;

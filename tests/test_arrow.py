@@ -459,11 +459,12 @@ def test_a_polars_frame_larger_than_a_slice_is_read_whole_and_in_order() -> None
         irmetrics.Run.from_arrow(pl.DataFrame({"qid": qs, "docno": ds, "score": ss}))
 
 
-@pytest.mark.parametrize("kind", ["pyarrow", "polars"])
+@pytest.mark.parametrize("kind", ["pyarrow", "reader", "polars"])
 def test_arrow_runs_evaluated_as_read_give_the_numbers_of_a_whole_run(kind: str) -> None:
     # evaluate() takes each query once its rows are in; where a query's rows lie apart
     # (here every query comes back) it builds the run whole, a polars frame exported
-    # again: the same per-query values either way, and as the Run's
+    # again, a RecordBatchReader (read once) from what it gave: the same per-query
+    # values either way, and as the Run's
     qrels = irmetrics.Qrels.from_dict({f"q{q}": {"d1": 1, "d7919": 2} for q in range(0, 1200, 3)})
     ev = irmetrics.Evaluator(qrels, ["map", "ndcg_cut.10", "P.5"])
     for grouped in (True, False):
@@ -472,7 +473,11 @@ def test_arrow_runs_evaluated_as_read_give_the_numbers_of_a_whole_run(kind: str)
             order = sorted(range(len(qs)), key=lambda i: int(qs[i][1:]))
             qs, ds, ss = [qs[i] for i in order], [ds[i] for i in order], [ss[i] for i in order]
         t = pa.table({"qid": qs, "docno": ds, "score": ss})
-        data = t if kind == "pyarrow" else pl.from_arrow(t)
+        data: Any = t
+        if kind == "reader":
+            data = pa.RecordBatchReader.from_batches(t.schema, t.to_batches(100_000))
+        elif kind == "polars":
+            data = pl.from_arrow(t)
         expected = ev.evaluate(irmetrics.Run.from_arrow(t), per_query=True)
         assert len(expected["map"]) == 400  # the judged queries
         assert ev.evaluate(data, per_query=True) == expected

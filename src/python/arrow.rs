@@ -149,52 +149,37 @@ fn polars_slices(obj: &Bound<'_, PyAny>) -> PyResult<Option<Table>> {
     let Some(first) = slices.try_iter()?.next().transpose()? else {
         return Ok(None);
     };
-    let (schema, batches) = stream_batches(&first)?;
+    let (schema, first) = stream_batches(&first)?;
     let slices: Py<PyAny> = slices.unbind();
     let expected = schema.clone();
-    let mut held = std::collections::VecDeque::new();
-    let mut done = false;
     // the other slices, each exported when the rows before it are taken (the caller
     // holds no GIL then: it is taken for each export)
-    let more = std::iter::from_fn(move || loop {
-        if let Some(b) = held.pop_front() {
-            return Some(Ok(b));
-        }
-        if done {
-            return None;
-        }
-        let next = Python::attach(|py| -> PyResult<Option<Vec<RecordBatch>>> {
-            match slices.bind(py).call_method0("__next__") {
-                Ok(slice) => {
-                    let (schema, batches) = stream_batches(&slice)?;
-                    if schema != expected {
-                        // another thread changed the frame's columns between two slices
-                        return Err(errors::input_err(
-                            py,
-                            "the polars frame's columns changed while it was read".into(),
-                        ));
-                    }
-                    Ok(Some(batches))
+    let others = std::iter::from_fn(move || {
+        Python::attach(|py| {
+            let slice = match slices.bind(py).call_method0("__next__") {
+                Ok(slice) => slice,
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) => return None,
+                Err(e) => return Some(Err(e)),
+            };
+            Some(stream_batches(&slice).and_then(|(schema, batches)| {
+                if schema != expected {
+                    // another thread changed the frame's columns between two slices
+                    return Err(errors::input_err(
+                        py,
+                        "the polars frame's columns changed while it was read".into(),
+                    ));
                 }
-                Err(e) if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) => Ok(None),
-                Err(e) => Err(e),
-            }
-        });
-        match next {
-            Ok(Some(batches)) => held.extend(batches),
-            Ok(None) => done = true,
-            Err(e) => {
-                done = true;
-                return Some(Err(crate::Error::Input(format!("reading Arrow data: {e}"))));
-            }
-        }
+                Ok(batches)
+            }))
+        })
     });
-    Ok(Some(Table::streamed(
-        schema,
-        batches,
-        Box::new(more),
-        Some(height),
-    )))
+    let more = std::iter::once(Ok(first))
+        .chain(others)
+        .flat_map(|slice| match slice {
+            Ok(batches) => batches.into_iter().map(Ok).collect::<Vec<_>>(),
+            Err(e) => vec![Err(crate::Error::Input(format!("reading Arrow data: {e}")))],
+        });
+    Ok(Some(Table::streamed(schema, Box::new(more), Some(height))))
 }
 
 /// Rows exported as one record batch, through `__arrow_c_stream__`: what

@@ -78,8 +78,8 @@ fn evaluate_any(
                     return Ok(res);
                 }
             }
-            // read again: a streamed table was read in part
-            let t = if quiet {
+            // a streamed table was read in part: imported again (a held one is read again)
+            let t = if quiet && t.is_streamed() {
                 super::arrow::required(run)?
             } else {
                 t

@@ -81,13 +81,11 @@ impl<'py> Reporter<'py> {
 
     /// Read a `progress=` argument.
     fn of(progress: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Reporter<'py>>> {
-        let Some(p) = progress.filter(|p| !p.is_none()) else {
+        let Some(p) = progress.filter(|_| !Self::none_asked(progress)) else {
             return Ok(None);
         };
-        if let Ok(b) = p.cast::<pyo3::types::PyBool>() {
-            if !b.is_true() {
-                return Ok(None);
-            }
+        if p.cast::<pyo3::types::PyBool>().is_ok() {
+            // True: the package's bar
             let bar = p
                 .py()
                 .import("irmetrics._progress")?

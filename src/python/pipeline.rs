@@ -23,8 +23,6 @@ pub(crate) struct Batcher {
     spare: Vec<RunQuery>,
     tx: SyncSender<Vec<Arrived>>,
     back: Receiver<Vec<RunQuery>>,
-    /// Whether the producer takes buffers back ([`PieceSink::spare`]).
-    reuses: bool,
     stopped: bool,
 }
 
@@ -35,12 +33,6 @@ impl Batcher {
         let batch = std::mem::take(&mut self.batch);
         if !self.stopped && !batch.is_empty() && self.tx.send(batch).is_err() {
             self.stopped = true;
-        }
-        // buffers of evaluated queries come back for reuse; a producer that makes its
-        // pieces itself (Arrow data) takes none, and they must not pile up into the
-        // whole run
-        if !self.reuses {
-            while self.back.try_recv().is_ok() {}
         }
     }
 
@@ -63,7 +55,6 @@ impl PieceSink<f64> for Batcher {
     }
 
     fn spare(&mut self) -> RunQuery {
-        self.reuses = true;
         if self.spare.is_empty() {
             while let Ok(v) = self.back.try_recv() {
                 self.spare.extend(v);
@@ -96,7 +87,10 @@ impl Evaluator {
         let worker_place = place.clone();
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Arrived>>(1);
-            let (back_tx, back) = std::sync::mpsc::channel();
+            // buffers of evaluated queries offered back for reuse, a batch's at most: a
+            // producer that makes its pieces itself (Arrow data) takes none, and they
+            // must not pile up into the whole run (dropped when the slot is full)
+            let (back_tx, back) = std::sync::mpsc::sync_channel(1);
             let worker =
                 std::thread::Builder::new().spawn_scoped(scope, move || -> Result<Results> {
                     let mut stream = self.stream_of(worker_place, "", Some(cancel));
@@ -109,7 +103,7 @@ impl Evaluator {
                             stream.take(q);
                         }
                         stream.flush()?;
-                        let _ = back_tx.send(std::mem::take(&mut stream.spare));
+                        let _ = back_tx.try_send(std::mem::take(&mut stream.spare));
                     }
                     stream.finish(runid)
                 });
@@ -128,7 +122,6 @@ impl Evaluator {
                 spare: Vec::new(),
                 tx,
                 back,
-                reuses: false,
                 stopped: false,
             };
             let produced = produce(&mut b);
