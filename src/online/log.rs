@@ -5,12 +5,10 @@
 
 use std::borrow::Cow;
 
-use std::hash::BuildHasher;
-
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
-use crate::ids::{IdIndex, Ids};
+use crate::ids::{hash_packed, number_in_order, pack, IdIndex, Ids};
 
 use super::time::Clock;
 use crate::error::{Error, Location, Result, Unit};
@@ -181,23 +179,6 @@ pub(crate) struct Interner {
     index: IdIndex,
 }
 
-/// A text of up to 15 bytes packed with its length in the last byte.
-#[inline]
-fn pack(s: &[u8]) -> Option<u128> {
-    if s.len() > 15 {
-        return None;
-    }
-    let mut b = [0u8; 16];
-    b[..s.len()].copy_from_slice(s);
-    b[15] = s.len() as u8;
-    Some(u128::from_le_bytes(b))
-}
-
-#[inline]
-fn hash_packed(k: u128) -> u64 {
-    rustc_hash::FxBuildHasher.hash_one(k)
-}
-
 impl Interner {
     #[inline]
     pub(crate) fn code(&mut self, s: &str) -> Result<u32> {
@@ -254,11 +235,15 @@ impl Interner {
 
     /// The texts, in order (they came in as `str`).
     pub(crate) fn into_names(self) -> Vec<String> {
-        self.ids
-            .iter()
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .collect()
+        names(&self.ids)
     }
+}
+
+/// Texts that came in as `str`, as strings.
+fn names(ids: &Ids) -> Vec<String> {
+    ids.iter()
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .collect()
 }
 
 /// One event, checked: a row of 64 bytes (one cache line), so that putting the
@@ -382,10 +367,15 @@ pub struct LogBuilder {
     source: String,
     unit: Unit,
     clock: Clock,
+    /// The sessions' texts, one per event of `rows`, numbered at `finish` (all at once,
+    /// in parallel: [`number_in_order`]); `None` where a stream numbers them as they come
+    /// into `sessions` ([`LogBuilder::require_time_order`]).
+    session_texts: Option<Vec<Ids>>,
     sessions: Interner,
     queries: Interner,
     variants: Interner,
     ignored: FxHashMap<String, u64>,
+    /// The latest time of each session so far (sessions numbered as they come).
     last_time: Vec<f64>,
     reordered: u64,
     rows: Vec<Ev>,
@@ -420,6 +410,7 @@ impl LogBuilder {
             opts,
             source: source.to_string(),
             unit,
+            session_texts: Some(Vec::new()),
             sessions: Interner::default(),
             queries: Interner::default(),
             variants: Interner::default(),
@@ -439,6 +430,11 @@ impl LogBuilder {
     /// a later event of its id starts a new session (the rules of a stream, see
     /// `online::stream`).
     pub(crate) fn require_time_order(&mut self, slack: f64, gap: f64) {
+        debug_assert!(
+            self.rows.is_empty(),
+            "time order is required before any event"
+        );
+        self.session_texts = None;
         self.order = Some((slack, gap, f64::NEG_INFINITY, 0));
     }
 
@@ -490,6 +486,7 @@ impl LogBuilder {
             source: self.source.clone(),
             unit: self.unit,
             clock: Clock::new(None, self.unit.word()),
+            session_texts: None,
             sessions: closed,
             queries: Interner::default(),
             variants: self.variants.clone(),
@@ -555,6 +552,27 @@ impl LogBuilder {
             memo[c] = names.code(text)?;
         }
         Ok(memo[c])
+    }
+
+    /// The session of an event at time `t` numbered as it comes (a stream), and its
+    /// latest time updated.
+    fn session_now(&mut self, code: Option<u32>, session: &str, t: f64) -> Result<usize> {
+        let mut s = Self::code(&mut self.memo[0], &mut self.sessions, code, session)? as usize;
+        if let Some((_, gap, latest, _)) = self.order {
+            if s < self.last_time.len() && latest - self.last_time[s] > gap {
+                // the session ended: this event starts the next one of its id
+                s = self.sessions.renew(s)?;
+            }
+        }
+        if s == self.last_time.len() {
+            self.last_time.push(t);
+        } else {
+            if t < self.last_time[s] {
+                self.reordered += 1;
+            }
+            self.last_time[s] = self.last_time[s].max(t);
+        }
+        Ok(s)
     }
 
     /// Add one event, found at `place` (line or row).
@@ -629,22 +647,22 @@ impl LogBuilder {
             Some(v) => v,
             None => f64::NAN,
         };
-        let mut s =
-            Self::code(&mut self.memo[0], &mut self.sessions, e.codes[0], session)? as usize;
-        if let Some((_, gap, latest, _)) = self.order {
-            if s < self.last_time.len() && latest - self.last_time[s] > gap {
-                // the session ended: this event starts the next one of its id
-                s = self.sessions.renew(s)?;
+        let s = match &mut self.session_texts {
+            Some(lists) => {
+                // numbered at `finish`
+                if lists
+                    .last()
+                    .is_none_or(|l| l.len() >= 1 << 20 || l.byte_len() + session.len() >= 1 << 31)
+                {
+                    lists.push(Ids::default());
+                }
+                if let Some(l) = lists.last_mut() {
+                    l.push(session.as_bytes())?;
+                }
+                0
             }
-        }
-        if s == self.last_time.len() {
-            self.last_time.push(t);
-        } else {
-            if t < self.last_time[s] {
-                self.reordered += 1;
-            }
-            self.last_time[s] = self.last_time[s].max(t);
-        }
+            None => self.session_now(e.codes[0], session, t)?,
+        };
         self.has[field::QUERY] |= e.query.is_some();
         self.has[field::N_RESULTS] |= e.n_results.is_some();
         self.has[field::POSITION] |= e.position.is_some();
@@ -677,11 +695,26 @@ impl LogBuilder {
     /// The log: sessions together, each sorted by time (ties in input order); clicks
     /// checked to follow a SERP; a session's variant checked to be one; dwell derived
     /// where not given.
-    pub fn finish(self) -> Result<Log> {
+    pub fn finish(mut self) -> Result<Log> {
         let n = self.rows.len();
+        // the sessions numbered now (all at once), or as they came (a stream)
+        let (sessions, reordered) = match self.session_texts.take() {
+            Some(lists) => {
+                let (numbers, texts) = number_in_order(&lists)?;
+                drop(lists);
+                for (e, s) in self.rows.iter_mut().zip(numbers) {
+                    e.session = s;
+                }
+                (names(&texts), None)
+            }
+            None => (
+                std::mem::take(&mut self.sessions).into_names(),
+                Some(self.reordered),
+            ),
+        };
         // sessions by a counting sort (in order of first sight, events in input order),
         // then each session's few events by time, ties in input order
-        let n_sessions = self.sessions.len();
+        let n_sessions = sessions.len();
         let mut starts = vec![0usize; n_sessions + 1];
         for e in &self.rows {
             starts[e.session as usize + 1] += 1;
@@ -702,14 +735,27 @@ impl LogBuilder {
         let rows = &self.rows;
         let mut ev = crate::parallel::map_owned(order, |i| rows[i as usize]);
         drop(self.rows);
+        // events before a later one of their session in input order: counted here
+        // unless counted as they came
+        let mut late = 0;
         for w in starts.windows(2) {
-            ev[w[0]..w[1]].sort_by(|a, b| a.time.total_cmp(&b.time));
+            let events = &mut ev[w[0]..w[1]];
+            if reordered.is_none() {
+                let mut latest = f64::NEG_INFINITY;
+                for e in events.iter() {
+                    late += u64::from(e.time < latest);
+                    latest = latest.max(e.time);
+                }
+            }
+            if !events.is_sorted_by(|a, b| a.time.total_cmp(&b.time).is_le()) {
+                events.sort_by(|a, b| a.time.total_cmp(&b.time));
+            }
         }
         let mut log = Log {
             ev,
             starts,
             session_variant: vec![NONE; n_sessions],
-            sessions: self.sessions.into_names(),
+            sessions,
             queries: self.queries.into_names(),
             variants: self.variants.into_names(),
             has: self.has,
@@ -718,7 +764,7 @@ impl LogBuilder {
                 v.sort();
                 v
             },
-            reordered: self.reordered,
+            reordered: reordered.unwrap_or(late),
             time_style: self.clock.style(),
             source: self.source,
             unit: self.unit,
