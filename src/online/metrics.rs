@@ -148,13 +148,31 @@ impl Metric {
     }
 }
 
-/// What every session gives: per metric a numerator and a denominator (row-major, one
-/// row of `metrics.len()` per session), and the times to first click.
+/// Sessions are summed in blocks of this many, in order, and the blocks' sums added
+/// in order: the one order of additions wherever sessions are summed (a table of
+/// sessions, or of blocks already summed), so that every route gives the same bits.
+const BLOCK: usize = 2048;
+
+/// What a table's rows are: one per session (for grouping and resampling sessions),
+/// or one per block of [`BLOCK`] sessions summed (for sums over all sessions: a
+/// table of millions of sessions and tens of metrics is gigabytes).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Rows {
+    Sessions,
+    Blocks,
+}
+
+/// What the sessions give: per metric a numerator and a denominator (row-major, one
+/// row of `metrics.len()` per session or per block of sessions, see [`Rows`]), and
+/// the times to first click.
 pub(crate) struct SessionTable {
     pub(crate) metrics: Vec<Metric>,
+    pub(crate) rows: Rows,
+    /// Sessions in the table.
+    pub(crate) sessions: usize,
     pub(crate) num: Vec<f64>,
     pub(crate) den: Vec<f64>,
-    /// The times to first click of session `s`: `ttfc[ttfc_ends[s]..ttfc_ends[s + 1]]`.
+    /// The times to first click of row `r`: `ttfc[ttfc_ends[r]..ttfc_ends[r + 1]]`.
     pub(crate) ttfc: Vec<f64>,
     pub(crate) ttfc_ends: Vec<usize>,
 }
@@ -199,8 +217,13 @@ impl Counts {
 }
 
 impl SessionTable {
-    /// Walk every session (in parallel, blocks of sessions in order).
-    pub(crate) fn new(log: &Log, metrics: &[Metric], dwell_threshold: f64) -> Result<SessionTable> {
+    /// Walk every session (in parallel, blocks of sessions in order), into `rows`.
+    pub(crate) fn new(
+        log: &Log,
+        metrics: &[Metric],
+        dwell_threshold: f64,
+        rows: Rows,
+    ) -> Result<SessionTable> {
         if dwell_threshold.is_nan() || dwell_threshold < 0.0 {
             return Err(Error::Option(format!(
                 "dwell_threshold must be seconds >= 0, got {dwell_threshold}"
@@ -228,12 +251,12 @@ impl SessionTable {
             .unwrap_or(0) as usize;
         let n = log.n_sessions();
         let width = metrics.len();
-        const BLOCK: usize = 2048;
         let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
         let parts = crate::parallel::map_chunks(&blocks, |&start| {
             let end = (start + BLOCK).min(n);
-            let mut num = Vec::with_capacity((end - start) * width);
-            let mut den = Vec::with_capacity((end - start) * width);
+            let per_row = if rows == Rows::Blocks { end - start } else { 1 };
+            let mut num = Vec::with_capacity((end - start) / per_row * width);
+            let mut den = Vec::with_capacity((end - start) / per_row * width);
             let mut ttfc = Vec::new();
             let mut ends = Vec::with_capacity(end - start);
             let mut reuse = Counts::default();
@@ -263,14 +286,33 @@ impl SessionTable {
                     den.push(b);
                 }
                 reuse = c;
-                ends.push(ttfc.len());
+                if rows == Rows::Blocks && s > start {
+                    // this session's row added to the block's (the first one is it)
+                    let at = num.len() - 2 * width;
+                    for i in at..at + width {
+                        num[i] += num[i + width];
+                        den[i] += den[i + width];
+                    }
+                    num.truncate(at + width);
+                    den.truncate(at + width);
+                }
+                if rows == Rows::Sessions || s + 1 == end {
+                    ends.push(ttfc.len());
+                }
             }
             (num, den, ttfc, ends)
         });
+        let n_rows = if rows == Rows::Blocks {
+            blocks.len()
+        } else {
+            n
+        };
         let mut t = SessionTable {
             metrics: metrics.to_vec(),
-            num: Vec::with_capacity(n * width),
-            den: Vec::with_capacity(n * width),
+            rows,
+            sessions: n,
+            num: Vec::with_capacity(n_rows * width),
+            den: Vec::with_capacity(n_rows * width),
             ttfc: Vec::new(),
             ttfc_ends: vec![0],
         };
@@ -284,8 +326,13 @@ impl SessionTable {
         Ok(t)
     }
 
-    /// The metrics' values over the sessions `members`, with `scratch` for the times to
-    /// first click.
+    /// The rows of every session.
+    pub(crate) fn all_rows(&self) -> Vec<usize> {
+        (0..self.ttfc_ends.len() - 1).collect()
+    }
+
+    /// The metrics' values over the rows `members` (sessions, or blocks of them), with
+    /// `scratch` for the times to first click.
     pub(crate) fn values(&self, members: &[usize], scratch: &mut Vec<f64>) -> Vec<f64> {
         let (num, den) = self.sums(members.iter().copied());
         scratch.clear();
@@ -299,27 +346,39 @@ impl SessionTable {
         ratios(&self.metrics, &num, &den, median)
     }
 
-    /// The times to first click of session `s`.
-    pub(crate) fn ttfc_of(&self, s: usize) -> &[f64] {
-        &self.ttfc[self.ttfc_ends[s]..self.ttfc_ends[s + 1]]
+    /// The times to first click of row `r`.
+    pub(crate) fn ttfc_of(&self, r: usize) -> &[f64] {
+        &self.ttfc[self.ttfc_ends[r]..self.ttfc_ends[r + 1]]
     }
 
-    /// Σ numerators and Σ denominators per metric over the sessions `members`, in
-    /// their order.
+    /// Σ numerators and Σ denominators per metric over the rows `members`, in their
+    /// order: sessions by blocks of [`BLOCK`], blocks one after the other (the same
+    /// additions either way).
     pub(crate) fn sums(&self, members: impl Iterator<Item = usize>) -> (Vec<f64>, Vec<f64>) {
         let w = self.metrics.len();
-        let mut num = vec![0.0; w];
-        let mut den = vec![0.0; w];
-        for s in members {
-            let row = s * w..(s + 1) * w;
-            for ((a, b), (x, y)) in num
-                .iter_mut()
-                .zip(den.iter_mut())
-                .zip(self.num[row.clone()].iter().zip(&self.den[row]))
-            {
-                *a += x;
-                *b += y;
+        let per = match self.rows {
+            Rows::Sessions => BLOCK,
+            Rows::Blocks => usize::MAX,
+        };
+        let (mut num, mut den) = (vec![0.0; w], vec![0.0; w]);
+        let (mut block_num, mut block_den) = (vec![0.0; w], vec![0.0; w]);
+        let add = |to: &mut [f64], from: &[f64]| to.iter_mut().zip(from).for_each(|(a, x)| *a += x);
+        let mut in_block = 0;
+        for r in members {
+            add(&mut block_num, &self.num[r * w..(r + 1) * w]);
+            add(&mut block_den, &self.den[r * w..(r + 1) * w]);
+            in_block += 1;
+            if in_block == per {
+                add(&mut num, &block_num);
+                add(&mut den, &block_den);
+                block_num.fill(0.0);
+                block_den.fill(0.0);
+                in_block = 0;
             }
+        }
+        if in_block > 0 {
+            add(&mut num, &block_num);
+            add(&mut den, &block_den);
         }
         (num, den)
     }

@@ -62,7 +62,7 @@ pub use traffic::{
 
 use crate::error::{Error, Result};
 use log::NONE;
-use metrics::SessionTable;
+use metrics::{Rows, SessionTable};
 
 /// How to evaluate a log.
 #[derive(Clone, Debug)]
@@ -128,7 +128,12 @@ pub fn evaluate<S: AsRef<str>>(
     opts: &OnlineOptions,
 ) -> Result<OnlineResults> {
     let metrics = resolve(log, metrics)?;
-    let table = SessionTable::new(log, &metrics, opts.dwell_threshold)?;
+    let rows = if opts.by_variant {
+        Rows::Sessions
+    } else {
+        Rows::Blocks
+    };
+    let table = SessionTable::new(log, &metrics, opts.dwell_threshold, rows)?;
     if opts.by_variant {
         log.need(log::field::VARIANT, "grouping by variant")?;
     }
@@ -165,14 +170,13 @@ fn grouped(
     no_variant: impl Fn(usize) -> Error,
 ) -> Result<OnlineResults> {
     let names: Vec<String> = table.metrics.iter().map(Metric::name).collect();
-    let n_sessions = table.ttfc_ends.len() - 1;
     let mut scratch = Vec::new();
     if !opts.by_variant {
         return Ok(OnlineResults {
             groups: vec![Group {
                 name: "all".into(),
-                sessions: n_sessions,
-                values: table.values(&(0..n_sessions).collect::<Vec<_>>(), &mut scratch),
+                sessions: table.sessions,
+                values: table.values(&table.all_rows(), &mut scratch),
             }],
             metrics: names,
             comparisons: vec![],
@@ -280,7 +284,7 @@ pub fn session_parts<S: AsRef<str>>(
     dwell_threshold: f64,
 ) -> Result<SessionParts> {
     let metrics = resolve(log, metrics)?;
-    let t = SessionTable::new(log, &metrics, dwell_threshold)?;
+    let t = SessionTable::new(log, &metrics, dwell_threshold, Rows::Sessions)?;
     Ok(SessionParts {
         metrics: metrics.iter().map(Metric::name).collect(),
         sessions: log.sessions.clone(),
@@ -353,6 +357,8 @@ pub fn evaluate_sessions(
     } = parts;
     let table = SessionTable {
         metrics,
+        rows: Rows::Sessions,
+        sessions: n,
         num,
         den,
         ttfc,

@@ -27,7 +27,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 
 use super::log::{field, Log, LogBuilder, LogOptions};
-use super::metrics::{ratios, Metric, SessionTable};
+use super::metrics::{ratios, Metric, Rows, SessionTable};
 use super::read::{read_text, LogFormat};
 use super::{Group, OnlineOptions, OnlineResults};
 use crate::error::{Error, Result, Unit};
@@ -100,8 +100,8 @@ impl Sums {
     fn add(&mut self, mut log: Log) -> Result<()> {
         // which columns the whole log has is known at its end (checked there)
         log.has = [true; 10];
-        let t = SessionTable::new(&log, &self.metrics, self.dwell_threshold)?;
-        let (num, den) = t.sums(0..log.n_sessions());
+        let t = SessionTable::new(&log, &self.metrics, self.dwell_threshold, Rows::Blocks)?;
+        let (num, den) = t.sums(t.all_rows().into_iter());
         for (a, x) in self.num.iter_mut().zip(num) {
             *a += x;
         }
