@@ -237,6 +237,11 @@ impl Interner {
     pub(crate) fn into_names(self) -> Vec<String> {
         names(&self.ids)
     }
+
+    /// The texts, in order.
+    pub(crate) fn into_ids(self) -> Ids {
+        self.ids
+    }
 }
 
 /// Texts that came in as `str`, as strings.
@@ -276,7 +281,8 @@ pub struct Log {
     pub(crate) starts: Vec<usize>,
     /// The variant of each session ([`NONE`]: none).
     pub(crate) session_variant: Vec<u32>,
-    pub(crate) sessions: Vec<String>,
+    /// The sessions' ids (texts that came in as `str`).
+    pub(crate) sessions: Ids,
     pub(crate) queries: Vec<String>,
     pub(crate) variants: Vec<String>,
     /// Which fields the log has (index as [`FIELDS`]).
@@ -313,6 +319,17 @@ impl Log {
     /// Number of sessions.
     pub fn n_sessions(&self) -> usize {
         self.sessions.len()
+    }
+
+    /// The id of session `s`.
+    pub(crate) fn session(&self, s: usize) -> &str {
+        // every id came in as `str`
+        std::str::from_utf8(self.sessions.get(s)).unwrap_or_default()
+    }
+
+    /// The sessions' ids, in order.
+    pub(crate) fn session_names(&self) -> Vec<String> {
+        names(&self.sessions)
     }
 
     /// Events of unknown types, which are ignored: `(type, count)`, by type.
@@ -654,7 +671,13 @@ impl LogBuilder {
                     .last()
                     .is_none_or(|l| l.len() >= 1 << 20 || l.byte_len() + session.len() >= 1 << 31)
                 {
-                    lists.push(Ids::default());
+                    // room for the events still to come (as many as are reserved) at
+                    // the last list's bytes per id
+                    let n = (self.rows.capacity() - self.rows.len()).clamp(16, 1 << 20);
+                    let per = lists
+                        .last()
+                        .map_or(16, |l| l.byte_len() / l.len().max(1) + 1);
+                    lists.push(Ids::with_capacity(n, n * per));
                 }
                 if let Some(l) = lists.last_mut() {
                     l.push(session.as_bytes())?;
@@ -705,10 +728,10 @@ impl LogBuilder {
                 for (e, s) in self.rows.iter_mut().zip(numbers) {
                     e.session = s;
                 }
-                (names(&texts), None)
+                (texts, None)
             }
             None => (
-                std::mem::take(&mut self.sessions).into_names(),
+                std::mem::take(&mut self.sessions).into_ids(),
                 Some(self.reordered),
             ),
         };
@@ -793,7 +816,7 @@ impl LogBuilder {
                             i,
                             format!(
                                 "a click with no earlier SERP (type 'query') in session '{}'",
-                                log.sessions[s]
+                                log.session(s)
                             ),
                         ))
                     }
@@ -815,7 +838,7 @@ impl LogBuilder {
                                 i,
                                 format!(
                                     "session '{}' is in variant '{}' here but in '{}' at {} {}",
-                                    log.sessions[s],
+                                    log.session(s),
                                     log.variants[log.ev[i].variant as usize],
                                     log.variants[log.ev[f].variant as usize],
                                     log.unit.word(),

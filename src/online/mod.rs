@@ -147,7 +147,7 @@ pub fn evaluate<S: AsRef<str>>(
             log.starts[s],
             format!(
                 "session '{}' has no variant (grouping by variant needs one)",
-                log.sessions[s]
+                log.session(s)
             ),
         )
     })
@@ -287,7 +287,7 @@ pub fn session_parts<S: AsRef<str>>(
     let t = SessionTable::new(log, &metrics, dwell_threshold, Rows::Sessions)?;
     Ok(SessionParts {
         metrics: metrics.iter().map(Metric::name).collect(),
-        sessions: log.sessions.clone(),
+        sessions: log.session_names(),
         first_place: log
             .starts
             .windows(2)
