@@ -167,11 +167,12 @@ pub struct Event<'a> {
 /// Missing code of an interned column.
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// Strings numbered in order of first sight: the texts back to back in one buffer (the
-/// crate's id store, `crate::ids`). Texts of up to 15 bytes (session ids, most queries)
-/// are found through a table holding them packed in 16 bytes with their code, so that a
-/// lookup reads one slot of the table (one cache miss on a log of millions of
-/// sessions); longer texts through a hash index of their positions.
+/// Strings numbered in order of first sight as they come (queries, variants, and the
+/// sessions of a stream; a whole log's sessions are numbered at its end, all at once:
+/// `ids::number_in_order`): the texts back to back in one buffer (the crate's id
+/// store, `crate::ids`). Texts of up to 15 bytes are found through a table holding them
+/// packed in 16 bytes with their code, so that a lookup reads one slot of the table;
+/// longer texts through a hash index of their positions.
 #[derive(Clone, Default)]
 pub(crate) struct Interner {
     ids: Ids,
