@@ -160,7 +160,8 @@ pub struct Event<'a> {
     pub variant: Option<Cow<'a, str>>,
     /// The source's own numbers of the session, query and variant texts (each distinct
     /// text numbered from 0, as `pandas.factorize` does), when it has them: the builder
-    /// then looks each text up once, not once per event.
+    /// then looks each text up once, not once per event (sessions: in a stream only; a
+    /// whole log's are numbered at its end, all at once).
     pub codes: [Option<u32>; 3],
 }
 
