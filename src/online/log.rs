@@ -722,18 +722,20 @@ impl LogBuilder {
     /// where not given.
     pub fn finish(mut self) -> Result<Log> {
         let n = self.rows.len();
-        // the sessions numbered now (all at once), or as they came (a stream)
-        let (sessions, reordered) = match self.session_texts.take() {
+        // the sessions numbered now (all at once), or as they came (a stream); the
+        // events' sessions also as a column (counted from it, not from the events)
+        let (sessions, numbers, reordered) = match self.session_texts.take() {
             Some(lists) => {
                 let (numbers, texts) = number_in_order(&lists)?;
                 drop(lists);
-                for (e, s) in self.rows.iter_mut().zip(numbers) {
+                for (e, &s) in self.rows.iter_mut().zip(&numbers) {
                     e.session = s;
                 }
-                (texts, None)
+                (texts, numbers, None)
             }
             None => (
                 std::mem::take(&mut self.sessions).into_ids(),
+                self.rows.iter().map(|e| e.session).collect(),
                 Some(self.reordered),
             ),
         };
@@ -741,22 +743,23 @@ impl LogBuilder {
         // then each session's few events by time, ties in input order
         let n_sessions = sessions.len();
         let mut starts = vec![0usize; n_sessions + 1];
-        for e in &self.rows {
-            starts[e.session as usize + 1] += 1;
+        for &s in &numbers {
+            starts[s as usize + 1] += 1;
         }
         for s in 0..n_sessions {
             starts[s + 1] += starts[s];
         }
         let mut fill = starts.clone();
         let mut order = vec![0u32; n];
-        for (i, e) in self.rows.iter().enumerate() {
-            order[fill[e.session as usize]] = i as u32;
-            fill[e.session as usize] += 1;
+        for (i, &s) in numbers.iter().enumerate() {
+            order[fill[s as usize]] = i as u32;
+            fill[s as usize] += 1;
         }
         drop(fill);
         // the events in session order (in input order within a session), gathered in
         // parallel; then each session's few events sorted by time, in place (stable:
         // equal times keep input order)
+        drop(numbers);
         let rows = &self.rows;
         let mut ev = crate::parallel::map_owned(order, |i| rows[i as usize]);
         drop(self.rows);
