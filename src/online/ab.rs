@@ -14,7 +14,7 @@
 use crate::compare::rng::{below, Streams};
 use crate::error::{Error, Result};
 
-use super::metrics::{median, Metric, SessionTable};
+use super::metrics::{Metric, SessionTable};
 
 /// How to compare arms.
 #[derive(Clone, Debug)]
@@ -79,26 +79,23 @@ pub(crate) fn compare_arms(
     let arms = [Arm::new(table, base), Arm::new(table, arm)];
     let streams = Streams::new(how.seed);
     let rows: Vec<u64> = (0..how.n_resamples as u64).collect();
-    let diffs: Vec<Vec<f64>> = crate::parallel::map_with(
-        &rows,
-        || (Vec::new(), Vec::new()),
-        |(counts, scratch): &mut (Vec<f64>, Vec<f64>), &r| {
+    let diffs: Vec<Vec<f64>> =
+        crate::parallel::map_with(&rows, Vec::new, |counts: &mut Vec<f64>, &r| {
             let mut rng = streams.stream(r);
             // a resample as counts: draw |arm| sessions of the arm with replacement
-            let mut resample = |a: &Arm, counts: &mut Vec<f64>, scratch: &mut Vec<f64>| {
+            let mut resample = |a: &Arm, counts: &mut Vec<f64>| {
                 let n = a.members.len();
                 counts.clear();
                 counts.resize(n, 0.0);
                 for _ in 0..n {
                     counts[below(&mut rng, n)] += 1.0;
                 }
-                a.values(counts, scratch)
+                a.values(counts)
             };
-            let a = resample(&arms[0], counts, scratch);
-            let b = resample(&arms[1], counts, scratch);
+            let a = resample(&arms[0], counts);
+            let b = resample(&arms[1], counts);
             b.iter().zip(&a).map(|(x, y)| x - y).collect()
-        },
-    );
+        });
     let alpha = (1.0 - how.confidence) / 2.0;
     Ok((0..w)
         .map(|m| {
@@ -125,11 +122,104 @@ pub(crate) fn compare_arms(
 /// (several metrics share the SERP count), so that a resample is a few dot products of
 /// its counts with contiguous columns.
 struct Arm<'t> {
-    table: &'t SessionTable,
     members: &'t [usize],
     columns: Vec<Vec<f64>>,
     /// Per metric, its numerator and denominator columns; `None`: the median.
     parts: Vec<Option<(usize, usize)>>,
+    /// The times to first click, for their median (when a metric needs it).
+    times: Option<Times>,
+}
+
+/// An arm's times to first click, for the median of a resample's: the median of the
+/// times of the drawn sessions, each as often as drawn, is the value at the middle
+/// rank of all times sorted, each weighted by its session's count. Such a median lies
+/// near the arm's own median, so the times are walked only through a band around it:
+/// how many weighted times lie below the band is a dot product of the counts with each
+/// session's number of times below it. Where the middle falls outside the band (rare),
+/// every time is walked. The value is the same either way (numpy's median of the
+/// resample's times, as `metrics::median` gives).
+struct Times {
+    /// (time, member) in time order.
+    sorted: Vec<(f64, u32)>,
+    /// Per member: its number of times, and its number of times before the band.
+    count: Vec<f64>,
+    before: Vec<f64>,
+    band: std::ops::Range<usize>,
+}
+
+impl Times {
+    fn new(table: &SessionTable, members: &[usize]) -> Times {
+        let mut sorted: Vec<(f64, u32)> = Vec::new();
+        let mut count = Vec::with_capacity(members.len());
+        for (j, &s) in members.iter().enumerate() {
+            let t = table.ttfc_of(s);
+            sorted.extend(t.iter().map(|&v| (v, j as u32)));
+            count.push(t.len() as f64);
+        }
+        sorted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // a resample's middle rank moves by a few standard deviations of about
+        // sqrt(m) / 2 (more where sessions have several times): 8 sqrt(m) each side
+        let m = sorted.len();
+        let k = 8 * (m as f64).sqrt() as usize + 64;
+        let band = (m / 2).saturating_sub(k)..(m / 2 + k).min(m);
+        let mut before = vec![0.0; members.len()];
+        for &(_, j) in &sorted[..band.start] {
+            before[j as usize] += 1.0;
+        }
+        Times {
+            sorted,
+            count,
+            before,
+            band,
+        }
+    }
+
+    /// The median of the times, each weighted by its session's count (NaN: none).
+    fn median(&self, counts: &[f64]) -> f64 {
+        // whole numbers below 2^53: the dot products are exact
+        let total = dot(counts, &self.count) as u64;
+        if total == 0 {
+            return f64::NAN;
+        }
+        let hi = total / 2;
+        let lo = if total % 2 == 1 { hi } else { hi - 1 };
+        let before = dot(counts, &self.before) as u64;
+        if before <= lo {
+            if let Some(v) = self.walk(counts, self.band.clone(), before, lo, hi) {
+                return v;
+            }
+        }
+        self.walk(counts, 0..self.sorted.len(), 0, lo, hi)
+            .unwrap_or(f64::NAN)
+    }
+
+    /// The median from the times `range`, `seen` weighted times lying before it, if
+    /// the middle ranks `lo` and `hi` fall in it.
+    fn walk(
+        &self,
+        counts: &[f64],
+        range: std::ops::Range<usize>,
+        mut seen: u64,
+        lo: u64,
+        hi: u64,
+    ) -> Option<f64> {
+        let mut low = None;
+        for &(v, j) in &self.sorted[range] {
+            let c = counts[j as usize] as u64;
+            if c == 0 {
+                continue;
+            }
+            seen += c;
+            if low.is_none() && seen > lo {
+                low = Some(v);
+            }
+            if seen > hi {
+                let low = low.unwrap_or(v);
+                return Some(if lo == hi { v } else { (low + v) / 2.0 });
+            }
+        }
+        None
+    }
 }
 
 impl<'t> Arm<'t> {
@@ -143,7 +233,7 @@ impl<'t> Arm<'t> {
                 columns.len() - 1
             }
         };
-        let parts = (0..w)
+        let parts: Vec<Option<(usize, usize)>> = (0..w)
             .map(|m| {
                 if table.metrics[m] == Metric::TimeToFirstClick {
                     return None;
@@ -153,30 +243,22 @@ impl<'t> Arm<'t> {
                 Some((add(num), add(den)))
             })
             .collect();
+        let times = parts
+            .iter()
+            .any(Option::is_none)
+            .then(|| Times::new(table, members));
         Arm {
-            table,
             members,
             columns,
             parts,
+            times,
         }
     }
 
     /// The metrics over the arm's sessions, each counted `counts[j]` times.
-    fn values(&self, counts: &[f64], scratch: &mut Vec<f64>) -> Vec<f64> {
+    fn values(&self, counts: &[f64]) -> Vec<f64> {
         let sums: Vec<f64> = self.columns.iter().map(|c| dot(counts, c)).collect();
-        let median = if self.parts.iter().any(Option::is_none) {
-            scratch.clear();
-            let t = self.table;
-            for (&c, &s) in counts.iter().zip(self.members) {
-                let times = &t.ttfc[t.ttfc_ends[s]..t.ttfc_ends[s + 1]];
-                for _ in 0..c as usize {
-                    scratch.extend_from_slice(times);
-                }
-            }
-            median(scratch)
-        } else {
-            f64::NAN
-        };
+        let median = self.times.as_ref().map_or(f64::NAN, |t| t.median(counts));
         self.parts
             .iter()
             .map(|p| match p {
@@ -204,4 +286,58 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
         }
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::online::metrics::{median, Rows};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The weighted median of the band (or of every time, where the middle falls
+        /// outside it) is numpy's median of the times repeated as often as drawn.
+        #[test]
+        fn weighted_median_is_the_median_of_the_drawn_times(
+            times in proptest::collection::vec(proptest::collection::vec(0u8..60, 0..4), 1..3000),
+            counts in proptest::collection::vec(0u8..4, 3000),
+            skew in 0u8..70,
+        ) {
+            let n = times.len();
+            let mut ttfc = Vec::new();
+            let mut ttfc_ends = vec![0];
+            for t in &times {
+                ttfc.extend(t.iter().map(|&v| f64::from(v) / 4.0));
+                ttfc_ends.push(ttfc.len());
+            }
+            let table = SessionTable {
+                metrics: vec![Metric::TimeToFirstClick],
+                rows: Rows::Sessions,
+                sessions: n,
+                num: vec![0.0; n],
+                den: vec![0.0; n],
+                ttfc,
+                ttfc_ends,
+            };
+            let members: Vec<usize> = (0..n).collect();
+            let t = Times::new(&table, &members);
+            // counts drawn anywhere, or only on sessions whose times are all low (the
+            // middle then lies below the band)
+            let counts: Vec<f64> = (0..n)
+                .map(|s| {
+                    let low = times[s].iter().all(|&v| v < skew);
+                    if skew < 60 && !low { 0.0 } else { f64::from(counts[s]) }
+                })
+                .collect();
+            let mut drawn: Vec<f64> = (0..n)
+                .flat_map(|s| {
+                    let c = counts[s] as usize;
+                    table.ttfc_of(s).iter().flat_map(move |&v| std::iter::repeat_n(v, c))
+                })
+                .collect();
+            let want = median(&mut drawn);
+            let got = t.median(&counts);
+            prop_assert!(got == want || (got.is_nan() && want.is_nan()), "{got} != {want}");
+        }
+    }
 }
