@@ -123,11 +123,46 @@ pub(crate) fn compare_arms(
 /// its counts with contiguous columns.
 struct Arm<'t> {
     members: &'t [usize],
-    columns: Vec<Vec<f64>>,
+    columns: Vec<Column>,
     /// Per metric, its numerator and denominator columns; `None`: the median.
     parts: Vec<Option<(usize, usize)>>,
     /// The times to first click, for their median (when a metric needs it).
     times: Option<Times>,
+}
+
+/// A column of an arm: dense, or (whole numbers, mostly zero: clicks at position 9,
+/// SERPs without results) its nonzero entries only. Products and sums of whole numbers
+/// are exact in any order, so both give the same bits.
+enum Column {
+    Dense(Vec<f64>),
+    Sparse(Vec<u32>, Vec<f64>),
+}
+
+impl Column {
+    fn of(values: Vec<f64>) -> Column {
+        // whole numbers whose sums over any resample stay below 2^53 (exact)
+        let bound = 9.0e15 / values.len().max(1) as f64;
+        let whole = values.iter().all(|v| v.fract() == 0.0 && v.abs() < bound);
+        let nonzero = values.iter().filter(|v| **v != 0.0).count();
+        if !whole || nonzero * 4 > values.len() {
+            return Column::Dense(values);
+        }
+        let (at, v) = (values.iter().enumerate())
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(j, v)| (j as u32, *v))
+            .unzip();
+        Column::Sparse(at, v)
+    }
+
+    fn dot(&self, counts: &[f64]) -> f64 {
+        match self {
+            Column::Dense(v) => dot(counts, v),
+            Column::Sparse(at, v) => at
+                .iter()
+                .zip(v)
+                .fold(0.0, |a, (&j, x)| a + counts[j as usize] * x),
+        }
+    }
 }
 
 /// An arm's times to first click, for the median of a resample's: the median of the
@@ -249,7 +284,7 @@ impl<'t> Arm<'t> {
             .then(|| Times::new(table, members));
         Arm {
             members,
-            columns,
+            columns: columns.into_iter().map(Column::of).collect(),
             parts,
             times,
         }
@@ -257,7 +292,7 @@ impl<'t> Arm<'t> {
 
     /// The metrics over the arm's sessions, each counted `counts[j]` times.
     fn values(&self, counts: &[f64]) -> Vec<f64> {
-        let sums: Vec<f64> = self.columns.iter().map(|c| dot(counts, c)).collect();
+        let sums: Vec<f64> = self.columns.iter().map(|c| c.dot(counts)).collect();
         let median = self.times.as_ref().map_or(f64::NAN, |t| t.median(counts));
         self.parts
             .iter()
@@ -295,6 +330,22 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// A column kept sparse gives the dense dot product's bits.
+        #[test]
+        fn sparse_columns_give_the_dense_dot_product(
+            values in proptest::collection::vec((0u8..10, 0u8..3), 0..400),
+            counts in proptest::collection::vec(0u8..5, 400),
+        ) {
+            // mostly zeros, some whole numbers (sparse), or a fraction (dense)
+            let col: Vec<f64> = values
+                .iter()
+                .map(|&(z, v)| if z < 8 { 0.0 } else { f64::from(v) + if z == 9 { 0.5 } else { 0.0 } })
+                .collect();
+            let counts: Vec<f64> = counts[..col.len()].iter().map(|&c| f64::from(c)).collect();
+            let want = dot(&counts, &col);
+            prop_assert_eq!(Column::of(col).dot(&counts).to_bits(), want.to_bits());
+        }
+
         /// The weighted median of the band (or of every time, where the middle falls
         /// outside it) is numpy's median of the times repeated as often as drawn.
         #[test]
