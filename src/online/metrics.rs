@@ -153,6 +153,11 @@ impl Metric {
 /// sessions, or of blocks already summed), so that every route gives the same bits.
 const BLOCK: usize = 2048;
 
+/// `to[i] += from[i]` for each `i`: a row (or a sum of rows) added into a sum.
+pub(crate) fn add_into(to: &mut [f64], from: &[f64]) {
+    to.iter_mut().zip(from).for_each(|(a, x)| *a += x);
+}
+
 /// What a table's rows are: one per session (for grouping and resampling sessions),
 /// or one per block of [`BLOCK`] sessions summed (for sums over all sessions: a
 /// table of millions of sessions and tens of metrics is gigabytes).
@@ -289,12 +294,11 @@ impl SessionTable {
                 if rows == Rows::Blocks && s > start {
                     // this session's row added to the block's (the first one is it)
                     let at = num.len() - 2 * width;
-                    for i in at..at + width {
-                        num[i] += num[i + width];
-                        den[i] += den[i + width];
+                    for v in [&mut num, &mut den] {
+                        let (block, row) = v[at..].split_at_mut(width);
+                        add_into(block, row);
+                        v.truncate(at + width);
                     }
-                    num.truncate(at + width);
-                    den.truncate(at + width);
                 }
                 if rows == Rows::Sessions || s + 1 == end {
                     ends.push(ttfc.len());
@@ -362,23 +366,22 @@ impl SessionTable {
         };
         let (mut num, mut den) = (vec![0.0; w], vec![0.0; w]);
         let (mut block_num, mut block_den) = (vec![0.0; w], vec![0.0; w]);
-        let add = |to: &mut [f64], from: &[f64]| to.iter_mut().zip(from).for_each(|(a, x)| *a += x);
         let mut in_block = 0;
         for r in members {
-            add(&mut block_num, &self.num[r * w..(r + 1) * w]);
-            add(&mut block_den, &self.den[r * w..(r + 1) * w]);
+            add_into(&mut block_num, &self.num[r * w..(r + 1) * w]);
+            add_into(&mut block_den, &self.den[r * w..(r + 1) * w]);
             in_block += 1;
             if in_block == per {
-                add(&mut num, &block_num);
-                add(&mut den, &block_den);
+                add_into(&mut num, &block_num);
+                add_into(&mut den, &block_den);
                 block_num.fill(0.0);
                 block_den.fill(0.0);
                 in_block = 0;
             }
         }
         if in_block > 0 {
-            add(&mut num, &block_num);
-            add(&mut den, &block_den);
+            add_into(&mut num, &block_num);
+            add_into(&mut den, &block_den);
         }
         (num, den)
     }

@@ -27,7 +27,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 
 use super::log::{field, Log, LogBuilder, LogOptions};
-use super::metrics::{ratios, Metric, Rows, SessionTable};
+use super::metrics::{add_into, ratios, Metric, Rows, SessionTable};
 use super::read::{read_text, LogFormat};
 use super::{Group, OnlineOptions, OnlineResults};
 use crate::error::{Error, Result, Unit};
@@ -102,12 +102,8 @@ impl Sums {
         log.has = [true; 10];
         let t = SessionTable::new(&log, &self.metrics, self.dwell_threshold, Rows::Blocks)?;
         let (num, den) = t.sums(t.all_rows().into_iter());
-        for (a, x) in self.num.iter_mut().zip(num) {
-            *a += x;
-        }
-        for (a, x) in self.den.iter_mut().zip(den) {
-            *a += x;
-        }
+        add_into(&mut self.num, &num);
+        add_into(&mut self.den, &den);
         self.sessions += log.n_sessions();
         self.events += log.len();
         if let Some(counts) = self.ttfc.as_mut() {
