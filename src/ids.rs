@@ -14,6 +14,25 @@ pub(crate) fn hash_id(id: &[u8]) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(id)
 }
 
+/// `a == b` for ids, without a call to the C library's `memcmp` for the short ones
+/// (document ids are mostly 4 to 16 bytes): two overlapping word loads compare them.
+/// Kept by hand for speed: the `memcmp` call of each matching probe was 12% of an
+/// evaluation at L (100k queries x 100 documents).
+#[inline(always)]
+pub(crate) fn same_id(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap());
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap());
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
+    }
+}
+
 /// A list of ids in one buffer: id `i` is `bytes[ends[i-1]..ends[i]]`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Ids {
@@ -293,7 +312,7 @@ impl IdIndex {
     #[inline(always)]
     pub(crate) fn find_ranked(&self, ids: &Ids, id: &[u8]) -> Option<usize> {
         self.table
-            .find(hash_id(id), |&i| ids.get(i as usize) == id)
+            .find(hash_id(id), |&i| same_id(ids.get(i as usize), id))
             .map(|&i| i as usize)
     }
 
@@ -457,6 +476,25 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// The word-load comparison is `==`, at every length (the 4-7 and 8-16 byte
+        /// paths and their edges) and for ids differing in one byte anywhere.
+        #[test]
+        fn same_id_is_equality(
+            a in proptest::collection::vec(0u8..3, 0..24),
+            flip in proptest::option::of(0usize..24),
+            extra in proptest::option::of(0u8..3),
+        ) {
+            let mut b = a.clone();
+            if let Some(i) = flip.filter(|&i| i < b.len()) {
+                b[i] ^= 1;
+            }
+            if let Some(x) = extra {
+                b.push(x);
+            }
+            prop_assert_eq!(same_id(&a, &b), a == b);
+            prop_assert!(same_id(&a, &a));
+        }
+
         #[test]
         fn repeat_finder_names_the_first_repeat(
             ids in proptest::collection::vec(proptest::collection::vec(0u8..4, 0..4), 0..200)

@@ -54,9 +54,18 @@ impl RunQuery {
         let s = &self.values;
         let by_doc_desc =
             |a: &u32, b: &u32| self.docs.get(*b as usize).cmp(self.docs.get(*a as usize));
-        if s.windows(2).all(|w| w[0] >= w[1]) {
-            // Already ordered by score (most run files).
+        // One branch-free pass (vectorized): already ordered by score (most run files)?
+        // with tied scores?
+        let (mut sorted, mut tied) = (true, false);
+        for w in s.windows(2) {
+            sorted &= w[0] >= w[1];
+            tied |= w[0] == w[1];
+        }
+        if sorted {
             out.extend(0..s.len() as u32);
+            if !tied {
+                return;
+            }
         } else {
             // Sort by an integer key that orders scores descending, then fix ties.
             let mut keyed: Vec<(u64, u32)> = s
@@ -302,6 +311,36 @@ mod tests {
         q.ranking(&mut again);
         assert_eq!(again, order);
         assert!(q.ranked.get().is_some_and(|k| k.len() == 8));
+    }
+
+    proptest::proptest! {
+        /// The ranking is a plain sort by (score descending, id descending), for
+        /// rankings given in order (with and without ties: the one-pass check) and
+        /// shuffled.
+        #[test]
+        fn ranking_is_a_sort(
+            scores in proptest::collection::vec(0u8..6, 0..40),
+            in_order: bool,
+        ) {
+            let mut scores: Vec<f64> = scores.iter().map(|&x| f64::from(x) - 2.0).collect();
+            if in_order {
+                scores.sort_by(|a, b| b.total_cmp(a));
+            }
+            let mut q = RunQuery::new(b"q");
+            for (i, &x) in scores.iter().enumerate() {
+                // -0.0 for 0.0 at odd places: equal as scores
+                let x = if x == 0.0 && i % 2 == 1 { -0.0 } else { x };
+                q.push(format!("d{i:03}").as_bytes(), x).unwrap();
+            }
+            let mut expect: Vec<u32> = (0..scores.len() as u32).collect();
+            expect.sort_by(|&a, &b| {
+                let (x, y) = (scores[a as usize], scores[b as usize]);
+                y.partial_cmp(&x).unwrap().then(b.cmp(&a))
+            });
+            let mut order = Vec::new();
+            q.ranking(&mut order);
+            proptest::prop_assert_eq!(order, expect);
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::error::{show, Error, Result};
-use crate::measure::{Family, Measure, MeasureSet};
+use crate::measure::{Family, MeasureSet};
 use crate::metrics::{self, QueryCtx, NONPOOL, UNJUDGED};
 use crate::progress::Progress;
 use crate::qrels::{Qrels, QrelsQuery};
@@ -78,6 +78,36 @@ pub struct Evaluator {
     /// Credibility judgments, for the relevance-and-credibility measures
     /// ([`Family::needs_credibility`]).
     credibility: Option<Arc<Qrels>>,
+    plan: Plan,
+}
+
+/// What every query's evaluation needs, decided once from the measures and options
+/// (asked per query, the options' lookups were ~3% of an evaluation at L).
+#[derive(Clone, Debug)]
+struct Plan {
+    /// Values per query (the measures' widths summed).
+    width: usize,
+    /// Some measure needs the scores and qrels places ([`Family::needs_scores`]).
+    scored: bool,
+    /// Some measure needs the credibility labels ([`Family::needs_credibility`]).
+    credibility: bool,
+    /// Per measure: its own `judged_only=True` (without -J for all).
+    own_judged: Vec<bool>,
+}
+
+impl Plan {
+    fn new(measures: &MeasureSet, options: &Options) -> Plan {
+        let ms = measures.measures();
+        Plan {
+            width: ms.iter().map(|m| m.width()).sum(),
+            scored: ms.iter().any(|m| m.family.needs_scores()),
+            credibility: ms.iter().any(|m| m.family.needs_credibility()),
+            own_judged: ms
+                .iter()
+                .map(|m| !options.judged_only && m.opt("judged_only", 0.0) == 1.0)
+                .collect(),
+        }
+    }
 }
 
 /// Per-thread buffers reused across queries.
@@ -239,6 +269,7 @@ impl Evaluator {
             .unwrap_or(0);
         check_gains(&qrels, &measures, max_label)?;
         Ok(Evaluator {
+            plan: Plan::new(&measures, &options),
             qrels,
             measures,
             options,
@@ -427,11 +458,8 @@ impl Evaluator {
         s: &mut Scratch,
     ) -> Row {
         let o = &self.options;
-        let scored = self
-            .measures
-            .measures()
-            .iter()
-            .any(|m| m.family.needs_scores());
+        let plan = &self.plan;
+        let scored = plan.scored;
         s.rels.clear();
         s.scores.clear();
         s.qrels_pos.clear();
@@ -440,13 +468,8 @@ impl Evaluator {
         let cq = self
             .credibility
             .as_deref()
-            .and_then(|c| c.query(qq.id()))
-            .filter(|_| {
-                self.measures
-                    .measures()
-                    .iter()
-                    .any(|m| m.family.needs_credibility())
-            });
+            .filter(|_| plan.credibility)
+            .and_then(|c| c.query(qq.id()));
         if let Some(rq) = rq {
             rq.ranking(&mut s.order);
             if let Some(m) = o.max_docs {
@@ -454,12 +477,10 @@ impl Evaluator {
             }
             judge(qq, rq, cq, o.judged_only, scored, s);
         }
-        let width: usize = self.measures.measures().iter().map(|m| m.width()).sum();
-        let own_judged_only = |m: &Measure| !o.judged_only && m.opt("judged_only", 0.0) == 1.0;
         s.judged.clear();
         s.judged_scores.clear();
         s.judged_pos.clear();
-        if self.measures.measures().iter().any(own_judged_only) {
+        if plan.own_judged.contains(&true) {
             s.judged.extend(s.rels.iter().copied().filter(|&r| r >= 0));
             if scored {
                 for (i, &r) in s.rels.iter().enumerate() {
@@ -471,13 +492,12 @@ impl Evaluator {
             }
         }
         let (rels, judged) = (&s.rels, &s.judged);
-        let mut values = vec![0.0; width];
+        let mut values = vec![0.0; plan.width];
         let mut relstring = None;
         let mut at = 0;
         let mut ctxs: Vec<(bool, QueryCtx)> = Vec::with_capacity(1);
-        for m in self.measures.measures() {
+        for (m, &j) in self.measures.measures().iter().zip(&plan.own_judged) {
             let level = m.rel_level.unwrap_or(o.relevance_level);
-            let j = own_judged_only(m);
             let ctx = match ctxs.iter().find(|(cj, c)| *cj == j && c.rel_level == level) {
                 Some((_, c)) => *c,
                 None => {

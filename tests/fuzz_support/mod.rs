@@ -552,9 +552,12 @@ fn measure_target(data: &[u8]) -> Result<String, String> {
     };
     let ev = match irmetrics::Evaluator::new(qrels, set, options) {
         Ok(ev) => ev,
-        // a measure that needs an option these defaults lack (fallout needs -N): a
-        // clear refusal is a valid outcome
-        Err(e @ (Error::Option(_) | Error::Measure(_))) if !e.to_string().trim().is_empty() => {
+        // a measure that needs an option these defaults lack (fallout needs -N), or
+        // judgments it cannot read (sdcg's gains must lie in [0, 1]; the tiny qrels
+        // hold a 2): a clear refusal is a valid outcome
+        Err(e @ (Error::Option(_) | Error::Measure(_) | Error::Input(_)))
+            if !e.to_string().trim().is_empty() =>
+        {
             return Ok(err_signature(&e))
         }
         Err(e) => return Err(e.to_string()),
