@@ -306,3 +306,45 @@ fn parts_of_disjoint_sessions_put_together_equal_the_whole() {
     let e = evaluate_sessions(no_arm, &opts, "parts").unwrap_err();
     assert!(e.to_string().contains("session 's2' has no variant"), "{e}");
 }
+
+/// `reordered` is counted in one place (a log's finish); a stream sums its parts, each
+/// holding whole sessions. 60,000 sessions of 3 events, the last click written before
+/// the one after it in time (5 s back: within the slack), streamed with splits (the
+/// stream closes sessions every 65,536 held events) and read whole: each counts every
+/// session once.
+#[test]
+fn a_stream_counts_reordered_events_as_the_whole_log() {
+    use irmetrics::online::{evaluate_stream, StreamOptions};
+    use std::io::Write;
+    let n = 60_000;
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    for i in 0..n {
+        let t = 100 * i;
+        writeln!(
+            f,
+            "{{\"session_id\": \"s{i}\", \"timestamp\": {t}, \"type\": \"query\", \"query\": \"q\", \"n_results\": 10}}\n\
+             {{\"session_id\": \"s{i}\", \"timestamp\": {}, \"type\": \"click\", \"position\": 2}}\n\
+             {{\"session_id\": \"s{i}\", \"timestamp\": {}, \"type\": \"click\", \"position\": 1}}",
+            t + 10,
+            t + 5
+        )
+        .unwrap();
+    }
+    f.flush().unwrap();
+    let whole = read_log(f.path(), LogFormat::Jsonl, LogOptions::default()).unwrap();
+    assert_eq!((whole.n_sessions(), whole.reordered()), (n as usize, n));
+    let stream = StreamOptions {
+        session_timeout: 30.0,
+        time_slack: 5.0,
+    };
+    let (_, summary) = evaluate_stream(
+        f.path(),
+        LogFormat::Jsonl,
+        LogOptions::default(),
+        &["ctr"],
+        &OnlineOptions::default(),
+        &stream,
+    )
+    .unwrap();
+    assert_eq!((summary.sessions, summary.reordered), (n as usize, n));
+}

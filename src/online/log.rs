@@ -396,7 +396,6 @@ pub struct LogBuilder {
     ignored: FxHashMap<String, u64>,
     /// The latest time of each session so far (sessions numbered as they come).
     last_time: Vec<f64>,
-    reordered: u64,
     rows: Vec<Ev>,
     /// Source code -> our code, per coded field (session, query, variant).
     memo: [Vec<u32>; 3],
@@ -435,7 +434,6 @@ impl LogBuilder {
             variants: Interner::default(),
             ignored: FxHashMap::default(),
             last_time: Vec::new(),
-            reordered: 0,
             rows: Vec::new(),
             memo: Default::default(),
             has: [false; 10],
@@ -469,7 +467,8 @@ impl LogBuilder {
 
     /// Take out the sessions whose last event is before `before`, finished as a
     /// [`Log`] of their own (their sessions numbered anew; its query codes are this
-    /// builder's and its `queries` empty; `ignored` and `reordered` stay here); the
+    /// builder's and its `queries` empty; `ignored` stays here, its `reordered` counts
+    /// its own sessions, which it holds whole); the
     /// builder keeps the other sessions and goes on.
     pub(crate) fn split_closed(&mut self, before: f64) -> Result<Log> {
         let n = self.sessions.len();
@@ -511,7 +510,6 @@ impl LogBuilder {
             variants: self.variants.clone(),
             ignored: FxHashMap::default(),
             last_time: Vec::new(),
-            reordered: 0,
             rows: done,
             memo: Default::default(),
             has: self.has,
@@ -586,9 +584,6 @@ impl LogBuilder {
         if s == self.last_time.len() {
             self.last_time.push(t);
         } else {
-            if t < self.last_time[s] {
-                self.reordered += 1;
-            }
             self.last_time[s] = self.last_time[s].max(t);
         }
         Ok(s)
@@ -724,19 +719,18 @@ impl LogBuilder {
         let n = self.rows.len();
         // the sessions numbered now (all at once), or as they came (a stream); the
         // events' sessions also as a column (counted from it, not from the events)
-        let (sessions, numbers, reordered) = match self.session_texts.take() {
+        let (sessions, numbers) = match self.session_texts.take() {
             Some(lists) => {
                 let (numbers, texts) = number_in_order(&lists)?;
                 drop(lists);
                 for (e, &s) in self.rows.iter_mut().zip(&numbers) {
                     e.session = s;
                 }
-                (texts, numbers, None)
+                (texts, numbers)
             }
             None => (
                 std::mem::take(&mut self.sessions).into_ids(),
                 self.rows.iter().map(|e| e.session).collect(),
-                Some(self.reordered),
             ),
         };
         // sessions by a counting sort (in order of first sight, events in input order),
@@ -763,17 +757,15 @@ impl LogBuilder {
         let rows = &self.rows;
         let mut ev = crate::parallel::map_owned(order, |i| rows[i as usize]);
         drop(self.rows);
-        // events before a later one of their session in input order: counted here
-        // unless counted as they came
+        // events before a later one of their session in input order ([`Log::reordered`]:
+        // counted here only; a stream's parts hold whole sessions, and it sums them)
         let mut late = 0;
         for w in starts.windows(2) {
             let events = &mut ev[w[0]..w[1]];
-            if reordered.is_none() {
-                let mut latest = f64::NEG_INFINITY;
-                for e in events.iter() {
-                    late += u64::from(e.time < latest);
-                    latest = latest.max(e.time);
-                }
+            let mut latest = f64::NEG_INFINITY;
+            for e in events.iter() {
+                late += u64::from(e.time < latest);
+                latest = latest.max(e.time);
             }
             if !events.is_sorted_by(|a, b| a.time.total_cmp(&b.time).is_le()) {
                 events.sort_by(|a, b| a.time.total_cmp(&b.time));
@@ -792,7 +784,7 @@ impl LogBuilder {
                 v.sort();
                 v
             },
-            reordered: reordered.unwrap_or(late),
+            reordered: late,
             time_style: self.clock.style(),
             source: self.source,
             unit: self.unit,

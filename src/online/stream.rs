@@ -90,6 +90,9 @@ struct Sums {
     den: Vec<f64>,
     sessions: usize,
     events: usize,
+    /// Events out of time order within their session, summed over the parts (each
+    /// session lies in one part).
+    reordered: u64,
     /// Time to first click (its bits, -0 as 0) -> count.
     ttfc: Option<FxHashMap<u64, u64>>,
     source: String,
@@ -106,6 +109,7 @@ impl Sums {
         add_into(&mut self.den, &den);
         self.sessions += log.n_sessions();
         self.events += log.len();
+        self.reordered += log.reordered;
         if let Some(counts) = self.ttfc.as_mut() {
             for &v in &t.ttfc {
                 *counts.entry((v + 0.0).to_bits()).or_insert(0) += 1;
@@ -210,6 +214,7 @@ pub fn evaluate_stream<S: AsRef<str>>(
         dwell_threshold: how.dwell_threshold,
         sessions: 0,
         events: 0,
+        reordered: 0,
         source: source.clone(),
     };
     let mut b = LogBuilder::new(opts, &source, Unit::Line)?;
@@ -240,6 +245,7 @@ pub fn evaluate_stream<S: AsRef<str>>(
     sums.add(rest)?;
     summary.events = sums.events;
     summary.sessions = sums.sessions;
+    summary.reordered = sums.reordered;
     let values = ratios(&sums.metrics, &sums.num, &sums.den, sums.median());
     let (names, values): (Vec<String>, Vec<f64>) = sums
         .metrics
