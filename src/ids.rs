@@ -24,8 +24,9 @@ pub(crate) fn same_id(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap());
-    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap());
+    // (always `Some` at the lengths they are used at)
+    let word = |s: &[u8], at: usize| s[at..].first_chunk::<8>().map(|w| u64::from_le_bytes(*w));
+    let half = |s: &[u8], at: usize| s[at..].first_chunk::<4>().map(|w| u32::from_le_bytes(*w));
     match n {
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
         4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
