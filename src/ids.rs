@@ -302,7 +302,7 @@ impl IdIndex {
     #[inline(always)]
     pub(crate) fn find(&self, ids: &Ids, id: &[u8]) -> Option<usize> {
         self.table
-            .find(hash_id(id), |&i| ids.get(i as usize) == id)
+            .find(hash_id(id), |&i| same_id(ids.get(i as usize), id))
             .map(|&i| i as usize)
     }
 
@@ -325,7 +325,7 @@ impl IdIndex {
         let h = hash_id(id);
         match self.table.entry(
             h,
-            |&i| ids.get(i as usize) == id,
+            |&i| same_id(ids.get(i as usize), id),
             |&i| hash_id(ids.get(i as usize)),
         ) {
             hashbrown::hash_table::Entry::Occupied(o) => Some(*o.get() as usize),
@@ -342,7 +342,7 @@ impl IdIndex {
     pub(crate) fn find_or_push(&mut self, ids: &mut Ids, id: &[u8], h: u64) -> Result<usize> {
         let entry = self.table.entry(
             h,
-            |&i| ids.get(i as usize) == id,
+            |&i| same_id(ids.get(i as usize), id),
             |&i| hash_id(ids.get(i as usize)),
         );
         match entry {
@@ -408,7 +408,7 @@ impl KeyIndex {
     ) -> Option<usize> {
         match self.table.entry(
             hash_id(id),
-            |&i| key(i as usize) == id,
+            |&i| same_id(key(i as usize), id),
             |&i| hash_id(key(i as usize)),
         ) {
             hashbrown::hash_table::Entry::Occupied(o) => Some(*o.get() as usize),
@@ -423,7 +423,7 @@ impl KeyIndex {
     #[inline]
     pub(crate) fn get<'a>(&self, id: &[u8], key: impl Fn(usize) -> &'a [u8]) -> Option<usize> {
         self.table
-            .find(hash_id(id), |&i| key(i as usize) == id)
+            .find(hash_id(id), |&i| same_id(key(i as usize), id))
             .map(|&i| i as usize)
     }
 }
