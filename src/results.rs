@@ -102,7 +102,7 @@ impl Results {
         values: &[f64],
         runid: Vec<u8>,
     ) -> crate::Result<Results> {
-        let ncols: usize = measures.measures().iter().map(|m| m.width()).sum();
+        let ncols = measures.width();
         if values.len() != query_ids.len() * ncols {
             return Err(crate::Error::Input(format!(
                 "{} values for {} queries of {ncols} columns",

@@ -99,7 +99,7 @@ impl Plan {
     fn new(measures: &MeasureSet, options: &Options) -> Plan {
         let ms = measures.measures();
         Plan {
-            width: ms.iter().map(|m| m.width()).sum(),
+            width: measures.width(),
             scored: ms.iter().any(|m| m.family.needs_scores()),
             credibility: ms.iter().any(|m| m.family.needs_credibility()),
             own_judged: ms

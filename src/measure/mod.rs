@@ -376,6 +376,11 @@ impl MeasureSet {
         &self.measures
     }
 
+    /// Values per query: the measures' widths summed (the columns of a results row).
+    pub fn width(&self) -> usize {
+        self.measures.iter().map(Measure::width).sum()
+    }
+
     /// Each request string with the (measure, column) pairs it names.
     pub fn requests(&self) -> &[(String, Vec<(usize, usize)>)] {
         &self.requests
