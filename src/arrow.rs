@@ -162,9 +162,71 @@ pub fn run_from_batches(
     b.build()
 }
 
-/// Rows a task turns into pieces at once: enough that a task's overhead vanishes, few
-/// enough that every thread gets several (10 M rows: 153 tasks).
-const STRETCH: usize = 64 * 1024;
+/// Rows a task takes in at once (a stretch of a table): enough that a task's overhead
+/// vanishes, few enough that every thread gets several (10 M rows: 153 tasks) and that
+/// a stream of batches is held only a few stretches ahead.
+pub(crate) const STRETCH: usize = 64 * 1024;
+
+/// Batches arriving one at a time, cut and gathered into stretches of `rows` rows (a
+/// big batch sliced, small ones gathered; the last stretch shorter), each slice with
+/// the number of its first row in the whole table. A batch that cannot be read comes
+/// as an error after the rows before it, and ends the stretches.
+pub(crate) struct Stretches<I> {
+    batches: I,
+    rows: usize,
+    first: u64,
+    /// A batch partly taken, and where its untaken rows begin.
+    held: Option<(RecordBatch, usize)>,
+    failed: Option<Error>,
+}
+
+impl<I> Stretches<I> {
+    pub(crate) fn new(batches: I, rows: usize) -> Self {
+        Stretches {
+            batches,
+            rows: rows.max(1),
+            first: 0,
+            held: None,
+            failed: None,
+        }
+    }
+}
+
+impl<I: Iterator<Item = Result<RecordBatch>>> Iterator for Stretches<I> {
+    type Item = Result<Vec<(RecordBatch, u64)>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut stretch = Vec::new();
+        let mut n = 0;
+        while n < self.rows && self.failed.is_none() {
+            let (batch, at) = match self.held.take() {
+                Some(held) => held,
+                None => match self.batches.next() {
+                    Some(Ok(batch)) => (batch, 0),
+                    Some(Err(e)) => {
+                        self.failed = Some(e);
+                        break;
+                    }
+                    None => break,
+                },
+            };
+            let len = (batch.num_rows() - at).min(self.rows - n);
+            if len > 0 {
+                stretch.push((batch.slice(at, len), self.first));
+            }
+            self.first += len as u64;
+            n += len;
+            if at + len < batch.num_rows() {
+                self.held = Some((batch, at + len));
+            }
+        }
+        if stretch.is_empty() {
+            // the rows before a failure first, then the failure, then nothing
+            return self.failed.take().map(Err);
+        }
+        Some(Ok(stretch))
+    }
+}
 
 /// Rows of arriving batches gathered before their pieces are made (in parallel): a
 /// stream of batches is held this far ahead, not whole.
@@ -230,46 +292,40 @@ impl<'c, V: Value> PieceReader<'c, V> {
         batches: impl IntoIterator<Item = Result<RecordBatch>>,
         sink: &mut dyn PieceSink<V>,
     ) -> Result<bool> {
-        let mut wave: Vec<(RecordBatch, u64)> = Vec::new();
-        let (mut first, mut held) = (0u64, 0usize);
-        let mut batches = batches.into_iter();
-        loop {
-            // a batch that cannot be read stops the reading after the rows before it
-            let (next, failed) = match batches.next() {
-                Some(Ok(batch)) => (Some(batch), None),
-                Some(Err(e)) => (None, Some(e)),
-                None => (None, None),
-            };
-            let last = next.is_none();
-            if let Some(batch) = next {
-                let rows = batch.num_rows();
-                for start in (0..rows).step_by(STRETCH) {
-                    let len = STRETCH.min(rows - start);
-                    wave.push((batch.slice(start, len), first + start as u64));
+        let mut stretches = Stretches::new(batches.into_iter(), STRETCH).peekable();
+        while stretches.peek().is_some() {
+            // a wave: stretches up to WAVE rows, or up to one that cannot be read
+            let mut wave = Vec::new();
+            let mut failed = None;
+            while wave.len() < WAVE / STRETCH {
+                match stretches.next() {
+                    Some(Ok(stretch)) => wave.push(stretch),
+                    Some(Err(e)) => {
+                        failed = Some(e);
+                        break;
+                    }
+                    None => break,
                 }
-                first += rows as u64;
-                held += rows;
             }
-            if last || held >= WAVE {
-                let tasks = std::mem::take(&mut wave);
-                let whole = Self::take_in(
-                    tasks,
-                    |(batch, first)| {
-                        let mut pieces = Vec::new();
+            let whole = Self::take_in(
+                wave,
+                |stretch| {
+                    let mut pieces = Vec::new();
+                    for (batch, first) in stretch {
                         self.batch(&batch, first, &mut pieces)?;
-                        Ok(pieces)
-                    },
-                    sink,
-                )?;
-                if !whole {
-                    return Ok(false);
-                }
-                held = 0;
+                    }
+                    Ok(pieces)
+                },
+                sink,
+            )?;
+            if !whole {
+                return Ok(false);
             }
-            if last {
-                return failed.map_or(Ok(true), Err);
+            if let Some(e) = failed {
+                return Err(e);
             }
         }
+        Ok(true)
     }
 
     /// The pieces of one batch, whose first row is row `first` of the table, added to

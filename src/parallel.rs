@@ -192,6 +192,110 @@ pub(crate) fn write_in_chunks<E: Send>(
     Ok(())
 }
 
+/// Items arriving one at a time (batches from a decoder, say) made into results by `f`
+/// on the pool as they come, at most `ahead` in flight, and handed to `take` in item
+/// order on the calling thread while later items are still being made: the source,
+/// the work and the taking overlap. The first error of `take` stops it (items in
+/// flight are finished and dropped). Without a pool: one after the other, the same
+/// results in the same order.
+#[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+#[cfg_attr(not(feature = "parallel"), allow(unused_variables))]
+pub(crate) fn pipeline<T: Send, R: Send>(
+    items: impl IntoIterator<Item = T>,
+    ahead: usize,
+    f: impl Fn(T) -> R + Sync + Send,
+    mut take: impl FnMut(R) -> Result<()>,
+) -> Result<()> {
+    #[cfg(feature = "parallel")]
+    {
+        init_global();
+        if current_threads() > 1 && parallel_ok(SEQUENTIAL_BELOW) {
+            return pipelined(items, ahead.max(1), &f, &mut take);
+        }
+    }
+    for item in items {
+        take(f(item))?;
+    }
+    Ok(())
+}
+
+#[cfg(feature = "parallel")]
+fn pipelined<T: Send, R: Send>(
+    items: impl IntoIterator<Item = T>,
+    ahead: usize,
+    f: &(impl Fn(T) -> R + Sync + Send),
+    take: &mut impl FnMut(R) -> Result<()>,
+) -> Result<()> {
+    use std::collections::VecDeque;
+    use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+    type Made<R> = (usize, std::thread::Result<R>);
+    let (tx, rx) = std::sync::mpsc::channel::<Made<R>>();
+    rayon::in_place_scope(|scope| {
+        // results waiting for the ones before them: slot i holds item `taken + i`
+        let mut ready: VecDeque<Option<R>> = VecDeque::new();
+        let (mut sent, mut taken) = (0usize, 0usize);
+        // one result in; then every result now next in order to `take`
+        let mut one = |ready: &mut VecDeque<Option<R>>, taken: &mut usize| -> Result<()> {
+            let (i, r) = receive(&rx);
+            let r = r.unwrap_or_else(|p| resume_unwind(p));
+            if ready.len() <= i - *taken {
+                ready.resize_with(i - *taken + 1, || None);
+            }
+            ready[i - *taken] = Some(r);
+            while let Some(Some(_)) = ready.front() {
+                if let Some(Some(r)) = ready.pop_front() {
+                    *taken += 1;
+                    take(r)?;
+                }
+            }
+            Ok(())
+        };
+        for item in items {
+            while sent - taken >= ahead {
+                one(&mut ready, &mut taken)?;
+            }
+            let tx = tx.clone();
+            let i = sent;
+            sent += 1;
+            // a panic goes back to the taker (which re-raises it) so that none waits
+            // for a result that never comes
+            scope.spawn(move |_| {
+                let _ = tx.send((i, catch_unwind(AssertUnwindSafe(|| f(item)))));
+            });
+        }
+        while taken < sent {
+            one(&mut ready, &mut taken)?;
+        }
+        Ok(())
+    })
+}
+
+/// The next result of [`pipelined`]: on a thread of the pool, other work of the pool is
+/// done while waiting (the pool's threads must not all block).
+#[cfg(feature = "parallel")]
+fn receive<M>(rx: &std::sync::mpsc::Receiver<M>) -> M {
+    use std::sync::mpsc::TryRecvError;
+    loop {
+        match rx.try_recv() {
+            Ok(m) => return m,
+            Err(TryRecvError::Disconnected) => unreachable!("the taker holds a sender"),
+            Err(TryRecvError::Empty) => match rayon::yield_now() {
+                Some(rayon::Yield::Executed) => {}
+                Some(rayon::Yield::Idle) => {
+                    if let Ok(m) = rx.recv_timeout(std::time::Duration::from_micros(200)) {
+                        return m;
+                    }
+                }
+                None => {
+                    if let Ok(m) = rx.recv() {
+                        return m;
+                    }
+                }
+            },
+        }
+    }
+}
+
 /// `items.map(f)` with per-thread scratch state created by `init`, in order.
 pub(crate) fn map_with<T: Sync, S, R: Send>(
     items: &[T],

@@ -181,5 +181,7 @@ def test_streaming_memory_does_not_grow_with_the_log(tmp_path):
     w16 = peak_mib(long, "whole")
     assert s16 < BOUND_MIB, (s4, s16, w16)
     assert s16 - s4 < 32, (s4, s16, w16)
-    # read whole, the 1.36 M events are held: the test can tell
-    assert w16 - s16 > 200, (s4, s16, w16)
+    # read whole, the 1.36 M events are held (64 bytes each; while they are put in
+    # session order, twice): the test can tell
+    held = 16 * len(base) * 64 / 2**20
+    assert w16 - s16 > 1.5 * held, (s4, s16, w16, held)

@@ -31,16 +31,12 @@ use crate::run::Run;
 /// rows take 0.65 s.
 const BATCH_ROWS: usize = 8 * 1024;
 
-/// Batches decoded ahead of the rows taken in (see [`Opened::into_iter`]).
-const AHEAD: usize = 4;
-
-/// An open parquet file: its schema (of the columns read), its row count, its metadata
-/// and the columns read, from which readers of its batches are made.
+/// An open parquet file: its schema (of the columns read), its metadata and the
+/// columns read, from which readers of its batches are made.
 struct Opened {
     path: std::path::PathBuf,
     source: String,
     schema: SchemaRef,
-    rows: usize,
     meta: ArrowReaderMetadata,
     mask: ProjectionMask,
 }
@@ -106,7 +102,6 @@ fn open_columns(path: &Path, choose: &ChooseColumns) -> Result<Opened> {
     };
     let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(bad)?;
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone());
-    let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
     let wanted = choose(&arrow::column_names(builder.schema()))
         .map_err(|e| Error::Input(format!("{source}: {e}")))?;
     let mask = ProjectionMask::roots(builder.parquet_schema(), wanted);
@@ -120,7 +115,6 @@ fn open_columns(path: &Path, choose: &ChooseColumns) -> Result<Opened> {
         path: path.to_path_buf(),
         source,
         schema,
-        rows,
         meta,
         mask,
     })
@@ -157,35 +151,6 @@ impl Opened {
     ) -> Result<RecordBatch> {
         b.map_err(|e| Error::Input(format!("{}: reading a parquet row group: {e}", self.source)))
     }
-
-    /// The batches of the whole file in order (for logs, whose rows are taken in one
-    /// at a time), a decoding failure naming the file. With more than one thread the
-    /// batches are decoded (decompressed, unpacked) on a thread of their own, a few
-    /// ahead, while the caller takes in the rows: the two halves of the work overlap
-    /// (M, a run file read this way to means on 2 of a 16-core Xeon's cores: 1.60 s ->
-    /// 0.98 s; runs and judgments are now read row group by row group in parallel,
-    /// [`take_in_table`]).
-    fn into_iter(self) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
-        let reader = self.reader(None)?;
-        let named = move |b| self.named(b);
-        let batches: Box<dyn Iterator<Item = _>> = if crate::parallel::current_threads() > 1 {
-            let (tx, rx) = std::sync::mpsc::sync_channel(AHEAD);
-            std::thread::Builder::new()
-                .name("irmetrics-parquet".into())
-                .spawn(move || {
-                    for b in reader {
-                        if tx.send(b).is_err() {
-                            break; // the rows' reader stopped early
-                        }
-                    }
-                })
-                .map_err(|e| Error::Input(format!("cannot start a reading thread: {e}")))?;
-            Box::new(rx.into_iter())
-        } else {
-            Box::new(reader)
-        };
-        Ok(batches.map(named))
-    }
 }
 
 /// A run from a parquet file (columns `query_id`, `doc_id`, `score` or their usual
@@ -213,27 +178,71 @@ pub fn read_qrels(path: &Path, cancel: Option<&AtomicBool>) -> Result<Qrels> {
     b.build()
 }
 
-/// The record batches of a parquet file, one at a time (for readers of other tables,
-/// such as search logs), holding only the top-level columns whose names `keep` wants
-/// (the others are not decoded): their schema, the number of rows, the file's name for
-/// messages, and the batches (a decoding failure names the file).
-pub fn batches(
-    path: &Path,
-    keep: &dyn Fn(&str) -> bool,
-) -> Result<(
-    SchemaRef,
-    usize,
-    String,
-    impl Iterator<Item = Result<RecordBatch>>,
-)> {
-    let file = open_columns(path, &|names| {
-        Ok((names.iter().enumerate())
-            .filter(|(_, n)| n.as_deref().is_some_and(keep))
-            .map(|(i, _)| i)
-            .collect())
-    })?;
-    let (schema, rows, source) = (file.schema.clone(), file.rows, file.source.clone());
-    Ok((schema, rows, source, file.into_iter()?))
+/// A parquet file opened for readers of other tables (search logs), holding only the
+/// top-level columns whose names `keep` wants (the others are not decoded): its row
+/// groups are read one by one, each by a reader of its own, in parallel where the
+/// caller likes.
+pub struct Groups {
+    file: Opened,
+    /// The row (over the file) of each row group's first.
+    firsts: Vec<u64>,
+}
+
+impl Groups {
+    /// The file at `path`, its columns whose names `keep` wants.
+    pub fn open(path: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Groups> {
+        let file = open_columns(path, &|names| {
+            Ok((names.iter().enumerate())
+                .filter(|(_, n)| n.as_deref().is_some_and(keep))
+                .map(|(i, _)| i)
+                .collect())
+        })?;
+        let mut first = 0u64;
+        let firsts = (file.meta.metadata().row_groups().iter())
+            .map(|g| {
+                let at = first;
+                first += u64::try_from(g.num_rows()).unwrap_or(0);
+                at
+            })
+            .collect();
+        Ok(Groups { file, firsts })
+    }
+
+    /// The schema of the columns read.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.file.schema
+    }
+
+    /// The file's name, for messages.
+    pub fn source(&self) -> &str {
+        &self.file.source
+    }
+
+    /// The number of row groups.
+    pub fn len(&self) -> usize {
+        self.firsts.len()
+    }
+
+    /// Whether the file has no row group.
+    pub fn is_empty(&self) -> bool {
+        self.firsts.is_empty()
+    }
+
+    /// The batches of row group `group` (None: of the whole file) in order, each with
+    /// the row (over the file) of its first; a decoding failure names the file.
+    pub fn batches(
+        &self,
+        group: Option<usize>,
+    ) -> Result<impl Iterator<Item = Result<(RecordBatch, u64)>> + '_> {
+        let mut first = group.map_or(0, |g| self.firsts[g]);
+        let reader = self.file.reader(group)?;
+        Ok(reader.map(move |b| {
+            let b = self.file.named(b)?;
+            let at = first;
+            first += b.num_rows() as u64;
+            Ok((b, at))
+        }))
+    }
 }
 
 /// `batch` as a parquet file (zstd-compressed, one row group per million rows) to `w`

@@ -15,7 +15,7 @@ use arrow_array::RecordBatch;
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Schema, TimeUnit};
 
-use crate::arrow::{scores, IdArray, Place, Table};
+use crate::arrow::{scores, IdArray, Place, Stretches, Table, STRETCH};
 use crate::error::{Error, Result, Unit};
 use crate::online::{Event, Log, LogBuilder, LogOptions, Time, FIELDS, REQUIRED};
 
@@ -129,25 +129,28 @@ pub fn log_from_table(
     source: &str,
     cancel: &AtomicBool,
 ) -> Result<Log> {
-    let rows = table.num_rows();
-    log_from_batches(table.schema(), table.batches(), rows, opts, source, cancel)
+    log_from_batches(table.schema(), table.batches(), opts, source, cancel)
 }
 
-/// A log from record batches of `schema` arriving one at a time (`rows`: their number,
-/// when known): each field's column found by its name (`opts.columns`); places are rows
-/// from 0 over the whole table, in `source`.
-pub fn log_from_batches(
+/// Where each field is in a table, and the names for messages.
+struct Layout<'a> {
+    index: [Option<usize>; 10],
+    time: usize,
+    names: [String; 10],
+    source: &'a str,
+}
+
+/// A builder for a log of a table of `schema`, and where its fields are: each field's
+/// column found by its name (`opts.columns`).
+fn start<'a>(
     schema: &Schema,
-    batches: impl IntoIterator<Item = Result<RecordBatch>>,
-    rows: Option<usize>,
     mut opts: LogOptions,
-    source: &str,
-    cancel: &AtomicBool,
-) -> Result<Log> {
+    source: &'a str,
+) -> Result<(LogBuilder, Layout<'a>)> {
     let index = find(schema, &opts, source)?;
-    let time_index = index[1].unwrap_or(0);
+    let time = index[1].unwrap_or(0);
     // a typed timestamp column fixes the unit of its numbers
-    if let DataType::Timestamp(unit, _) = schema.field(time_index).data_type() {
+    if let DataType::Timestamp(unit, _) = schema.field(time).data_type() {
         let scale = per_unit(unit);
         match opts.time_scale {
             Some(s) if s != scale => {
@@ -159,126 +162,251 @@ pub fn log_from_batches(
             _ => opts.time_scale = Some(scale),
         }
     }
-    let mut b = LogBuilder::new(opts.clone(), source, Unit::Row)?;
+    let names = opts.columns.clone();
+    let mut b = LogBuilder::new(opts, source, Unit::Row)?;
     for (f, i) in index.iter().enumerate() {
         if i.is_some() && f != 6 {
             b.declare(f);
         }
     }
-    b.reserve(rows.unwrap_or(0));
-    let mut first = 0u64;
-    let mut bufs: [Vec<u8>; 5] = Default::default();
-    for batch in batches {
-        let batch = batch?;
-        if cancel.load(Ordering::Relaxed) {
-            return Err(Error::Interrupted);
+    let layout = Layout {
+        index,
+        time,
+        names,
+        source,
+    };
+    Ok((b, layout))
+}
+
+/// Read the table's first rows (`rows`, from its first) into a builder of their own
+/// up to the first timestamp, for the way timestamps are written: `b`'s parts then
+/// refuse what one builder taking in every row in order would, with the same words.
+/// An error in those rows is the table's first.
+fn seed(
+    b: &mut LogBuilder,
+    layout: &Layout<'_>,
+    rows: impl IntoIterator<Item = Result<(RecordBatch, u64)>>,
+    cancel: &AtomicBool,
+) -> Result<()> {
+    let mut scratch = b.part();
+    for batch in rows {
+        let (batch, first) = batch?;
+        take_batch(&mut scratch, layout, &batch, first, cancel)?;
+        if scratch.clock_set() {
+            break;
         }
-        b.forget_codes();
-        let place = |f: usize| Place {
-            source,
-            column: &opts.columns[f],
-            what: FIELDS[f],
-            first,
-        };
-        let col = |f: usize| index[f].map(|i| batch.column(i).as_ref());
-        let mut text: [Option<Text<'_>>; 10] = Default::default();
-        for f in TEXT {
-            if let Some(c) = col(f) {
-                text[f] = Some(Text {
-                    ids: IdArray::of(c, &place(f))?,
-                    nulls: c.logical_nulls(),
-                });
-            }
-        }
-        let mut numbers: [Option<Numbers<'_>>; 10] = Default::default();
-        for f in NUMBERS {
-            if let Some(c) = col(f) {
-                numbers[f] = Some(Numbers {
-                    values: scores(c, &place(f)).map_err(|_| {
-                        place(f).unsupported(c.data_type(), "it must be a float or integer column")
-                    })?,
-                    nulls: c.logical_nulls(),
-                });
-            }
-        }
-        let time_col = batch.column(time_index).as_ref();
-        let (times, time_text) = match time_col.data_type() {
-            DataType::Timestamp(unit, _) => {
-                let raw: Vec<f64> = match unit {
-                    TimeUnit::Second => {
-                        ints(time_col.as_primitive::<TimestampSecondType>().values())
-                    }
-                    TimeUnit::Millisecond => {
-                        ints(time_col.as_primitive::<TimestampMillisecondType>().values())
-                    }
-                    TimeUnit::Microsecond => {
-                        ints(time_col.as_primitive::<TimestampMicrosecondType>().values())
-                    }
-                    TimeUnit::Nanosecond => {
-                        ints(time_col.as_primitive::<TimestampNanosecondType>().values())
-                    }
-                };
-                (
-                    Some(Numbers {
-                        values: Cow::Owned(raw),
-                        nulls: time_col.logical_nulls(),
-                    }),
-                    None,
-                )
-            }
-            ty if ty.is_integer() || ty.is_floating() => (
-                Some(Numbers {
-                    values: scores(time_col, &place(1))?,
-                    nulls: time_col.logical_nulls(),
-                }),
-                None,
-            ),
-            DataType::Utf8
-            | DataType::LargeUtf8
-            | DataType::Utf8View
-            | DataType::Dictionary(..) => (
-                None,
-                Some(Text {
-                    ids: IdArray::of(time_col, &place(1))?,
-                    nulls: time_col.logical_nulls(),
-                }),
-            ),
-            ty => {
-                return Err(place(1).unsupported(
-                    ty,
-                    "it must be an Arrow timestamp, numbers (s, ms, us or ns) or ISO 8601 text",
-                ))
-            }
-        };
-        let [b0, b1, b2, b3, b4] = &mut bufs;
-        for i in 0..batch.num_rows() {
-            if i % (1 << 16) == 0 && i > 0 && cancel.load(Ordering::Relaxed) {
+    }
+    b.seed_clock(&scratch);
+    Ok(())
+}
+
+/// The rows of a table to `b` (its clock [`seed`]ed) by tasks on the pool, each task's
+/// rows (given by `rows` to a taker) into a builder of its own ([`LogBuilder::part`]),
+/// appended in order as they are done while later tasks run: the log, and the first
+/// error, are those of one builder taking in every row in order.
+fn take_in<T: Send>(
+    mut b: LogBuilder,
+    layout: &Layout<'_>,
+    tasks: impl IntoIterator<Item = T>,
+    rows: impl Fn(T, &mut dyn FnMut(RecordBatch, u64) -> Result<()>) -> Result<()> + Sync + Send,
+    cancel: &AtomicBool,
+) -> Result<Log> {
+    let template = b.part();
+    crate::parallel::pipeline(
+        tasks,
+        4 * crate::parallel::current_threads(),
+        |task| {
+            let mut part = template.part();
+            part.reserve(STRETCH);
+            rows(task, &mut |batch, first| {
+                take_batch(&mut part, layout, &batch, first, cancel)
+            })?;
+            Ok(part)
+        },
+        |part| {
+            if cancel.load(Ordering::Relaxed) {
                 return Err(Error::Interrupted);
             }
-            let time = match (&times, &time_text) {
-                (Some(n), _) => n.get(i).map(Time::Number),
-                (_, Some(t)) => t.get(i, b4, &place(1))?.map(Time::Text),
-                _ => None,
-            };
-            let code = |f: usize| text[f].as_ref().and_then(|t| t.code(i));
-            let number = |f: usize| numbers[f].as_ref().and_then(|n| n.get(i));
-            let e = Event {
-                codes: [code(0), code(3), code(9)],
-                session: text_at(&text[0], i, b0, &place(0))?,
-                time,
-                kind: text_at(&text[2], i, b1, &place(2))?,
-                query: text_at(&text[3], i, b2, &place(3))?,
-                n_results: number(4),
-                position: number(5),
-                dwell: number(7),
-                latency: number(8),
-                variant: text_at(&text[9], i, b3, &place(9))?,
-            };
-            b.push(e, first + i as u64)?;
-        }
-        first += batch.num_rows() as u64;
-    }
+            b.append(part?)
+        },
+    )?;
     b.finish()
+}
+
+/// A log from record batches of `schema` arriving one at a time (see [`take_in`]):
+/// each field's column found by its name (`opts.columns`); places are rows from 0
+/// over the whole table, in `source`. The batches are taken in by stretches of
+/// [`STRETCH`] rows, a few stretches ahead.
+pub fn log_from_batches(
+    schema: &Schema,
+    batches: impl IntoIterator<Item = Result<RecordBatch>>,
+    opts: LogOptions,
+    source: &str,
+    cancel: &AtomicBool,
+) -> Result<Log> {
+    let (mut b, layout) = start(schema, opts, source)?;
+    let mut stretches = Stretches::new(batches.into_iter(), STRETCH);
+    // the stretches read for the clock, held to be taken in with the others
+    let mut early = Vec::new();
+    let first_rows = std::iter::from_fn(|| match stretches.next()? {
+        Ok(stretch) => {
+            early.push(stretch.clone());
+            Some(stretch.into_iter().map(Ok).collect::<Vec<_>>())
+        }
+        Err(e) => Some(vec![Err(e)]),
+    });
+    seed(&mut b, &layout, first_rows.flatten(), cancel)?;
+    let tasks = early.into_iter().map(Ok).chain(stretches);
+    take_in(
+        b,
+        &layout,
+        tasks,
+        |stretch, take| {
+            for (batch, first) in stretch? {
+                take(batch, first)?;
+            }
+            Ok(())
+        },
+        cancel,
+    )
+}
+
+/// A log from a parquet file's row groups (see [`take_in`]), each read and taken in
+/// by a task of its own: decoding and taking in run on every thread.
+#[cfg(feature = "parquet")]
+pub(crate) fn log_from_parquet(
+    file: &crate::formats::parquet::Groups,
+    opts: LogOptions,
+    cancel: &AtomicBool,
+) -> Result<Log> {
+    let (mut b, layout) = start(file.schema(), opts, file.source())?;
+    seed(&mut b, &layout, file.batches(None)?, cancel)?;
+    take_in(
+        b,
+        &layout,
+        0..file.len(),
+        |group, take| {
+            for batch in file.batches(Some(group))? {
+                let (batch, first) = batch?;
+                take(batch, first)?;
+            }
+            Ok(())
+        },
+        cancel,
+    )
+}
+
+/// The rows of `batch` (row `first` of the table the first) to `b`.
+fn take_batch(
+    b: &mut LogBuilder,
+    layout: &Layout<'_>,
+    batch: &RecordBatch,
+    first: u64,
+    cancel: &AtomicBool,
+) -> Result<()> {
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    b.forget_codes();
+    let place = |f: usize| Place {
+        source: layout.source,
+        column: &layout.names[f],
+        what: FIELDS[f],
+        first,
+    };
+    let col = |f: usize| layout.index[f].map(|i| batch.column(i).as_ref());
+    let mut text: [Option<Text<'_>>; 10] = Default::default();
+    for f in TEXT {
+        if let Some(c) = col(f) {
+            text[f] = Some(Text {
+                ids: IdArray::of(c, &place(f))?,
+                nulls: c.logical_nulls(),
+            });
+        }
+    }
+    let mut numbers: [Option<Numbers<'_>>; 10] = Default::default();
+    for f in NUMBERS {
+        if let Some(c) = col(f) {
+            numbers[f] = Some(Numbers {
+                values: scores(c, &place(f)).map_err(|_| {
+                    place(f).unsupported(c.data_type(), "it must be a float or integer column")
+                })?,
+                nulls: c.logical_nulls(),
+            });
+        }
+    }
+    let time_col = batch.column(layout.time).as_ref();
+    let (times, time_text) = match time_col.data_type() {
+        DataType::Timestamp(unit, _) => {
+            let raw: Vec<f64> = match unit {
+                TimeUnit::Second => ints(time_col.as_primitive::<TimestampSecondType>().values()),
+                TimeUnit::Millisecond => {
+                    ints(time_col.as_primitive::<TimestampMillisecondType>().values())
+                }
+                TimeUnit::Microsecond => {
+                    ints(time_col.as_primitive::<TimestampMicrosecondType>().values())
+                }
+                TimeUnit::Nanosecond => {
+                    ints(time_col.as_primitive::<TimestampNanosecondType>().values())
+                }
+            };
+            (
+                Some(Numbers {
+                    values: Cow::Owned(raw),
+                    nulls: time_col.logical_nulls(),
+                }),
+                None,
+            )
+        }
+        ty if ty.is_integer() || ty.is_floating() => (
+            Some(Numbers {
+                values: scores(time_col, &place(1))?,
+                nulls: time_col.logical_nulls(),
+            }),
+            None,
+        ),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Dictionary(..) => (
+            None,
+            Some(Text {
+                ids: IdArray::of(time_col, &place(1))?,
+                nulls: time_col.logical_nulls(),
+            }),
+        ),
+        ty => {
+            return Err(place(1).unsupported(
+                ty,
+                "it must be an Arrow timestamp, numbers (s, ms, us or ns) or ISO 8601 text",
+            ))
+        }
+    };
+    let mut bufs: [Vec<u8>; 5] = Default::default();
+    let [b0, b1, b2, b3, b4] = &mut bufs;
+    for i in 0..batch.num_rows() {
+        if i % (1 << 16) == 0 && i > 0 && cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        let time = match (&times, &time_text) {
+            (Some(n), _) => n.get(i).map(Time::Number),
+            (_, Some(t)) => t.get(i, b4, &place(1))?.map(Time::Text),
+            _ => None,
+        };
+        let code = |f: usize| text[f].as_ref().and_then(|t| t.code(i));
+        let number = |f: usize| numbers[f].as_ref().and_then(|n| n.get(i));
+        let e = Event {
+            codes: [code(0), code(3), code(9)],
+            session: text_at(&text[0], i, b0, &place(0))?,
+            time,
+            kind: text_at(&text[2], i, b1, &place(2))?,
+            query: text_at(&text[3], i, b2, &place(3))?,
+            n_results: number(4),
+            position: number(5),
+            dwell: number(7),
+            latency: number(8),
+            variant: text_at(&text[9], i, b3, &place(9))?,
+        };
+        b.push(e, first + i as u64)?;
+    }
+    Ok(())
 }
 
 /// A text field's value at row `i` (None: no such column, or a null).
@@ -296,4 +424,250 @@ fn text_at<'s>(
 
 fn ints(v: &[i64]) -> Vec<f64> {
     v.iter().map(|&x| x as f64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Float64Array, StringArray};
+    use arrow_schema::{Field, Schema};
+
+    use super::*;
+
+    /// A shuffled log of `n_sessions` sessions (a SERP, then up to three clicks; some
+    /// hovers, an unknown type) as rows: session, time (text), type, query, position,
+    /// variant.
+    type Row = (String, String, String, Option<String>, Option<f64>, String);
+
+    fn rows(n_sessions: usize) -> Vec<Row> {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut out = Vec::new();
+        for s in 0..n_sessions {
+            let t0 = 1_700_000_000 + (next() % 1_000_000) as i64;
+            let variant = if s % 2 == 0 { "A" } else { "B" };
+            let query = format!("q{}", next() % 700);
+            let at = |dt: i64| (t0 + dt).to_string();
+            out.push((
+                format!("s{s}"),
+                at(0),
+                "query".into(),
+                Some(query.clone()),
+                None,
+                variant.into(),
+            ));
+            for c in 0..next() % 4 {
+                let kind = if next() % 10 == 0 { "hover" } else { "click" };
+                let position = Some((1 + next() % 10) as f64);
+                out.push((
+                    format!("s{s}"),
+                    at(5 + 7 * c as i64),
+                    kind.into(),
+                    None,
+                    position,
+                    variant.into(),
+                ));
+            }
+        }
+        // shuffled (Fisher-Yates)
+        for i in (1..out.len()).rev() {
+            out.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
+        out
+    }
+
+    /// The rows as record batches of `per_batch` rows.
+    fn batches(rows: &[Row], per_batch: usize) -> (Arc<Schema>, Vec<RecordBatch>) {
+        let schema = Arc::new(Schema::new(
+            [
+                "session_id",
+                "timestamp",
+                "type",
+                "query",
+                "position",
+                "variant",
+            ]
+            .iter()
+            .map(|n| {
+                Field::new(
+                    *n,
+                    if *n == "position" {
+                        DataType::Float64
+                    } else {
+                        DataType::Utf8
+                    },
+                    true,
+                )
+            })
+            .collect::<Vec<_>>(),
+        ));
+        let out = rows
+            .chunks(per_batch)
+            .map(|c| {
+                let text = |f: &dyn Fn(&Row) -> Option<&str>| -> ArrayRef {
+                    Arc::new(c.iter().map(f).collect::<StringArray>())
+                };
+                let columns = vec![
+                    text(&|r| Some(&r.0)),
+                    text(&|r| Some(&r.1)),
+                    text(&|r| Some(&r.2)),
+                    text(&|r| r.3.as_deref()),
+                    Arc::new(c.iter().map(|r| r.4).collect::<Float64Array>()) as ArrayRef,
+                    text(&|r| Some(&r.5)),
+                ];
+                RecordBatch::try_new(schema.clone(), columns).unwrap()
+            })
+            .collect();
+        (schema, out)
+    }
+
+    /// The same rows pushed one by one into one builder.
+    fn one_by_one(rows: &[Row]) -> Result<Log> {
+        let mut b = LogBuilder::new(LogOptions::default(), "log", Unit::Row)?;
+        for f in [0, 1, 2, 3, 5, 9] {
+            b.declare(f);
+        }
+        for (i, r) in rows.iter().enumerate() {
+            let e = Event {
+                session: Some(Cow::Borrowed(&r.0)),
+                time: Some(Time::Text(&r.1)),
+                kind: Some(Cow::Borrowed(&r.2)),
+                query: r.3.as_deref().map(Cow::Borrowed),
+                position: r.4,
+                variant: Some(Cow::Borrowed(&r.5)),
+                ..Event::default()
+            };
+            b.push(e, i as u64)?;
+        }
+        b.finish()
+    }
+
+    /// Everything a log holds, as text (NaN equal to NaN).
+    fn whole(log: &Log) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {:?} {:?} {:?}",
+            log.ev,
+            log.starts,
+            log.session_variant,
+            log.session_names(),
+            log.queries,
+            log.variants,
+            log.has,
+            log.reordered,
+            log.ignored,
+            log.time_style,
+            log.no_position
+        )
+    }
+
+    fn read(schema: &Schema, batches: &[RecordBatch], threads: usize) -> Result<Log> {
+        let never = AtomicBool::new(false);
+        crate::parallel::Pool::new(threads).install(|| {
+            let opts = LogOptions::default();
+            log_from_batches(schema, batches.iter().cloned().map(Ok), opts, "log", &never)
+        })
+    }
+
+    #[test]
+    fn stretches_taken_in_by_parts_make_the_log_of_one_builder() {
+        // about 275,000 rows: four stretches and a bit
+        let rows = rows(110_000);
+        assert!(rows.len() > 4 * STRETCH, "{}", rows.len());
+        let want = whole(&one_by_one(&rows).unwrap());
+        for per_batch in [1_000, 50_000, rows.len()] {
+            let (schema, batches) = batches(&rows, per_batch);
+            for threads in [1, 2, 3] {
+                let got = read(&schema, &batches, threads).unwrap();
+                assert!(
+                    whole(&got) == want,
+                    "{per_batch} rows a batch, {threads} threads"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_error_of_the_rows_is_the_one_told() {
+        let good = rows(100_000);
+        let zoned = "2024-05-01T10:00:00+02:00".to_string();
+        // (row, how it is spoiled); each case spoils a few rows in different stretches
+        let spoil: [&dyn Fn(&mut Row); 3] = [
+            &|r| r.2 = "click".into(), // a click before its session's SERP, or not
+            &|r| r.1 = zoned.clone(),  // a timestamp written another way
+            &|r| r.4 = Some(-1.0),     // a bad position
+        ];
+        let mut cases = 0;
+        for (k, f) in spoil.iter().enumerate() {
+            for at in [
+                [70_000, 200_000, 5],
+                [140_000, 3, 230_000],
+                [250_000, 180_000, 66_000],
+            ] {
+                let mut rows = good.clone();
+                for &i in &at {
+                    f(&mut rows[i]);
+                }
+                let want = one_by_one(&rows).err().map(|e| e.to_string());
+                let (schema, batches) = batches(&rows, 30_000);
+                let got = read(&schema, &batches, 2).err().map(|e| e.to_string());
+                assert_eq!(got, want, "spoil {k} at {at:?}");
+                cases += usize::from(want.is_some());
+            }
+        }
+        assert!(cases >= 6, "{cases} of the spoiled logs were refused");
+    }
+
+    #[cfg(feature = "parquet")]
+    #[test]
+    fn a_parquet_file_read_by_row_groups_makes_the_log_of_one_builder() {
+        use parquet::arrow::ArrowWriter;
+        use parquet::file::properties::WriterProperties;
+        let mut rows = rows(60_000);
+        let want = whole(&one_by_one(&rows).unwrap());
+        let (schema, good) = batches(&rows, 7_000);
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, batches: &[RecordBatch]| {
+            let path = dir.path().join(name);
+            let props = WriterProperties::builder()
+                .set_max_row_group_size(40_000)
+                .build();
+            let file = std::fs::File::create(&path).unwrap();
+            let mut w = ArrowWriter::try_new(file, schema.clone(), Some(props)).unwrap();
+            for b in batches {
+                w.write(b).unwrap();
+            }
+            w.close().unwrap();
+            path
+        };
+        let read = |path: &std::path::Path, threads: usize| {
+            let file = crate::formats::parquet::Groups::open(path, &|_| true).unwrap();
+            assert!(file.len() > 3, "{} row groups", file.len());
+            let never = AtomicBool::new(false);
+            crate::parallel::Pool::new(threads)
+                .install(|| log_from_parquet(&file, LogOptions::default(), &never))
+        };
+        let path = write("log.parquet", &good);
+        for threads in [1, 2] {
+            assert!(
+                whole(&read(&path, threads).unwrap()) == want,
+                "{threads} threads"
+            );
+        }
+        // the first error, in a later row group than another
+        rows[130_000].1 = "2024-05-01T10:00:00+02:00".into();
+        rows[50_000].4 = Some(0.5);
+        let want = one_by_one(&rows).err().unwrap().to_string();
+        let (_, spoiled) = batches(&rows, 7_000);
+        let path = write("bad.parquet", &spoiled);
+        let got = read(&path, 2).err().unwrap().to_string();
+        let place = |e: &str| e.split_once(", row ").map(|(_, p)| p.to_string());
+        assert_eq!(place(&got), place(&want), "{got}");
+        assert!(want.contains("row 50000"), "{want}");
+    }
 }

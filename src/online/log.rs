@@ -397,6 +397,9 @@ pub struct LogBuilder {
     /// The latest time of each session so far (sessions numbered as they come).
     last_time: Vec<f64>,
     rows: Vec<Ev>,
+    /// The events of parts appended ([`LogBuilder::append`]), which come before
+    /// `rows`.
+    segments: Vec<Segment>,
     /// Source code -> our code, per coded field (session, query, variant).
     memo: [Vec<u32>; 3],
     has: [bool; 10],
@@ -407,6 +410,31 @@ pub struct LogBuilder {
     /// [`LogBuilder::split_closed`]: such a click is an error once any event has a
     /// position, which a stream learns only later).
     no_position: Option<u64>,
+}
+
+/// Events of a part of the source, made by a builder of their own
+/// ([`LogBuilder::part`]), with the maps of that builder's query and variant codes to
+/// this one's (None: the same codes). Kept as they were made, not copied: the events
+/// are put in session order once, at [`LogBuilder::finish`], from every segment.
+struct Segment {
+    rows: Vec<Ev>,
+    queries: Option<Vec<u32>>,
+    variants: Option<Vec<u32>>,
+}
+
+impl Segment {
+    /// Event `i`, its codes this builder's.
+    #[inline]
+    fn get(&self, i: usize) -> Ev {
+        let mut e = self.rows[i];
+        let ours = |map: &Option<Vec<u32>>, c: u32| match map {
+            Some(m) if c != NONE => m[c as usize],
+            _ => c,
+        };
+        e.query = ours(&self.queries, e.query);
+        e.variant = ours(&self.variants, e.variant);
+        e
+    }
 }
 
 /// A count or position: a whole number from `min`.
@@ -423,11 +451,17 @@ impl LogBuilder {
     /// `unit` (lines of a file, rows of a table).
     pub fn new(opts: LogOptions, source: &str, unit: Unit) -> Result<LogBuilder> {
         opts.check()?;
-        Ok(LogBuilder {
-            clock: Clock::new(opts.time_scale, unit.word()),
+        let clock = Clock::new(opts.time_scale, unit.word());
+        Ok(Self::blank(opts, source.to_string(), unit, clock))
+    }
+
+    /// A builder holding nothing yet.
+    fn blank(opts: LogOptions, source: String, unit: Unit, clock: Clock) -> LogBuilder {
+        LogBuilder {
             opts,
-            source: source.to_string(),
+            source,
             unit,
+            clock,
             session_texts: Some(Vec::new()),
             sessions: Interner::default(),
             queries: Interner::default(),
@@ -435,11 +469,12 @@ impl LogBuilder {
             ignored: FxHashMap::default(),
             last_time: Vec::new(),
             rows: Vec::new(),
+            segments: Vec::new(),
             memo: Default::default(),
             has: [false; 10],
             order: None,
             no_position: None,
-        })
+        }
     }
 
     /// Refuse events more than `slack` seconds before the latest event so far, and end
@@ -462,7 +497,7 @@ impl LogBuilder {
 
     /// Events held.
     pub(crate) fn held(&self) -> usize {
-        self.rows.len()
+        self.rows.len() + self.segments.iter().map(|s| s.rows.len()).sum::<usize>()
     }
 
     /// Take out the sessions whose last event is before `before`, finished as a
@@ -499,28 +534,91 @@ impl LogBuilder {
         self.sessions = open;
         self.last_time = last;
         self.forget_codes();
+        let (opts, source) = (self.opts.clone(), self.source.clone());
         let part = LogBuilder {
-            opts: self.opts.clone(),
-            source: self.source.clone(),
-            unit: self.unit,
-            clock: Clock::new(None, self.unit.word()),
             session_texts: None,
             sessions: closed,
-            queries: Interner::default(),
             variants: self.variants.clone(),
-            ignored: FxHashMap::default(),
-            last_time: Vec::new(),
             rows: done,
-            memo: Default::default(),
             has: self.has,
-            order: None,
-            no_position: None,
+            ..Self::blank(opts, source, self.unit, Clock::new(None, self.unit.word()))
         };
         let log = part.finish()?;
         if self.no_position.is_none() {
             self.no_position = log.no_position;
         }
         Ok(log)
+    }
+
+    /// Whether the first timestamp has been read: from then on a [`LogBuilder::part`]
+    /// refuses exactly what this builder would (timestamps written another way).
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn clock_set(&self) -> bool {
+        self.clock.is_set()
+    }
+
+    /// Take the clock of `other` (a builder of the same source's first events), if this
+    /// one's is not set.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn seed_clock(&mut self, other: &LogBuilder) {
+        if !self.clock.is_set() {
+            self.clock = other.clock.clone();
+        }
+    }
+
+    /// An empty builder for events that follow this one's (a later stretch of the
+    /// same source, filled on another thread, then [`LogBuilder::append`]ed): the same
+    /// options and clock. Made once the clock is set ([`LogBuilder::clock_set`]), so
+    /// that its errors are those of one builder reading everything; not for streams.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn part(&self) -> LogBuilder {
+        debug_assert!(self.order.is_none(), "a stream is read by one builder");
+        let (opts, source) = (self.opts.clone(), self.source.clone());
+        LogBuilder {
+            has: self.has,
+            ..Self::blank(opts, source, self.unit, self.clock.clone())
+        }
+    }
+
+    /// Append the events of `part` ([`LogBuilder::part`], filled by
+    /// [`LogBuilder::push`]), which follow this builder's: its texts numbered among
+    /// this builder's in their order of first sight, its events kept where they are.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn append(&mut self, part: LogBuilder) -> Result<()> {
+        debug_assert!(part.segments.is_empty() && part.order.is_none());
+        let ours = |into: &mut Interner, from: &Interner| -> Result<Option<Vec<u32>>> {
+            let map = (0..from.len())
+                .map(|i| into.code(from.get(i)))
+                .collect::<Result<Vec<u32>>>()?;
+            Ok((!map.iter().enumerate().all(|(i, &c)| i as u32 == c)).then_some(map))
+        };
+        let queries = ours(&mut self.queries, &part.queries)?;
+        let variants = ours(&mut self.variants, &part.variants)?;
+        if !self.rows.is_empty() {
+            self.segments.push(Segment {
+                rows: std::mem::take(&mut self.rows),
+                queries: None,
+                variants: None,
+            });
+        }
+        self.segments.push(Segment {
+            rows: part.rows,
+            queries,
+            variants,
+        });
+        if let (Some(lists), Some(more)) = (&mut self.session_texts, part.session_texts) {
+            lists.extend(more);
+        }
+        for (kind, n) in part.ignored {
+            *self.ignored.entry(kind).or_insert(0) += n;
+        }
+        for (h, p) in self.has.iter_mut().zip(part.has) {
+            *h |= p;
+        }
+        if !self.clock.is_set() {
+            self.clock = part.clock;
+        }
+        Ok(())
     }
 
     /// The options.
@@ -716,21 +814,33 @@ impl LogBuilder {
     /// checked to follow a SERP; a session's variant checked to be one; dwell derived
     /// where not given.
     pub fn finish(mut self) -> Result<Log> {
-        let n = self.rows.len();
+        // every event in input order: the parts appended, then this builder's own
+        if !self.rows.is_empty() || self.segments.is_empty() {
+            self.segments.push(Segment {
+                rows: std::mem::take(&mut self.rows),
+                queries: None,
+                variants: None,
+            });
+        }
+        let segments = std::mem::take(&mut self.segments);
+        let mut base = Vec::with_capacity(segments.len());
+        let mut n = 0;
+        for seg in &segments {
+            base.push(n);
+            n += seg.rows.len();
+        }
         // the sessions numbered now (all at once), or as they came (a stream); the
-        // events' sessions also as a column (counted from it, not from the events)
+        // events' sessions as a column (counted from it, not from the events)
         let (sessions, numbers) = match self.session_texts.take() {
             Some(lists) => {
                 let (numbers, texts) = number_in_order(&lists)?;
-                drop(lists);
-                for (e, &s) in self.rows.iter_mut().zip(&numbers) {
-                    e.session = s;
-                }
                 (texts, numbers)
             }
             None => (
                 std::mem::take(&mut self.sessions).into_ids(),
-                self.rows.iter().map(|e| e.session).collect(),
+                (segments.iter())
+                    .flat_map(|seg| seg.rows.iter().map(|e| e.session))
+                    .collect(),
             ),
         };
         // sessions by a counting sort (in order of first sight, events in input order),
@@ -750,108 +860,199 @@ impl LogBuilder {
             fill[s as usize] += 1;
         }
         drop(fill);
-        // the events in session order (in input order within a session), gathered in
-        // parallel; then each session's few events sorted by time, in place (stable:
-        // equal times keep input order)
         drop(numbers);
-        let rows = &self.rows;
-        let mut ev = crate::parallel::map_owned(order, |i| rows[i as usize]);
-        drop(self.rows);
-        // events before a later one of their session in input order ([`Log::reordered`]:
-        // counted here only; a stream's parts hold whole sessions, and it sums them)
-        let mut late = 0;
-        for w in starts.windows(2) {
-            let events = &mut ev[w[0]..w[1]];
+        // the events in session order (in input order within a session), gathered in
+        // parallel from the segments with this builder's codes (their sessions' numbers
+        // are set by [`Settle`])
+        let event = |i: u32| {
+            let i = i as usize;
+            let k = base.partition_point(|&b| b <= i) - 1;
+            segments[k].get(i - base[k])
+        };
+        let mut ev = crate::parallel::map_owned(order, event);
+        drop(segments);
+        let variants = self.variants.into_names();
+        let mut has = self.has;
+        has[field::SESSION] = true;
+        has[field::TIME] = true;
+        has[field::TYPE] = true;
+        // each session's events sorted by time and checked, blocks of sessions in
+        // parallel; the first error in session order is the one returned, as if
+        // the sessions were checked one by one
+        let (source, unit) = (self.source.as_str(), self.unit);
+        let mut session_variant = vec![NONE; n_sessions];
+        let blocks = session_blocks(&starts, 8 * crate::parallel::current_threads());
+        let mut work = Vec::with_capacity(blocks.len());
+        let (mut events, mut their_variants) = (&mut ev[..], &mut session_variant[..]);
+        for b in &blocks {
+            let (e, rest) = events.split_at_mut(starts[b.end] - starts[b.start]);
+            let (v, more) = their_variants.split_at_mut(b.len());
+            work.push((b.clone(), e, v));
+            (events, their_variants) = (rest, more);
+        }
+        let settle = Settle {
+            cap: self.opts.dwell_cap,
+            has_position: has[field::POSITION],
+            sessions: &sessions,
+            variants: &variants,
+            starts: &starts,
+            unit,
+        };
+        let settled = crate::parallel::map_chunks_owned(work, |(b, e, v)| settle.block(b, e, v));
+        let (mut late, mut no_position) = (0, self.no_position);
+        for r in settled {
+            let (l, np) = r.map_err(|(place, message)| Error::Format {
+                location: Location::new(source, place, unit),
+                message,
+            })?;
+            late += l;
+            no_position = match (no_position, np) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        Ok(Log {
+            ev,
+            starts,
+            session_variant,
+            sessions,
+            queries: self.queries.into_names(),
+            variants,
+            has,
+            ignored: {
+                let mut v: Vec<(String, u64)> = self.ignored.into_iter().collect();
+                v.sort();
+                v
+            },
+            // events before a later one of their session in input order: counted here
+            // only (a stream's parts hold whole sessions, and it sums them)
+            reordered: late,
+            time_style: self.clock.style(),
+            source: self.source,
+            unit: self.unit,
+            no_position,
+        })
+    }
+}
+
+/// Sessions in about `n` blocks of about equal numbers of events (ranges of sessions).
+fn session_blocks(starts: &[usize], n: usize) -> Vec<std::ops::Range<usize>> {
+    let n_sessions = starts.len() - 1;
+    let per = (starts[n_sessions] / n.max(1)).max(1 << 12);
+    let mut blocks = Vec::new();
+    let mut s = 0;
+    while s < n_sessions {
+        let goal = starts[s] + per;
+        let end = (s + starts[s..].partition_point(|&e| e < goal)).clamp(s + 1, n_sessions);
+        blocks.push(s..end);
+        s = end;
+    }
+    blocks
+}
+
+/// What [`LogBuilder::finish`] does to each session's events, in place: sorted by time
+/// (stable: equal times keep input order), clicks checked to follow a SERP and to have
+/// a position where the log has them, dwell derived where not given, the session's
+/// variant checked to be one.
+struct Settle<'a> {
+    cap: f64,
+    has_position: bool,
+    sessions: &'a Ids,
+    variants: &'a [String],
+    starts: &'a [usize],
+    unit: Unit,
+}
+
+/// A place and a message.
+type Refusal = (u64, String);
+
+impl Settle<'_> {
+    /// Sessions `block`, whose events are `ev` and variants `variant`: the events that
+    /// came after a later one of their session, and the first place of a click without
+    /// a position in a log without positions; or the first refusal.
+    fn block(
+        &self,
+        block: std::ops::Range<usize>,
+        ev: &mut [Ev],
+        variant: &mut [u32],
+    ) -> std::result::Result<(u64, Option<u64>), Refusal> {
+        let first = self.starts[block.start];
+        let (mut late, mut no_position) = (0, None);
+        for (k, s) in block.enumerate() {
+            let events = &mut ev[self.starts[s] - first..self.starts[s + 1] - first];
             let mut latest = f64::NEG_INFINITY;
-            for e in events.iter() {
+            for e in events.iter_mut() {
+                e.session = s as u32;
                 late += u64::from(e.time < latest);
                 latest = latest.max(e.time);
             }
             if !events.is_sorted_by(|a, b| a.time.total_cmp(&b.time).is_le()) {
                 events.sort_by(|a, b| a.time.total_cmp(&b.time));
             }
+            variant[k] = self.session(s, events, &mut no_position)?;
         }
-        let mut log = Log {
-            ev,
-            starts,
-            session_variant: vec![NONE; n_sessions],
-            sessions,
-            queries: self.queries.into_names(),
-            variants: self.variants.into_names(),
-            has: self.has,
-            ignored: {
-                let mut v: Vec<(String, u64)> = self.ignored.into_iter().collect();
-                v.sort();
-                v
-            },
-            reordered: late,
-            time_style: self.clock.style(),
-            source: self.source,
-            unit: self.unit,
-            no_position: self.no_position,
-        };
-        log.has[field::SESSION] = true;
-        log.has[field::TIME] = true;
-        log.has[field::TYPE] = true;
-        let cap = self.opts.dwell_cap;
-        for s in 0..n_sessions {
-            let r = log.n_events(s);
-            let mut seen_serp = false;
-            let mut first_variant: Option<usize> = None;
-            for i in r.clone() {
-                let e = &log.ev[i];
-                if e.kind == Kind::Click && e.position == 0 && !log.has[field::POSITION] {
-                    log.no_position = Some(log.no_position.map_or(e.place, |p| p.min(e.place)));
+        Ok((late, no_position))
+    }
+
+    /// One session `s`'s events (in time order): checked, dwell derived; its variant.
+    fn session(
+        &self,
+        s: usize,
+        events: &mut [Ev],
+        no_position: &mut Option<u64>,
+    ) -> std::result::Result<u32, Refusal> {
+        let name = || String::from_utf8_lossy(self.sessions.get(s));
+        let mut seen_serp = false;
+        let mut first_variant: Option<usize> = None;
+        for i in 0..events.len() {
+            let e = events[i];
+            if e.kind == Kind::Click && e.position == 0 && !self.has_position {
+                *no_position = Some(no_position.map_or(e.place, |p| p.min(e.place)));
+            }
+            match e.kind {
+                Kind::Serp => seen_serp = true,
+                Kind::Click if e.position == 0 && self.has_position => {
+                    return Err((e.place, "a click without a position".into()))
                 }
-                match log.ev[i].kind {
-                    Kind::Serp => seen_serp = true,
-                    Kind::Click if log.ev[i].position == 0 && log.has[field::POSITION] => {
-                        return Err(log.error_at(i, "a click without a position".into()))
-                    }
-                    Kind::Click if !seen_serp => {
-                        return Err(log.error_at(
-                            i,
+                Kind::Click if !seen_serp => {
+                    return Err((
+                        e.place,
+                        format!(
+                            "a click with no earlier SERP (type 'query') in session '{}'",
+                            name()
+                        ),
+                    ))
+                }
+                Kind::Click if e.dwell.is_nan() => {
+                    // the next event of the session, capped; none: the cap
+                    events[i].dwell = match events.get(i + 1) {
+                        Some(next) => (next.time - e.time).min(self.cap),
+                        None => self.cap,
+                    };
+                }
+                _ => {}
+            }
+            if e.variant != NONE {
+                match first_variant {
+                    None => first_variant = Some(i),
+                    Some(f) if events[f].variant != e.variant => {
+                        return Err((
+                            e.place,
                             format!(
-                                "a click with no earlier SERP (type 'query') in session '{}'",
-                                log.session(s)
+                                "session '{}' is in variant '{}' here but in '{}' at {} {}",
+                                name(),
+                                self.variants[e.variant as usize],
+                                self.variants[events[f].variant as usize],
+                                self.unit.word(),
+                                events[f].place
                             ),
                         ))
                     }
-                    Kind::Click if log.ev[i].dwell.is_nan() => {
-                        // the next event of the session, capped; none: the cap
-                        log.ev[i].dwell = if i + 1 < r.end {
-                            (log.ev[i + 1].time - log.ev[i].time).min(cap)
-                        } else {
-                            cap
-                        };
-                    }
                     _ => {}
                 }
-                if log.ev[i].variant != NONE {
-                    match first_variant {
-                        None => first_variant = Some(i),
-                        Some(f) if log.ev[f].variant != log.ev[i].variant => {
-                            return Err(log.error_at(
-                                i,
-                                format!(
-                                    "session '{}' is in variant '{}' here but in '{}' at {} {}",
-                                    log.session(s),
-                                    log.variants[log.ev[i].variant as usize],
-                                    log.variants[log.ev[f].variant as usize],
-                                    log.unit.word(),
-                                    log.ev[f].place
-                                ),
-                            ))
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            if let Some(f) = first_variant {
-                log.session_variant[s] = log.ev[f].variant;
             }
         }
-        Ok(log)
+        Ok(first_variant.map_or(NONE, |f| events[f].variant))
     }
 }
 

@@ -76,24 +76,17 @@ pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log>
     if format == LogFormat::Parquet {
         #[cfg(feature = "parquet")]
         {
-            use crate::formats::parquet::batches;
+            use crate::formats::parquet::Groups;
             // the log's columns only (doc_id is not used); all of them when one it
             // needs is missing, for the error to list them
             let ours = |n: &str| (0..FIELDS.len()).any(|f| f != 6 && opts.columns[f] == n);
-            let (mut schema, mut rows, mut source, mut read) = batches(path, &ours)?;
-            let fields = schema.fields();
+            let mut file = Groups::open(path, &ours)?;
+            let fields = file.schema().fields();
             if (0..REQUIRED.len()).any(|f| !fields.iter().any(|c| *c.name() == opts.columns[f])) {
-                (schema, rows, source, read) = batches(path, &|_| true)?;
+                file = Groups::open(path, &|_| true)?;
             }
             let never = Default::default();
-            return super::arrow::log_from_batches(
-                &schema,
-                read,
-                Some(rows),
-                opts,
-                &source,
-                &never,
-            );
+            return super::arrow::log_from_parquet(&file, opts, &never);
         }
         #[cfg(not(feature = "parquet"))]
         return Err(Error::Option(

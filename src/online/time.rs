@@ -31,6 +31,7 @@ impl Style {
 }
 
 /// Reads the timestamps of one log, checking they are all written one way.
+#[derive(Clone)]
 pub(crate) struct Clock {
     forced: Option<f64>,
     word: &'static str,
@@ -101,6 +102,12 @@ impl Clock {
 
     /// How the log writes its timestamps (`numbers in seconds`, `text with a time
     /// zone`, ...), fixed by the first; None before any.
+    /// Whether the first timestamp has been read (the way all others must be written).
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn is_set(&self) -> bool {
+        self.first.is_some()
+    }
+
     pub(crate) fn style(&self) -> Option<String> {
         self.first.map(|(style, _)| style.describe())
     }
