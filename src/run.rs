@@ -10,7 +10,7 @@ pub type RunQuery = Rows<f64>;
 impl RunQuery {
     /// Positions of the documents in trec_eval order: score descending, ties broken by
     /// document id descending (byte order). Skips the sort when already in order, or
-    /// when [`RunQuery::ranking_kept`] kept the order.
+    /// when `RunQuery::ranking_kept` kept the order.
     pub fn ranking(&self, out: &mut Vec<u32>) {
         out.clear();
         match self.ranked.get() {

@@ -233,10 +233,11 @@ fn take_in<T: Send>(
     b.finish()
 }
 
-/// A log from record batches of `schema` arriving one at a time (see [`take_in`]):
-/// each field's column found by its name (`opts.columns`); places are rows from 0
-/// over the whole table, in `source`. The batches are taken in by stretches of
-/// [`STRETCH`] rows, a few stretches ahead.
+/// A log from record batches of `schema` arriving one at a time: each field's column
+/// found by its name (`opts.columns`); places are rows from 0 over the whole table, in
+/// `source`. The batches are taken in by stretches of 64 Ki rows, a few stretches
+/// ahead, each into a part of the log on a thread of the pool, appended in order: the
+/// log, and the first error, are those of one builder taking in every row in order.
 pub fn log_from_batches(
     schema: &Schema,
     batches: impl IntoIterator<Item = Result<RecordBatch>>,

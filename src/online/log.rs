@@ -1,7 +1,8 @@
 //! The interaction log: events in columns, each session's events together and in time
 //! order. Every source (JSONL, CSV, Python columns) feeds one [`LogBuilder`], which
 //! checks each event as it comes and [`LogBuilder::finish`]es the log: sorted, dwell
-//! derived, clicks attached to their SERPs.
+//! derived, clicks attached to their SERPs. Arrow tables and parquet files feed parts
+//! of it on every thread ([`LogBuilder::part`], [`LogBuilder::append`]).
 
 use std::borrow::Cow;
 
