@@ -198,7 +198,6 @@ pub(crate) fn write_in_chunks<E: Send>(
 /// the work and the taking overlap. The first error of `take` stops it (items in
 /// flight are finished and dropped). Without a pool: one after the other, the same
 /// results in the same order.
-#[cfg_attr(not(feature = "arrow"), allow(dead_code))]
 #[cfg_attr(not(feature = "parallel"), allow(unused_variables))]
 pub(crate) fn pipeline<T: Send, R: Send>(
     items: impl IntoIterator<Item = T>,

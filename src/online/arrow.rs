@@ -200,39 +200,6 @@ fn seed(
     Ok(())
 }
 
-/// The rows of a table to `b` (its clock [`seed`]ed) by tasks on the pool, each task's
-/// rows (given by `rows` to a taker) into a builder of its own ([`LogBuilder::part`]),
-/// appended in order as they are done while later tasks run: the log, and the first
-/// error, are those of one builder taking in every row in order.
-fn take_in<T: Send>(
-    mut b: LogBuilder,
-    layout: &Layout<'_>,
-    tasks: impl IntoIterator<Item = T>,
-    rows: impl Fn(T, &mut dyn FnMut(RecordBatch, u64) -> Result<()>) -> Result<()> + Sync + Send,
-    cancel: &AtomicBool,
-) -> Result<Log> {
-    let template = b.part();
-    crate::parallel::pipeline(
-        tasks,
-        4 * crate::parallel::current_threads(),
-        |task| {
-            let mut part = template.part();
-            part.reserve(STRETCH);
-            rows(task, &mut |batch, first| {
-                take_batch(&mut part, layout, &batch, first, cancel)
-            })?;
-            Ok(part)
-        },
-        |part| {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(Error::Interrupted);
-            }
-            b.append(part?)
-        },
-    )?;
-    b.finish()
-}
-
 /// A log from record batches of `schema` arriving one at a time: each field's column
 /// found by its name (`opts.columns`); places are rows from 0 over the whole table, in
 /// `source`. The batches are taken in by stretches of 64 Ki rows, a few stretches
@@ -258,22 +225,18 @@ pub fn log_from_batches(
     });
     seed(&mut b, &layout, first_rows.flatten(), cancel)?;
     let tasks = early.into_iter().map(Ok).chain(stretches);
-    take_in(
-        b,
-        &layout,
-        tasks,
-        |stretch, take| {
-            for (batch, first) in stretch? {
-                take(batch, first)?;
-            }
-            Ok(())
-        },
-        cancel,
-    )
+    let fill = |stretch: Result<Vec<(RecordBatch, u64)>>, part: &mut LogBuilder| {
+        part.reserve(STRETCH);
+        for (batch, first) in stretch? {
+            take_batch(part, &layout, &batch, first, cancel)?;
+        }
+        Ok(())
+    };
+    b.take_in_parts(tasks, fill, cancel)
 }
 
-/// A log from a parquet file's row groups (see [`take_in`]), each read and taken in
-/// by a task of its own: decoding and taking in run on every thread.
+/// A log from a parquet file's row groups, each read and taken in by a task of its
+/// own ([`LogBuilder::take_in_parts`]): decoding and taking in run on every thread.
 #[cfg(feature = "parquet")]
 pub(crate) fn log_from_parquet(
     file: &crate::formats::parquet::Groups,
@@ -282,19 +245,14 @@ pub(crate) fn log_from_parquet(
 ) -> Result<Log> {
     let (mut b, layout) = start(file.schema(), opts, file.source())?;
     seed(&mut b, &layout, file.batches(None)?, cancel)?;
-    take_in(
-        b,
-        &layout,
-        0..file.len(),
-        |group, take| {
-            for batch in file.batches(Some(group))? {
-                let (batch, first) = batch?;
-                take(batch, first)?;
-            }
-            Ok(())
-        },
-        cancel,
-    )
+    let fill = |group: usize, part: &mut LogBuilder| {
+        for batch in file.batches(Some(group))? {
+            let (batch, first) = batch?;
+            take_batch(part, &layout, &batch, first, cancel)?;
+        }
+        Ok(())
+    };
+    b.take_in_parts(0..file.len(), fill, cancel)
 }
 
 /// The rows of `batch` (row `first` of the table the first) to `b`.
@@ -434,6 +392,9 @@ mod tests {
     use arrow_array::{ArrayRef, Float64Array, StringArray};
     use arrow_schema::{Field, Schema};
 
+    use rand_chacha::ChaCha8Rng;
+    use rand_core::{RngCore, SeedableRng};
+
     use super::*;
 
     /// A shuffled log of `n_sessions` sessions (a SERP, then up to three clicks; some
@@ -442,13 +403,8 @@ mod tests {
     type Row = (String, String, String, Option<String>, Option<f64>, String);
 
     fn rows(n_sessions: usize) -> Vec<Row> {
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut next = move || rng.next_u64();
         let mut out = Vec::new();
         for s in 0..n_sessions {
             let t0 = 1_700_000_000 + (next() % 1_000_000) as i64;
@@ -549,24 +505,6 @@ mod tests {
         b.finish()
     }
 
-    /// Everything a log holds, as text (NaN equal to NaN).
-    fn whole(log: &Log) -> String {
-        format!(
-            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {:?} {:?} {:?}",
-            log.ev,
-            log.starts,
-            log.session_variant,
-            log.session_names(),
-            log.queries,
-            log.variants,
-            log.has,
-            log.reordered,
-            log.ignored,
-            log.time_style,
-            log.no_position
-        )
-    }
-
     fn read(schema: &Schema, batches: &[RecordBatch], threads: usize) -> Result<Log> {
         let never = AtomicBool::new(false);
         crate::parallel::Pool::new(threads).install(|| {
@@ -580,13 +518,13 @@ mod tests {
         // about 275,000 rows: four stretches and a bit
         let rows = rows(110_000);
         assert!(rows.len() > 4 * STRETCH, "{}", rows.len());
-        let want = whole(&one_by_one(&rows).unwrap());
+        let want = one_by_one(&rows).unwrap().everything();
         for per_batch in [1_000, 50_000, rows.len()] {
             let (schema, batches) = batches(&rows, per_batch);
             for threads in [1, 2, 3] {
                 let got = read(&schema, &batches, threads).unwrap();
                 assert!(
-                    whole(&got) == want,
+                    got.everything() == want,
                     "{per_batch} rows a batch, {threads} threads"
                 );
             }
@@ -630,7 +568,7 @@ mod tests {
         use parquet::arrow::ArrowWriter;
         use parquet::file::properties::WriterProperties;
         let mut rows = rows(60_000);
-        let want = whole(&one_by_one(&rows).unwrap());
+        let want = one_by_one(&rows).unwrap().everything();
         let (schema, good) = batches(&rows, 7_000);
         let dir = tempfile::tempdir().unwrap();
         let write = |name: &str, batches: &[RecordBatch]| {
@@ -656,7 +594,7 @@ mod tests {
         let path = write("log.parquet", &good);
         for threads in [1, 2] {
             assert!(
-                whole(&read(&path, threads).unwrap()) == want,
+                read(&path, threads).unwrap().everything() == want,
                 "{threads} threads"
             );
         }

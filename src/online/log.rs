@@ -5,6 +5,7 @@
 //! of it on every thread ([`LogBuilder::part`], [`LogBuilder::append`]).
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
@@ -381,6 +382,28 @@ impl Log {
     }
 }
 
+#[cfg(test)]
+impl Log {
+    /// Everything the log holds, as text (NaN equal to NaN): for tests that two ways
+    /// of reading give the same log.
+    pub(crate) fn everything(&self) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {:?} {:?} {:?}",
+            self.ev,
+            self.starts,
+            self.session_variant,
+            self.session_names(),
+            self.queries,
+            self.variants,
+            self.has,
+            self.reordered,
+            self.ignored,
+            self.time_style,
+            self.no_position
+        )
+    }
+}
+
 /// Builds a [`Log`] from events in input order.
 pub struct LogBuilder {
     opts: LogOptions,
@@ -553,14 +576,12 @@ impl LogBuilder {
 
     /// Whether the first timestamp has been read: from then on a [`LogBuilder::part`]
     /// refuses exactly what this builder would (timestamps written another way).
-    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn clock_set(&self) -> bool {
         self.clock.is_set()
     }
 
     /// Take the clock of `other` (a builder of the same source's first events), if this
     /// one's is not set.
-    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn seed_clock(&mut self, other: &LogBuilder) {
         if !self.clock.is_set() {
             self.clock = other.clock.clone();
@@ -571,7 +592,6 @@ impl LogBuilder {
     /// same source, filled on another thread, then [`LogBuilder::append`]ed): the same
     /// options and clock. Made once the clock is set ([`LogBuilder::clock_set`]), so
     /// that its errors are those of one builder reading everything; not for streams.
-    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn part(&self) -> LogBuilder {
         debug_assert!(self.order.is_none(), "a stream is read by one builder");
         let (opts, source) = (self.opts.clone(), self.source.clone());
@@ -584,7 +604,6 @@ impl LogBuilder {
     /// Append the events of `part` ([`LogBuilder::part`], filled by
     /// [`LogBuilder::push`]), which follow this builder's: its texts numbered among
     /// this builder's in their order of first sight, its events kept where they are.
-    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn append(&mut self, part: LogBuilder) -> Result<()> {
         debug_assert!(part.segments.is_empty() && part.order.is_none());
         let ours = |into: &mut Interner, from: &Interner| -> Result<Option<Vec<u32>>> {
@@ -620,6 +639,37 @@ impl LogBuilder {
             self.clock = part.clock;
         }
         Ok(())
+    }
+
+    /// The log of this builder's events and those of `tasks` (the later stretches of its
+    /// source, in order), taken in on the pool: each task's events into a part of its
+    /// own ([`LogBuilder::part`]) by `fill`, the parts appended in order as they are
+    /// done while later tasks run. With this builder's clock set first (from the
+    /// source's first events), the log and the first error are those of one builder
+    /// taking in every event in order.
+    pub(crate) fn take_in_parts<T: Send>(
+        mut self,
+        tasks: impl IntoIterator<Item = T>,
+        fill: impl Fn(T, &mut LogBuilder) -> Result<()> + Sync + Send,
+        cancel: &AtomicBool,
+    ) -> Result<Log> {
+        let template = self.part();
+        crate::parallel::pipeline(
+            tasks,
+            4 * crate::parallel::current_threads(),
+            |task| {
+                let mut part = template.part();
+                fill(task, &mut part)?;
+                Ok(part)
+            },
+            |part| {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(Error::Interrupted);
+                }
+                self.append(part?)
+            },
+        )?;
+        self.finish()
     }
 
     /// The options.

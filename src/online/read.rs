@@ -1,6 +1,8 @@
 //! Log files: JSON Lines (one object per line) and CSV (a header row), gzip-compressed
 //! when the name ends in `.gz`. Both feed the one [`LogBuilder`]; places are lines of
-//! the file (from 1). Parquet files (the `parquet` feature) go through the Arrow intake
+//! the file (from 1). A JSON Lines file read whole is taken in by chunks of whole lines
+//! on every thread ([`LogBuilder::take_in_parts`]); a CSV file line by line (a quoted
+//! field may hold a line break, so its lines cannot be cut apart unread). Parquet files (the `parquet` feature) go through the Arrow intake
 //! ([`super::arrow`]), record batch by record batch; places are rows from 0.
 
 use std::borrow::Cow;
@@ -94,8 +96,112 @@ pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log>
         ));
     }
     let mut b = LogBuilder::new(opts, &path.display().to_string(), Unit::Line)?;
+    if format == LogFormat::Jsonl {
+        return read_jsonl_whole(path, b);
+    }
     read_text(path, format, &mut b, &mut |_| Ok(()))?;
     b.finish()
+}
+
+/// Bytes of a JSON Lines file that one task takes in (whole lines; a longer line whole).
+const CHUNK_BYTES: u64 = 4 << 20;
+
+/// A file's whole lines in chunks of about [`CHUNK_BYTES`], each with the number of its
+/// first line (from 1); a read failure ends them.
+struct Chunks<R> {
+    input: R,
+    /// The start of a line read with the chunk before.
+    carry: Vec<u8>,
+    /// Lines before the next chunk.
+    lines: u64,
+    done: bool,
+}
+
+impl<R: Read> Iterator for Chunks<R> {
+    type Item = std::io::Result<(Vec<u8>, u64)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let mut chunk = std::mem::take(&mut self.carry);
+        loop {
+            let from = chunk.len();
+            match (&mut self.input).take(CHUNK_BYTES).read_to_end(&mut chunk) {
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+                Ok(0) => {
+                    self.done = true;
+                    break;
+                }
+                Ok(_) => {
+                    if let Some(end) = memchr::memrchr(b'\n', &chunk[from..]) {
+                        self.carry = chunk.split_off(from + end + 1);
+                        break;
+                    }
+                }
+            }
+        }
+        if chunk.is_empty() {
+            return None;
+        }
+        let first = self.lines + 1;
+        self.lines += memchr::memchr_iter(b'\n', &chunk).count() as u64;
+        Some(Ok((chunk, first)))
+    }
+}
+
+/// A JSON Lines file read whole: its lines taken in by chunks on every thread
+/// ([`LogBuilder::take_in_parts`]), after its first lines up to the first timestamp
+/// (for the way timestamps are written).
+fn read_jsonl_whole(path: &Path, mut b: LogBuilder) -> Result<Log> {
+    let source = path.display().to_string();
+    let names = b.options().columns.clone();
+    let io = |e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let mut chunks = Chunks {
+        input: open(path)?,
+        carry: Vec::new(),
+        lines: 0,
+        done: false,
+    };
+    let take =
+        |part: &mut LogBuilder, chunk: &[u8], first: u64, stop: &dyn Fn(&LogBuilder) -> bool| {
+            for (k, line) in chunk.split_inclusive(|&c| c == b'\n').enumerate() {
+                let text = std::str::from_utf8(line).map_err(|_| {
+                    io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "stream did not contain valid UTF-8",
+                    ))
+                })?;
+                jsonl_line(part, text, first + k as u64, &names, &source)?;
+                if stop(part) {
+                    break;
+                }
+            }
+            Ok(())
+        };
+    // the chunks read for the clock, held to be taken in with the others
+    let mut early = Vec::new();
+    let mut seen = b.part();
+    while !seen.clock_set() {
+        let Some(chunk) = chunks.next() else { break };
+        let (chunk, first) = chunk.map_err(io)?;
+        take(&mut seen, &chunk, first, &|p| p.clock_set())?;
+        early.push((chunk, first));
+    }
+    b.seed_clock(&seen);
+    drop(seen);
+    let tasks = early.into_iter().map(Ok).chain(chunks);
+    let fill = |chunk: std::io::Result<(Vec<u8>, u64)>, part: &mut LogBuilder| {
+        let (chunk, first) = chunk.map_err(io)?;
+        take(part, &chunk, first, &|_| false)
+    };
+    b.take_in_parts(tasks, fill, &Default::default())
 }
 
 /// Lines (records of a CSV file) between two calls of a reader's `every` hook.
@@ -315,19 +421,30 @@ fn read_jsonl(
         if no % EVERY_LINES == 0 {
             every(b).map_err(ReadError::Log)?;
         }
-        let text = line.trim();
-        if text.is_empty() {
-            continue;
-        }
-        let bad = |m: String| ReadError::Log(Error::format(source, no, m));
-        let mut de = serde_json::Deserializer::from_str(text);
-        let mut slots = Row { names: &names }
-            .deserialize(&mut de)
-            .and_then(|s| de.end().map(|_| s))
-            .map_err(|e| bad(format!("not a JSON object: {e}")))?;
-        let event = event_of(&mut slots, &names).map_err(bad)?;
-        b.push(event, no).map_err(ReadError::Log)?;
+        jsonl_line(b, &line, no, &names, source).map_err(ReadError::Log)?;
     }
+}
+
+/// Line `no` of a JSON Lines file to `b` (a blank line: nothing).
+fn jsonl_line(
+    b: &mut LogBuilder,
+    line: &str,
+    no: u64,
+    names: &[String; 10],
+    source: &str,
+) -> Result<()> {
+    let text = line.trim();
+    if text.is_empty() {
+        return Ok(());
+    }
+    let bad = |m: String| Error::format(source, no, m);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let mut slots = Row { names }
+        .deserialize(&mut de)
+        .and_then(|s| de.end().map(|_| s))
+        .map_err(|e| bad(format!("not a JSON object: {e}")))?;
+    let event = event_of(&mut slots, names).map_err(bad)?;
+    b.push(event, no)
 }
 
 fn read_csv(
@@ -391,4 +508,112 @@ fn read_csv(
         b.push(event, no)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rand_chacha::ChaCha8Rng;
+    use rand_core::{RngCore, SeedableRng};
+
+    use super::*;
+
+    /// A shuffled JSON Lines log of `n` sessions (a SERP, up to three clicks, some
+    /// unknown events), about 150 bytes a line, with blank lines here and there.
+    fn lines(n: usize) -> Vec<String> {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut next = move || rng.next_u64();
+        let mut out = Vec::new();
+        for s in 0..n {
+            let t = 1_700_000_000 + next() % 5_000_000;
+            let v = ["A", "B"][s % 2];
+            out.push(format!(
+                r#"{{"session_id": "sess-{s}", "timestamp": {t}, "type": "query", "query": "q {}", "n_results": {}, "variant": "{v}"}}"#,
+                next() % 900,
+                next() % 20
+            ));
+            for c in 0..next() % 4 {
+                let kind = ["click", "click", "click", "hover"][(next() % 4) as usize];
+                out.push(format!(
+                    r#"{{"session_id": "sess-{s}", "timestamp": {}, "type": "{kind}", "position": {}, "doc_id": "d{}", "variant": "{v}"}}"#,
+                    t + 3 + 11 * c,
+                    1 + next() % 10,
+                    next() % 100
+                ));
+            }
+            if next() % 50 == 0 {
+                out.push(String::new());
+            }
+        }
+        for i in (1..out.len()).rev() {
+            out.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
+        out
+    }
+
+    /// The file read whole (in parallel, `threads`), and read line by line by one
+    /// builder.
+    fn both(path: &Path, threads: usize) -> (Result<Log>, Result<Log>) {
+        let opts = LogOptions::default();
+        let whole = crate::parallel::Pool::new(threads)
+            .install(|| read_log(path, LogFormat::Jsonl, opts.clone()));
+        let mut b = LogBuilder::new(opts, &path.display().to_string(), Unit::Line).unwrap();
+        let one =
+            read_text(path, LogFormat::Jsonl, &mut b, &mut |_| Ok(())).and_then(|_| b.finish());
+        (whole, one)
+    }
+
+    #[test]
+    fn a_jsonl_log_read_by_chunks_is_the_log_of_one_builder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let good = lines(120_000);
+        std::fs::write(&path, good.join("\n")).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 3 * CHUNK_BYTES);
+        for threads in [1, 2, 3] {
+            let (whole, one) = both(&path, threads);
+            assert!(
+                whole.unwrap().everything() == one.unwrap().everything(),
+                "{threads} threads"
+            );
+        }
+        // spoiled in several chunks: the first error is the one told
+        type Spoil<'a> = (&'a str, &'a dyn Fn(&str) -> String);
+        let spoils: [Spoil<'_>; 4] = [
+            ("not JSON", &|l| l.replace('}', "")),
+            ("a bad position", &|l| {
+                l.replace(r#""type""#, r#""position": -2, "type""#)
+            }),
+            ("a timestamp written another way", &|_| {
+                r#"{"session_id": "x", "timestamp": "2024-05-01T10:00:00Z", "type": "query"}"#
+                    .into()
+            }),
+            ("no session", &|l| l.replace("session_id", "sid")),
+        ];
+        let told = |r: Result<Log>| r.map(|l| l.everything()).map_err(|e| e.to_string());
+        let mut refused = 0;
+        for (what, spoil) in spoils {
+            for at in [[90_000, 70_000, 200_000], [250_000, 2, 130_000]] {
+                let mut bad = good.clone();
+                for &i in &at {
+                    bad[i] = spoil(&bad[i]);
+                }
+                std::fs::write(&path, bad.join("\n")).unwrap();
+                let (whole, one) = both(&path, 2);
+                let (whole, one) = (told(whole), told(one));
+                assert!(whole == one, "{what} at {at:?}: {:?}", whole.err());
+                refused += usize::from(one.is_err());
+            }
+        }
+        assert!(refused >= 6, "{refused} of the spoiled logs refused");
+        // bytes that are not UTF-8 in a later chunk
+        let mut bytes = good.join("\n").into_bytes();
+        let at = bytes.len() - 1000;
+        bytes[at] = 0xff;
+        std::fs::write(&path, bytes).unwrap();
+        let (whole, one) = both(&path, 2);
+        assert_eq!(
+            whole.err().unwrap().to_string(),
+            one.err().unwrap().to_string()
+        );
+    }
 }

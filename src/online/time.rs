@@ -103,7 +103,6 @@ impl Clock {
     /// How the log writes its timestamps (`numbers in seconds`, `text with a time
     /// zone`, ...), fixed by the first; None before any.
     /// Whether the first timestamp has been read (the way all others must be written).
-    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn is_set(&self) -> bool {
         self.first.is_some()
     }
