@@ -11,8 +11,7 @@ use std::sync::atomic::AtomicBool;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
@@ -39,6 +38,8 @@ struct Opened {
     schema: SchemaRef,
     meta: ArrowReaderMetadata,
     mask: ProjectionMask,
+    /// The row (over the file) of each row group's first.
+    firsts: Vec<u64>,
 }
 
 /// The rows of a parquet file of a run (`third`: [`arrow::SCORE`], `values`:
@@ -62,22 +63,13 @@ fn take_in_table<V: Checked>(
     })?;
     let cols = file.columns(third)?;
     let reader = PieceReader::new(&cols, &file.source, values, cancel);
-    let mut first = 0u64;
-    let groups: Vec<(usize, u64)> = (file.meta.metadata().row_groups().iter().enumerate())
-        .map(|(i, g)| {
-            let at = first;
-            first += u64::try_from(g.num_rows()).unwrap_or(0);
-            (i, at)
-        })
-        .collect();
     let _whole = PieceReader::take_in(
-        groups,
-        |(group, mut first)| {
+        (0..file.firsts.len()).collect(),
+        |group| {
             let mut pieces = Vec::new();
-            for batch in file.reader(Some(group))? {
-                let batch = file.named(batch)?;
+            for batch in file.batches(group)? {
+                let (batch, first) = batch?;
                 reader.batch(&batch, first, &mut pieces)?;
-                first += batch.num_rows() as u64;
             }
             Ok(pieces)
         },
@@ -111,12 +103,21 @@ fn open_columns(path: &Path, choose: &ChooseColumns) -> Result<Opened> {
         .build()
         .map_err(bad)?
         .schema();
+    let mut first = 0u64;
+    let firsts = (meta.metadata().row_groups().iter())
+        .map(|g| {
+            let at = first;
+            first += u64::try_from(g.num_rows()).unwrap_or(0);
+            at
+        })
+        .collect();
     Ok(Opened {
         path: path.to_path_buf(),
         source,
         schema,
         meta,
         mask,
+        firsts,
     })
 }
 
@@ -126,22 +127,32 @@ impl Opened {
             .map_err(|e| Error::Input(format!("{}: {e}", self.source)))
     }
 
-    /// A reader of the batches of row group `group` (None: of all, in order), through a
-    /// handle of its own on the file (each reader its own position in it).
-    fn reader(&self, group: Option<usize>) -> Result<ParquetRecordBatchReader> {
+    /// The batches of row group `group` in order, each with the row (over the file) of
+    /// its first, read through a handle of its own on the file (each reader its own
+    /// position in it); a decoding failure names the file.
+    fn batches(
+        &self,
+        group: usize,
+    ) -> Result<impl Iterator<Item = Result<(RecordBatch, u64)>> + '_> {
         let file = File::open(&self.path).map_err(|e| Error::Io {
             path: self.path.clone(),
             source: e,
         })?;
-        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
             .with_projection(self.mask.clone())
-            .with_batch_size(BATCH_ROWS);
-        let builder = match group {
-            Some(g) => builder.with_row_groups(vec![g]),
-            None => builder,
-        };
-        (builder.build())
-            .map_err(|e| Error::Input(format!("{}: not a readable parquet file: {e}", self.source)))
+            .with_batch_size(BATCH_ROWS)
+            .with_row_groups(vec![group])
+            .build()
+            .map_err(|e| {
+                Error::Input(format!("{}: not a readable parquet file: {e}", self.source))
+            })?;
+        let mut first = self.firsts[group];
+        Ok(reader.map(move |b| {
+            let b = self.named(b)?;
+            let at = first;
+            first += b.num_rows() as u64;
+            Ok((b, at))
+        }))
     }
 
     /// A batch, or its decoding failure naming the file.
@@ -184,8 +195,6 @@ pub fn read_qrels(path: &Path, cancel: Option<&AtomicBool>) -> Result<Qrels> {
 /// caller likes.
 pub struct Groups {
     file: Opened,
-    /// The row (over the file) of each row group's first.
-    firsts: Vec<u64>,
 }
 
 impl Groups {
@@ -197,15 +206,7 @@ impl Groups {
                 .map(|(i, _)| i)
                 .collect())
         })?;
-        let mut first = 0u64;
-        let firsts = (file.meta.metadata().row_groups().iter())
-            .map(|g| {
-                let at = first;
-                first += u64::try_from(g.num_rows()).unwrap_or(0);
-                at
-            })
-            .collect();
-        Ok(Groups { file, firsts })
+        Ok(Groups { file })
     }
 
     /// The schema of the columns read.
@@ -220,28 +221,21 @@ impl Groups {
 
     /// The number of row groups.
     pub fn len(&self) -> usize {
-        self.firsts.len()
+        self.file.firsts.len()
     }
 
     /// Whether the file has no row group.
     pub fn is_empty(&self) -> bool {
-        self.firsts.is_empty()
+        self.file.firsts.is_empty()
     }
 
-    /// The batches of row group `group` (None: of the whole file) in order, each with
-    /// the row (over the file) of its first; a decoding failure names the file.
+    /// The batches of row group `group` in order, each with the row (over the file) of
+    /// its first; a decoding failure names the file.
     pub fn batches(
         &self,
-        group: Option<usize>,
+        group: usize,
     ) -> Result<impl Iterator<Item = Result<(RecordBatch, u64)>> + '_> {
-        let mut first = group.map_or(0, |g| self.firsts[g]);
-        let reader = self.file.reader(group)?;
-        Ok(reader.map(move |b| {
-            let b = self.file.named(b)?;
-            let at = first;
-            first += b.num_rows() as u64;
-            Ok((b, at))
-        }))
+        self.file.batches(group)
     }
 }
 

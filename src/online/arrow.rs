@@ -178,28 +178,6 @@ fn start<'a>(
     Ok((b, layout))
 }
 
-/// Read the table's first rows (`rows`, from its first) into a builder of their own
-/// up to the first timestamp, for the way timestamps are written: `b`'s parts then
-/// refuse what one builder taking in every row in order would, with the same words.
-/// An error in those rows is the table's first.
-fn seed(
-    b: &mut LogBuilder,
-    layout: &Layout<'_>,
-    rows: impl IntoIterator<Item = Result<(RecordBatch, u64)>>,
-    cancel: &AtomicBool,
-) -> Result<()> {
-    let mut scratch = b.part();
-    for batch in rows {
-        let (batch, first) = batch?;
-        take_batch(&mut scratch, layout, &batch, first, cancel)?;
-        if scratch.clock_set() {
-            break;
-        }
-    }
-    b.seed_clock(&scratch);
-    Ok(())
-}
-
 /// A log from record batches of `schema` arriving one at a time: each field's column
 /// found by its name (`opts.columns`); places are rows from 0 over the whole table, in
 /// `source`. The batches are taken in by stretches of 64 Ki rows, a few stretches
@@ -212,27 +190,21 @@ pub fn log_from_batches(
     source: &str,
     cancel: &AtomicBool,
 ) -> Result<Log> {
-    let (mut b, layout) = start(schema, opts, source)?;
-    let mut stretches = Stretches::new(batches.into_iter(), STRETCH);
-    // the stretches read for the clock, held to be taken in with the others
-    let mut early = Vec::new();
-    let first_rows = std::iter::from_fn(|| match stretches.next()? {
-        Ok(stretch) => {
-            early.push(stretch.clone());
-            Some(stretch.into_iter().map(Ok).collect::<Vec<_>>())
-        }
-        Err(e) => Some(vec![Err(e)]),
-    });
-    seed(&mut b, &layout, first_rows.flatten(), cancel)?;
-    let tasks = early.into_iter().map(Ok).chain(stretches);
-    let fill = |stretch: Result<Vec<(RecordBatch, u64)>>, part: &mut LogBuilder| {
+    let (b, layout) = start(schema, opts, source)?;
+    let stretches = Stretches::new(batches.into_iter(), STRETCH);
+    let fill = |stretch: Vec<(RecordBatch, u64)>,
+                part: &mut LogBuilder,
+                stop: &dyn Fn(&LogBuilder) -> bool| {
         part.reserve(STRETCH);
-        for (batch, first) in stretch? {
+        for (batch, first) in stretch {
             take_batch(part, &layout, &batch, first, cancel)?;
+            if stop(part) {
+                break;
+            }
         }
         Ok(())
     };
-    b.take_in_parts(tasks, fill, cancel)
+    b.take_in_parts(stretches, fill, cancel)
 }
 
 /// A log from a parquet file's row groups, each read and taken in by a task of its
@@ -243,16 +215,18 @@ pub(crate) fn log_from_parquet(
     opts: LogOptions,
     cancel: &AtomicBool,
 ) -> Result<Log> {
-    let (mut b, layout) = start(file.schema(), opts, file.source())?;
-    seed(&mut b, &layout, file.batches(None)?, cancel)?;
-    let fill = |group: usize, part: &mut LogBuilder| {
-        for batch in file.batches(Some(group))? {
+    let (b, layout) = start(file.schema(), opts, file.source())?;
+    let fill = |group: usize, part: &mut LogBuilder, stop: &dyn Fn(&LogBuilder) -> bool| {
+        for batch in file.batches(group)? {
             let (batch, first) = batch?;
             take_batch(part, &layout, &batch, first, cancel)?;
+            if stop(part) {
+                break;
+            }
         }
         Ok(())
     };
-    b.take_in_parts(0..file.len(), fill, cancel)
+    b.take_in_parts((0..file.len()).map(Ok), fill, cancel)
 }
 
 /// The rows of `batch` (row `first` of the table the first) to `b`.

@@ -574,24 +574,10 @@ impl LogBuilder {
         Ok(log)
     }
 
-    /// Whether the first timestamp has been read: from then on a [`LogBuilder::part`]
-    /// refuses exactly what this builder would (timestamps written another way).
-    pub(crate) fn clock_set(&self) -> bool {
-        self.clock.is_set()
-    }
-
-    /// Take the clock of `other` (a builder of the same source's first events), if this
-    /// one's is not set.
-    pub(crate) fn seed_clock(&mut self, other: &LogBuilder) {
-        if !self.clock.is_set() {
-            self.clock = other.clock.clone();
-        }
-    }
-
     /// An empty builder for events that follow this one's (a later stretch of the
     /// same source, filled on another thread, then [`LogBuilder::append`]ed): the same
-    /// options and clock. Made once the clock is set ([`LogBuilder::clock_set`]), so
-    /// that its errors are those of one builder reading everything; not for streams.
+    /// options and clock. Made once the clock is set (see [`LogBuilder::take_in_parts`]),
+    /// so that its errors are those of one builder reading everything; not for streams.
     pub(crate) fn part(&self) -> LogBuilder {
         debug_assert!(self.order.is_none(), "a stream is read by one builder");
         let (opts, source) = (self.opts.clone(), self.source.clone());
@@ -641,25 +627,40 @@ impl LogBuilder {
         Ok(())
     }
 
-    /// The log of this builder's events and those of `tasks` (the later stretches of its
-    /// source, in order), taken in on the pool: each task's events into a part of its
-    /// own ([`LogBuilder::part`]) by `fill`, the parts appended in order as they are
-    /// done while later tasks run. With this builder's clock set first (from the
-    /// source's first events), the log and the first error are those of one builder
-    /// taking in every event in order.
-    pub(crate) fn take_in_parts<T: Send>(
+    /// The log of `tasks` (the stretches of this builder's source, in order; an error
+    /// among them comes after the events of those before), taken in on the pool: each
+    /// task's events into a part of its own ([`LogBuilder::part`]) by `fill`, the parts
+    /// appended in order as they are done while later tasks run. The log, and the first
+    /// error, are those of one builder taking in every event in order: first the
+    /// source's events up to the first timestamp are taken in once more, on their own
+    /// (`fill` stops where its third argument says), for the way timestamps are
+    /// written, which every part's clock then knows.
+    pub(crate) fn take_in_parts<T: Clone + Send>(
         mut self,
-        tasks: impl IntoIterator<Item = T>,
-        fill: impl Fn(T, &mut LogBuilder) -> Result<()> + Sync + Send,
+        tasks: impl IntoIterator<Item = Result<T>>,
+        fill: impl Fn(T, &mut LogBuilder, &dyn Fn(&LogBuilder) -> bool) -> Result<()> + Sync + Send,
         cancel: &AtomicBool,
     ) -> Result<Log> {
+        // the tasks read for the clock are held, to be taken in with the others
+        let mut tasks = tasks.into_iter();
+        let mut early = Vec::new();
+        let mut first = self.part();
+        while !first.clock.is_set() {
+            let Some(task) = tasks.next() else { break };
+            let task = task?;
+            fill(task.clone(), &mut first, &|b| b.clock.is_set())?;
+            early.push(task);
+        }
+        if !self.clock.is_set() {
+            self.clock = first.clock;
+        }
         let template = self.part();
         crate::parallel::pipeline(
-            tasks,
+            early.into_iter().map(Ok).chain(tasks),
             4 * crate::parallel::current_threads(),
-            |task| {
+            |task: Result<T>| {
                 let mut part = template.part();
-                fill(task, &mut part)?;
+                fill(task?, &mut part, &|_| false)?;
                 Ok(part)
             },
             |part| {

@@ -2,8 +2,9 @@
 //! when the name ends in `.gz`. Both feed the one [`LogBuilder`]; places are lines of
 //! the file (from 1). A JSON Lines file read whole is taken in by chunks of whole lines
 //! on every thread ([`LogBuilder::take_in_parts`]); a CSV file line by line (a quoted
-//! field may hold a line break, so its lines cannot be cut apart unread). Parquet files (the `parquet` feature) go through the Arrow intake
-//! ([`super::arrow`]), record batch by record batch; places are rows from 0.
+//! field may hold a line break, so its lines cannot be cut apart unread). Parquet
+//! files (the `parquet` feature) go through the Arrow intake
+//! ([`super::arrow`]), row group by row group; places are rows from 0.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -154,54 +155,38 @@ impl<R: Read> Iterator for Chunks<R> {
 }
 
 /// A JSON Lines file read whole: its lines taken in by chunks on every thread
-/// ([`LogBuilder::take_in_parts`]), after its first lines up to the first timestamp
-/// (for the way timestamps are written).
-fn read_jsonl_whole(path: &Path, mut b: LogBuilder) -> Result<Log> {
+/// ([`LogBuilder::take_in_parts`]).
+fn read_jsonl_whole(path: &Path, b: LogBuilder) -> Result<Log> {
     let source = path.display().to_string();
     let names = b.options().columns.clone();
     let io = |e| Error::Io {
         path: path.to_path_buf(),
         source: e,
     };
-    let mut chunks = Chunks {
+    let chunks = Chunks {
         input: open(path)?,
         carry: Vec::new(),
         lines: 0,
         done: false,
     };
-    let take =
-        |part: &mut LogBuilder, chunk: &[u8], first: u64, stop: &dyn Fn(&LogBuilder) -> bool| {
-            for (k, line) in chunk.split_inclusive(|&c| c == b'\n').enumerate() {
-                let text = std::str::from_utf8(line).map_err(|_| {
-                    io(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        "stream did not contain valid UTF-8",
-                    ))
-                })?;
-                jsonl_line(part, text, first + k as u64, &names, &source)?;
-                if stop(part) {
-                    break;
-                }
+    let fill = |(chunk, first): (Vec<u8>, u64),
+                part: &mut LogBuilder,
+                stop: &dyn Fn(&LogBuilder) -> bool| {
+        for (k, line) in chunk.split_inclusive(|&c| c == b'\n').enumerate() {
+            let text = std::str::from_utf8(line).map_err(|_| {
+                io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "stream did not contain valid UTF-8",
+                ))
+            })?;
+            jsonl_line(part, text, first + k as u64, &names, &source)?;
+            if stop(part) {
+                break;
             }
-            Ok(())
-        };
-    // the chunks read for the clock, held to be taken in with the others
-    let mut early = Vec::new();
-    let mut seen = b.part();
-    while !seen.clock_set() {
-        let Some(chunk) = chunks.next() else { break };
-        let (chunk, first) = chunk.map_err(io)?;
-        take(&mut seen, &chunk, first, &|p| p.clock_set())?;
-        early.push((chunk, first));
-    }
-    b.seed_clock(&seen);
-    drop(seen);
-    let tasks = early.into_iter().map(Ok).chain(chunks);
-    let fill = |chunk: std::io::Result<(Vec<u8>, u64)>, part: &mut LogBuilder| {
-        let (chunk, first) = chunk.map_err(io)?;
-        take(part, &chunk, first, &|_| false)
+        }
+        Ok(())
     };
-    b.take_in_parts(tasks, fill, &Default::default())
+    b.take_in_parts(chunks.map(|c| c.map_err(io)), fill, &Default::default())
 }
 
 /// Lines (records of a CSV file) between two calls of a reader's `every` hook.

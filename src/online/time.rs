@@ -100,13 +100,13 @@ impl Clock {
         Ok(secs)
     }
 
-    /// How the log writes its timestamps (`numbers in seconds`, `text with a time
-    /// zone`, ...), fixed by the first; None before any.
     /// Whether the first timestamp has been read (the way all others must be written).
     pub(crate) fn is_set(&self) -> bool {
         self.first.is_some()
     }
 
+    /// How the log writes its timestamps (`numbers in seconds`, `text with a time
+    /// zone`, ...), fixed by the first; None before any.
     pub(crate) fn style(&self) -> Option<String> {
         self.first.map(|(style, _)| style.describe())
     }
