@@ -626,8 +626,17 @@ fn numeric_array<'py>(col: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
     if !matches!(kind.as_str(), "f" | "i" | "u") {
         return None;
     }
-    let f = arr.call_method1("astype", ("float64",)).ok()?;
+    let f = astype(&arr, "float64")?;
     is_float64(&f).then_some(f)
+}
+
+/// `arr.astype(dtype, copy=False)`: the array itself when it has the dtype already
+/// (numpy's `astype` copies by default: 80 MB of fresh pages for a 10 M-row score
+/// column, a quarter of a cold evaluation of a DataFrame).
+fn astype<'py>(arr: &Bound<'py, PyAny>, dtype: &str) -> Option<Bound<'py, PyAny>> {
+    let kwargs = PyDict::new(arr.py());
+    kwargs.set_item("copy", false).ok()?;
+    arr.call_method("astype", (dtype,), Some(&kwargs)).ok()
 }
 
 fn check_lengths(py: Python<'_>, lens: [usize; 3], third: &str) -> PyResult<()> {
@@ -894,12 +903,12 @@ impl<'py> IdColumn<'py> {
         let kind: String = dtype.getattr("kind").ok()?.extract().ok()?;
         match kind.as_str() {
             "i" => {
-                let a = arr.call_method1("astype", ("int64",)).ok()?;
+                let a = astype(arr, "int64")?;
                 let a = a.extract::<numpy::PyReadonlyArray1<'_, i64>>().ok()?;
                 Some(a.as_array().iter().map(|&v| i128::from(v)).collect())
             }
             "u" => {
-                let a = arr.call_method1("astype", ("uint64",)).ok()?;
+                let a = astype(arr, "uint64")?;
                 let a = a.extract::<numpy::PyReadonlyArray1<'_, u64>>().ok()?;
                 Some(a.as_array().iter().map(|&v| i128::from(v)).collect())
             }
