@@ -229,6 +229,12 @@ impl Groups {
         self.file.firsts.is_empty()
     }
 
+    /// The number of rows of row group `group` (as its metadata says).
+    pub fn rows(&self, group: usize) -> usize {
+        (self.file.meta.metadata().row_groups().get(group))
+            .map_or(0, |g| usize::try_from(g.num_rows()).unwrap_or(0))
+    }
+
     /// The batches of row group `group` in order, each with the row (over the file) of
     /// its first; a decoding failure names the file.
     pub fn batches(

@@ -217,6 +217,9 @@ pub(crate) fn log_from_parquet(
 ) -> Result<Log> {
     let (b, layout) = start(file.schema(), opts, file.source())?;
     let fill = |group: usize, part: &mut LogBuilder, stop: &dyn Fn(&LogBuilder) -> bool| {
+        // room for the group's events at once: grown by doubling, a million events'
+        // room is copied and first touched twice over
+        part.reserve(file.rows(group));
         for batch in file.batches(group)? {
             let (batch, first) = batch?;
             take_batch(part, &layout, &batch, first, cancel)?;
