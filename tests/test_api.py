@@ -220,6 +220,24 @@ def test_integer_id_columns_are_their_decimal_text() -> None:
     assert got == {"P.1": {"7": 1.0}, "map": {"7": pytest.approx((1 + 2 / 4) / 2, abs=1e-15)}}
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.uint32])
+def test_numeric_score_columns_are_widened_exactly_and_left_as_given(dtype) -> None:
+    """A score column of any numeric dtype is read as float64 (numpy's exact widening);
+    the caller's array keeps its dtype and values, a float64 one is read in place. A
+    worked example: d2 ranks first (P@1 = 0), the relevant d3 second (RR = 1/2)."""
+    scores = np.array([1, 3, 2], dtype=dtype)
+    before = scores.copy()
+    frame = pd.DataFrame({"q_id": ["q"] * 3, "doc_id": ["d1", "d2", "d3"], "score": scores})
+    run = irmetrics.Run.from_columns(["q"] * 3, ["d1", "d2", "d3"], scores)
+    assert run.to_dict() == {"q": {d: float(v) for d, v in zip(["d1", "d2", "d3"], before)}}
+    qrels = {"q": {"d3": 1, "d1": 0}}
+    for given in (run, frame):
+        got = irmetrics.evaluate(qrels, given, ["P.1", "recip_rank"], per_query=True)
+        assert got == {"P.1": {"q": 0.0}, "recip_rank": {"q": 0.5}}
+    assert scores.dtype == dtype and np.array_equal(scores, before)
+    assert frame["score"].dtype == dtype and np.array_equal(frame["score"].to_numpy(), before)
+
+
 MISSING_PACKAGE_PROBE = """
 import sys
 for name in sys.argv[1:]:
