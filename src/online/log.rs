@@ -898,20 +898,7 @@ impl LogBuilder {
         // sessions by a counting sort (in order of first sight, events in input order),
         // then each session's few events by time, ties in input order
         let n_sessions = sessions.len();
-        let mut starts = vec![0usize; n_sessions + 1];
-        for &s in &numbers {
-            starts[s as usize + 1] += 1;
-        }
-        for s in 0..n_sessions {
-            starts[s + 1] += starts[s];
-        }
-        let mut fill = starts.clone();
-        let mut order = vec![0u32; n];
-        for (i, &s) in numbers.iter().enumerate() {
-            order[fill[s as usize]] = i as u32;
-            fill[s as usize] += 1;
-        }
-        drop(fill);
+        let (starts, order) = session_order(&numbers, n_sessions);
         drop(numbers);
         // the events in session order (in input order within a session), gathered in
         // parallel from the segments with this builder's codes (their sessions' numbers
@@ -988,6 +975,69 @@ impl LogBuilder {
 }
 
 /// Sessions in about `n` blocks of about equal numbers of events (ranges of sessions).
+/// The events of each session together by a counting sort: `starts` (session `s` is
+/// `order[starts[s]..starts[s + 1]]`) and `order` (the events, by their place in input
+/// order; a session's in input order). Blocks of sessions are counted and placed by
+/// tasks of their own, each reading every event's session number and taking those of
+/// its block: one pass over the numbers per block, where the counting on one thread
+/// was a tenth of reading a 10 M-event log on 2 (and more of it on many cores).
+fn session_order(numbers: &[u32], n_sessions: usize) -> (Vec<usize>, Vec<u32>) {
+    let n = numbers.len();
+    let k = if n >= 1 << 16 {
+        crate::parallel::current_threads().clamp(1, n_sessions.max(1))
+    } else {
+        1
+    };
+    let bound = |b: usize| n_sessions * b / k;
+    let blocks: Vec<std::ops::Range<usize>> = (0..k).map(|b| bound(b)..bound(b + 1)).collect();
+    // the sessions of a block, as offsets from its first (numbers are below 2^32)
+    let offsets = |r: &std::ops::Range<usize>| (r.start as u32, r.len() as u32);
+    let counts: Vec<Vec<u32>> = crate::parallel::map_chunks(&blocks, |r| {
+        let (lo, len) = offsets(r);
+        let mut c = vec![0u32; r.len()];
+        for &s in numbers {
+            let i = s.wrapping_sub(lo);
+            if i < len {
+                c[i as usize] += 1;
+            }
+        }
+        c
+    });
+    let mut starts = Vec::with_capacity(n_sessions + 1);
+    let mut at = 0usize;
+    for &c in counts.iter().flatten() {
+        starts.push(at);
+        at += c as usize;
+    }
+    starts.push(at);
+    drop(counts);
+    let mut order = vec![0u32; n];
+    let mut work = Vec::with_capacity(k);
+    let mut rest = &mut order[..];
+    for r in &blocks {
+        let (mine, more) = rest.split_at_mut(starts[r.end] - starts[r.start]);
+        work.push((r.clone(), mine));
+        rest = more;
+    }
+    let starts_ref = &starts;
+    crate::parallel::map_chunks_owned(work, |(r, mine)| {
+        let (lo, len) = offsets(&r);
+        let base = starts_ref[r.start];
+        let mut fill: Vec<u32> = (starts_ref[r.clone()].iter())
+            .map(|&x| (x - base) as u32)
+            .collect();
+        for (e, &s) in numbers.iter().enumerate() {
+            let i = s.wrapping_sub(lo);
+            if i < len {
+                let f = &mut fill[i as usize];
+                mine[*f as usize] = e as u32;
+                *f += 1;
+            }
+        }
+    });
+    (starts, order)
+}
+
 fn session_blocks(starts: &[usize], n: usize) -> Vec<std::ops::Range<usize>> {
     let n_sessions = starts.len() - 1;
     let per = (starts[n_sessions] / n.max(1)).max(1 << 12);
