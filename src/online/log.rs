@@ -903,9 +903,19 @@ impl LogBuilder {
         // the events in session order (in input order within a session), gathered in
         // parallel from the segments with this builder's codes (their sessions' numbers
         // are set by [`Settle`])
+        // an event's segment: the one of its stretch of 4,096 events from a table, then
+        // onwards (a binary search of the segments for every event, its branches
+        // unpredictable, was 40% of the gather's CPU samples for a 10 M-row pyarrow
+        // Table taken in as 153 segments)
+        let stretch_segment: Vec<usize> = (0..n.div_ceil(1 << 12))
+            .map(|c| base.partition_point(|&b| b <= c << 12) - 1)
+            .collect();
         let event = |i: u32| {
             let i = i as usize;
-            let k = base.partition_point(|&b| b <= i) - 1;
+            let mut k = stretch_segment[i >> 12];
+            while base.get(k + 1).is_some_and(|&b| b <= i) {
+                k += 1;
+            }
             segments[k].get(i - base[k])
         };
         let mut ev = crate::parallel::map_owned(order, event);
