@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
-use arrow_schema::SchemaRef;
+use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
@@ -56,11 +56,15 @@ fn take_in_table<V: Checked>(
     cancel: &AtomicBool,
     sink: &mut dyn PieceSink<V>,
 ) -> Result<()> {
-    let file = open_columns(path, &|names| {
-        Columns::find(names, [None; 3], third)
-            .map(|c| c.index.to_vec())
-            .map_err(|e| e.to_string())
-    })?;
+    let file = open_columns(
+        path,
+        &|names| {
+            Columns::find(names, [None; 3], third)
+                .map(|c| c.index.to_vec())
+                .map_err(|e| e.to_string())
+        },
+        &|_| false,
+    )?;
     let cols = file.columns(third)?;
     let reader = PieceReader::new(&cols, &file.source, values, cancel);
     let _whole = PieceReader::take_in(
@@ -82,8 +86,15 @@ fn take_in_table<V: Checked>(
 type ChooseColumns<'a> = dyn Fn(&[Option<String>]) -> std::result::Result<Vec<usize>, String> + 'a;
 
 /// An open parquet file reading only the top-level columns `choose` picks (their
-/// positions) from the names of all; its refusal names the file.
-fn open_columns(path: &Path, choose: &ChooseColumns) -> Result<Opened> {
+/// positions) from the names of all; its refusal names the file. The string columns
+/// `dictionary` names are read as Arrow dictionaries: pages written with parquet's
+/// dictionary encoding (what writers do for columns of few distinct values) give each
+/// row's key, not its text (parquet decodes any other page and makes its dictionary).
+fn open_columns(
+    path: &Path,
+    choose: &ChooseColumns,
+    dictionary: &dyn Fn(&str) -> bool,
+) -> Result<Opened> {
     let source = path.display().to_string();
     let file = File::open(path).map_err(|e| Error::Io {
         path: path.to_path_buf(),
@@ -92,7 +103,29 @@ fn open_columns(path: &Path, choose: &ChooseColumns) -> Result<Opened> {
     let bad = |e: parquet::errors::ParquetError| {
         Error::Input(format!("{source}: not a readable parquet file: {e}"))
     };
-    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(bad)?;
+    let mut meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(bad)?;
+    let as_keys = |f: &arrow_schema::Field| {
+        dictionary(f.name()) && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8)
+    };
+    let fields = meta.schema().fields();
+    if fields.iter().any(|f| as_keys(f)) {
+        let hinted: Vec<arrow_schema::FieldRef> = (fields.iter())
+            .map(|f| match as_keys(f) {
+                true => {
+                    let keys = DataType::Dictionary(
+                        Box::new(DataType::Int32),
+                        Box::new(f.data_type().clone()),
+                    );
+                    std::sync::Arc::new(f.as_ref().clone().with_data_type(keys))
+                }
+                false => f.clone(),
+            })
+            .collect();
+        let schema =
+            arrow_schema::Schema::new_with_metadata(hinted, meta.schema().metadata().clone());
+        let options = ArrowReaderOptions::new().with_schema(std::sync::Arc::new(schema));
+        meta = ArrowReaderMetadata::try_new(meta.metadata().clone(), options).map_err(bad)?;
+    }
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone());
     let wanted = choose(&arrow::column_names(builder.schema()))
         .map_err(|e| Error::Input(format!("{source}: {e}")))?;
@@ -198,14 +231,20 @@ pub struct Groups {
 }
 
 impl Groups {
-    /// The file at `path`, its columns whose names `keep` wants.
-    pub fn open(path: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Groups> {
-        let file = open_columns(path, &|names| {
+    /// The file at `path`, its columns whose names `keep` wants; the string columns
+    /// `dictionary` names read as dictionaries (see `open_columns`).
+    pub fn open(
+        path: &Path,
+        keep: &dyn Fn(&str) -> bool,
+        dictionary: &dyn Fn(&str) -> bool,
+    ) -> Result<Groups> {
+        let pick = |names: &[Option<String>]| {
             Ok((names.iter().enumerate())
                 .filter(|(_, n)| n.as_deref().is_some_and(keep))
                 .map(|(i, _)| i)
                 .collect())
-        })?;
+        };
+        let file = open_columns(path, &pick, dictionary)?;
         Ok(Groups { file })
     }
 

@@ -561,19 +561,27 @@ mod tests {
             w.close().unwrap();
             path
         };
-        let read = |path: &std::path::Path, threads: usize| {
-            let file = crate::formats::parquet::Groups::open(path, &|_| true).unwrap();
+        // the type, query and variant columns read as texts, or as the keys of their
+        // dictionary pages (as `read_log` reads them)
+        let read_as = |path: &std::path::Path, threads: usize, keyed: bool| {
+            let as_keys = |n: &str| keyed && ["type", "query", "variant"].contains(&n);
+            let file = crate::formats::parquet::Groups::open(path, &|_| true, &as_keys).unwrap();
             assert!(file.len() > 3, "{} row groups", file.len());
+            let query = file.schema().field_with_name("query").unwrap().data_type();
+            assert_eq!(matches!(query, DataType::Dictionary(..)), keyed, "{query}");
             let never = AtomicBool::new(false);
             crate::parallel::Pool::new(threads)
                 .install(|| log_from_parquet(&file, LogOptions::default(), &never))
         };
+        let read = |path: &std::path::Path, threads: usize| read_as(path, threads, true);
         let path = write("log.parquet", &good);
         for threads in [1, 2] {
-            assert!(
-                read(&path, threads).unwrap().everything() == want,
-                "{threads} threads"
-            );
+            for keyed in [false, true] {
+                assert!(
+                    read_as(&path, threads, keyed).unwrap().everything() == want,
+                    "{threads} threads, keyed {keyed}"
+                );
+            }
         }
         // the first error, in a later row group than another
         rows[130_000].1 = "2024-05-01T10:00:00+02:00".into();

@@ -83,10 +83,17 @@ pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log>
             // the log's columns only (doc_id is not used); all of them when one it
             // needs is missing, for the error to list them
             let ours = |n: &str| (0..FIELDS.len()).any(|f| f != 6 && opts.columns[f] == n);
-            let mut file = Groups::open(path, &ours)?;
+            // the texts of few distinct values as the keys of the file's dictionary
+            // pages: each looked up once a batch, not once an event
+            let keyed = |n: &str| {
+                [field::TYPE, field::QUERY, field::VARIANT]
+                    .iter()
+                    .any(|&f| opts.columns[f] == n)
+            };
+            let mut file = Groups::open(path, &ours, &keyed)?;
             let fields = file.schema().fields();
             if (0..REQUIRED.len()).any(|f| !fields.iter().any(|c| *c.name() == opts.columns[f])) {
-                file = Groups::open(path, &|_| true)?;
+                file = Groups::open(path, &|_| true, &keyed)?;
             }
             let never = Default::default();
             return super::arrow::log_from_parquet(&file, opts, &never);
