@@ -984,7 +984,6 @@ impl LogBuilder {
     }
 }
 
-/// Sessions in about `n` blocks of about equal numbers of events (ranges of sessions).
 /// The events of each session together by a counting sort: `starts` (session `s` is
 /// `order[starts[s]..starts[s + 1]]`) and `order` (the events, by their place in input
 /// order; a session's in input order). Blocks of sessions are counted and placed by
@@ -1048,6 +1047,7 @@ fn session_order(numbers: &[u32], n_sessions: usize) -> (Vec<usize>, Vec<u32>) {
     (starts, order)
 }
 
+/// Sessions in about `n` blocks of about equal numbers of events (ranges of sessions).
 fn session_blocks(starts: &[usize], n: usize) -> Vec<std::ops::Range<usize>> {
     let n_sessions = starts.len() - 1;
     let per = (starts[n_sessions] / n.max(1)).max(1 << 12);
