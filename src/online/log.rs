@@ -900,9 +900,6 @@ impl LogBuilder {
         let n_sessions = sessions.len();
         let (starts, order) = session_order(&numbers, n_sessions);
         drop(numbers);
-        // the events in session order (in input order within a session), gathered in
-        // parallel from the segments with this builder's codes (their sessions' numbers
-        // are set by [`Settle`])
         // an event's segment: the one of its stretch of 4,096 events from a table, then
         // onwards (a binary search of the segments for every event, its branches
         // unpredictable, was 40% of the gather's CPU samples for a 10 M-row pyarrow
@@ -918,6 +915,9 @@ impl LogBuilder {
             }
             segments[k].get(i - base[k])
         };
+        // the events in session order (in input order within a session), gathered in
+        // parallel from the segments with this builder's codes (their sessions' numbers
+        // are set by [`Settle`])
         let mut ev = crate::parallel::map_owned(order, event);
         drop(segments);
         let variants = self.variants.into_names();
@@ -931,14 +931,11 @@ impl LogBuilder {
         let (source, unit) = (self.source.as_str(), self.unit);
         let mut session_variant = vec![NONE; n_sessions];
         let blocks = session_blocks(&starts, 8 * crate::parallel::current_threads());
-        let mut work = Vec::with_capacity(blocks.len());
-        let (mut events, mut their_variants) = (&mut ev[..], &mut session_variant[..]);
-        for b in &blocks {
-            let (e, rest) = events.split_at_mut(starts[b.end] - starts[b.start]);
-            let (v, more) = their_variants.split_at_mut(b.len());
-            work.push((b.clone(), e, v));
-            (events, their_variants) = (rest, more);
-        }
+        let events = split_blocks(&mut ev, &blocks, |s| starts[s]);
+        let their_variants = split_blocks(&mut session_variant, &blocks, |s| s);
+        let work: Vec<_> = (blocks.iter().cloned().zip(events).zip(their_variants))
+            .map(|((b, e), v)| (b, e, v))
+            .collect();
         let settle = Settle {
             cap: self.opts.dwell_cap,
             has_position: has[field::POSITION],
@@ -1021,13 +1018,8 @@ fn session_order(numbers: &[u32], n_sessions: usize) -> (Vec<usize>, Vec<u32>) {
     starts.push(at);
     drop(counts);
     let mut order = vec![0u32; n];
-    let mut work = Vec::with_capacity(k);
-    let mut rest = &mut order[..];
-    for r in &blocks {
-        let (mine, more) = rest.split_at_mut(starts[r.end] - starts[r.start]);
-        work.push((r.clone(), mine));
-        rest = more;
-    }
+    let stretches = split_blocks(&mut order, &blocks, |s| starts[s]);
+    let work: Vec<_> = blocks.iter().cloned().zip(stretches).collect();
     let starts_ref = &starts;
     crate::parallel::map_chunks_owned(work, |(r, mine)| {
         let (lo, len) = offsets(&r);
@@ -1045,6 +1037,22 @@ fn session_order(numbers: &[u32], n_sessions: usize) -> (Vec<usize>, Vec<u32>) {
         }
     });
     (starts, order)
+}
+
+/// `items` cut at the blocks of sessions (consecutive ranges from the first), session
+/// `s` beginning at item `at(s)`: one stretch a block, for a task of its own.
+fn split_blocks<'a, T>(
+    mut items: &'a mut [T],
+    blocks: &[std::ops::Range<usize>],
+    at: impl Fn(usize) -> usize,
+) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        let (mine, rest) = std::mem::take(&mut items).split_at_mut(at(b.end) - at(b.start));
+        out.push(mine);
+        items = rest;
+    }
+    out
 }
 
 /// Sessions in about `n` blocks of about equal numbers of events (ranges of sessions).
