@@ -66,6 +66,9 @@ pub(super) struct Gains {
     levels: Vec<Level>,
     /// gain by label for labels 0..DENSE_LIMIT (0 where the table has none)
     dense: Vec<f64>,
+    /// The smallest label of the table (`i64::MAX` when it is empty): the unjudged and
+    /// unpooled documents' negative labels are below it unless a user gain names them.
+    lowest: i64,
 }
 
 impl Gains {
@@ -94,6 +97,7 @@ impl Gains {
         let mut g = Gains {
             levels,
             dense: Vec::new(),
+            lowest: i64::MAX,
         };
         g.fill_dense();
         g
@@ -113,6 +117,12 @@ impl Gains {
             .max()
             .unwrap_or(-1);
         self.dense = vec![0.0; usize::try_from(top + 1).unwrap_or(0)];
+        self.lowest = self
+            .levels
+            .iter()
+            .map(|l| l.level)
+            .min()
+            .unwrap_or(i64::MAX);
         // in reverse, so that the first level of the sorted table wins (as `find`)
         for l in self.levels.iter().rev() {
             if let Some(d) = usize::try_from(l.level)
@@ -124,11 +134,18 @@ impl Gains {
         }
     }
 
-    /// The gain of a ranked document's label.
+    /// The gain of a ranked document's label. Every label of the table below
+    /// `DENSE_LIMIT` is in `dense`, so only larger labels, and negative ones when the
+    /// table has some, are looked for in it: most documents of a long ranking are
+    /// unpooled (-1), and their scan of the table was a third of the time of
+    /// evaluating every trec_eval measure (`-m all_trec` over 1,000 documents a query).
     #[inline]
     pub(super) fn gain(&self, rel: i64) -> f64 {
-        if let Some(&g) = usize::try_from(rel).ok().and_then(|i| self.dense.get(i)) {
-            return g;
+        if (0..DENSE_LIMIT).contains(&rel) {
+            return self.dense.get(rel as usize).copied().unwrap_or(0.0);
+        }
+        if rel < self.lowest {
+            return 0.0;
         }
         self.levels
             .iter()
@@ -241,6 +258,9 @@ mod tests {
         // trec_eval lets a pair give unpooled documents (-1) a gain
         let g = Gains::new(&c, Base::Linear, &from_pairs(&[("-1".into(), 0.5)]));
         assert_eq!(g.gain(-1), 0.5);
+        // a gain for -2 only: -1 and -3 are looked for and not found
+        let g = Gains::new(&c, Base::Linear, &[(-2, 0.25)]);
+        assert_eq!([g.gain(-3), g.gain(-2), g.gain(-1)], [0.0, 0.25, 0.0]);
         // labels past the dense table are found too
         let lv = levels(&[1000]);
         let g = Gains::new(&ctx(&lv), Base::Linear, &[]);
