@@ -9,6 +9,7 @@ of columns) gives the same numbers; plots are rendered to PNG and their data che
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -69,6 +70,19 @@ def test_hand_computed_log_every_route():
     assert (len(log), log.n_sessions, log.reordered) == (10, 4, 1)
     assert log.ignored == [("hover", 1)]
     assert online.ctr_by_position(log, 3) == pytest.approx({1: 1 / 4, 2: 2 / 4, 3: 1 / 3})
+
+
+def test_a_log_file_is_read_without_numpy():
+    """numpy (and OpenBLAS's spinning threads) is imported only for frames, lists and
+    array outputs: reading and scoring a file does not pay for it."""
+    code = (
+        "import sys; from irmetrics import online; "
+        f"got = online.evaluate({str(SMALL)!r}); "
+        f"online.top_queries({str(SMALL)!r}, 2, window=('1970-01-01T00:00:00', 4e9)); "
+        "print('numpy' in sys.modules, got['ctr'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", repr(HAND["ctr"])]
 
 
 def test_hand_computed_variants():

@@ -18,13 +18,20 @@ README ("Online metrics from search logs").
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._core import InputError, OnlineLog
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported where frames, lists or dicts of columns come in, or arrays go out:
+# a log read from a file or Arrow data needs none, and importing it (with OpenBLAS,
+# whose threads spin for a while after they start) took 0.08 s of wall and 0.1 s of
+# CPU from `import irmetrics.online`, overlapping the read on a 2-core machine.
 
 __all__ = [
     "FIELDS",
@@ -44,6 +51,8 @@ _NUMBERS = ("n_results", "position", "dwell", "latency_ms")
 
 def _codes(values: Any, name: str) -> tuple[np.ndarray, list[str]]:
     """Codes into the distinct texts (-1: missing), as ``pandas.factorize`` gives."""
+    import numpy as np
+
     if isinstance(values, (list, tuple)):
         values = np.asarray(values, dtype=object)
     try:
@@ -72,6 +81,8 @@ def _text(v: Any) -> str:
 
 
 def _numbers(values: Any, name: str) -> np.ndarray:
+    import numpy as np
+
     try:
         if hasattr(values, "to_numpy"):
             return np.ascontiguousarray(values.to_numpy(dtype=np.float64, na_value=np.nan))
@@ -84,6 +95,8 @@ def _numbers(values: Any, name: str) -> np.ndarray:
 
 
 def _times(values: Any, name: str) -> Any:
+    import numpy as np
+
     dtype = getattr(values, "dtype", None)
     if dtype is not None and getattr(dtype, "tz", None) is not None:
         values = values.dt.tz_convert("UTC").dt.tz_localize(None)
@@ -324,8 +337,9 @@ def _seconds(t: Any) -> float:
 
             t = t.replace(tzinfo=datetime.timezone.utc)
         return float(t.timestamp())
-    if isinstance(t, np.datetime64):
-        return float(t.astype("datetime64[ns]").astype(np.int64) / 1e9)
+    numpy = sys.modules.get("numpy")  # a numpy datetime64 means numpy is imported
+    if numpy is not None and isinstance(t, numpy.datetime64):
+        return float(t.astype("datetime64[ns]").astype(numpy.int64) / 1e9)
     return float(t)
 
 
@@ -356,6 +370,8 @@ def queries_per(
     bool array, "threshold": float}``. A bucket is a spike when its count exceeds
     median + ``spike_k`` · max(1.4826 · MAD, √median) over the buckets.
     ``output="pandas"``: a DataFrame indexed by the bucket start."""
+    import numpy as np
+
     lg = read_log(log, **read)
     t = _core.online_queries_per(lg, bucket, spike_k)
     out: dict[str, Any] = {
