@@ -137,8 +137,8 @@ impl Gains {
     /// The gain of a ranked document's label. Every label of the table below
     /// `DENSE_LIMIT` is in `dense`, so only larger labels, and negative ones when the
     /// table has some, are looked for in it: most documents of a long ranking are
-    /// unpooled (-1), and their scan of the table was a third of the time of
-    /// evaluating every trec_eval measure (`-m all_trec` over 1,000 documents a query).
+    /// unpooled (-1), and their scan of the table was a third of `eval_query`'s samples
+    /// for `-q -m all_trec` over 1,000 documents a query.
     #[inline]
     pub(super) fn gain(&self, rel: i64) -> f64 {
         if (0..DENSE_LIMIT).contains(&rel) {
