@@ -110,15 +110,15 @@ fn open_columns(
     let fields = meta.schema().fields();
     if fields.iter().any(|f| as_keys(f)) {
         let hinted: Vec<arrow_schema::FieldRef> = (fields.iter())
-            .map(|f| match as_keys(f) {
-                true => {
-                    let keys = DataType::Dictionary(
-                        Box::new(DataType::Int32),
-                        Box::new(f.data_type().clone()),
-                    );
-                    std::sync::Arc::new(f.as_ref().clone().with_data_type(keys))
+            .map(|f| {
+                if !as_keys(f) {
+                    return f.clone();
                 }
-                false => f.clone(),
+                let keys = DataType::Dictionary(
+                    Box::new(DataType::Int32),
+                    Box::new(f.data_type().clone()),
+                );
+                std::sync::Arc::new(f.as_ref().clone().with_data_type(keys))
             })
             .collect();
         let schema =

@@ -108,6 +108,7 @@ impl Gains {
         Gains::new(c, Base::Linear, &[])
     }
 
+    /// Derive `dense` and `lowest` from `levels` (after they are set or rescaled).
     fn fill_dense(&mut self) {
         let top = self
             .levels

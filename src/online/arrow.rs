@@ -165,7 +165,7 @@ fn start<'a>(
     let names = opts.columns.clone();
     let mut b = LogBuilder::new(opts, source, Unit::Row)?;
     for (f, i) in index.iter().enumerate() {
-        if i.is_some() && f != 6 {
+        if i.is_some() && f != super::log::field::DOC_ID {
             b.declare(f);
         }
     }

@@ -46,6 +46,9 @@ pub(crate) mod field {
     pub const QUERY: usize = 3;
     pub const N_RESULTS: usize = 4;
     pub const POSITION: usize = 5;
+    /// Read by no metric (columns are read without it).
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub const DOC_ID: usize = 6;
     pub const DWELL: usize = 7;
     pub const LATENCY: usize = 8;
     pub const VARIANT: usize = 9;
@@ -1020,11 +1023,10 @@ fn session_order(numbers: &[u32], n_sessions: usize) -> (Vec<usize>, Vec<u32>) {
     let mut order = vec![0u32; n];
     let stretches = split_blocks(&mut order, &blocks, |s| starts[s]);
     let work: Vec<_> = blocks.iter().cloned().zip(stretches).collect();
-    let starts_ref = &starts;
     crate::parallel::map_chunks_owned(work, |(r, mine)| {
         let (lo, len) = offsets(&r);
-        let base = starts_ref[r.start];
-        let mut fill: Vec<u32> = (starts_ref[r.clone()].iter())
+        let base = starts[r.start];
+        let mut fill: Vec<u32> = (starts[r.clone()].iter())
             .map(|&x| (x - base) as u32)
             .collect();
         for (e, &s) in numbers.iter().enumerate() {

@@ -82,7 +82,8 @@ pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log>
             use crate::formats::parquet::Groups;
             // the log's columns only (doc_id is not used); all of them when one it
             // needs is missing, for the error to list them
-            let ours = |n: &str| (0..FIELDS.len()).any(|f| f != 6 && opts.columns[f] == n);
+            let ours =
+                |n: &str| (0..FIELDS.len()).any(|f| f != field::DOC_ID && opts.columns[f] == n);
             // the texts of few distinct values as the keys of the file's dictionary
             // pages: each looked up once a batch, not once an event
             let keyed = |n: &str| {
