@@ -145,8 +145,10 @@ def evaluate(
     Table and ``output="polars"`` a polars DataFrame, each with a ``query_id`` column
     and one float64 column per value. All use canonical names.
 
-    ``stream=True`` (``run`` a path) evaluates the file query by query without
-    loading it; the file must be grouped by query.
+    A TREC run file (``run`` a path) whose queries' lines are together is evaluated as
+    it is read, without loading the run; one where a query comes back after others is
+    then read whole (the same numbers either way). ``stream=True`` refuses such a file
+    instead.
 
     ``aggregate`` combines the per-query values: ``"mean"`` (trec_eval's ``all``, the
     default), ``"gmean"`` (1e-5 floor, as GMAP), ``"median"`` or ``"std"`` (``ddof=1``,

@@ -51,7 +51,9 @@ other options:
   --threads N        worker threads, 0 to 4096 [default 0: all cores, or
                      IRMETRICS_NUM_THREADS, which follows the same rule]
   --stream           evaluate query by query without loading the run (bounded
-                     memory; the run must be grouped by query)
+                     memory; the run must be grouped by query, standard input
+                     too). Without it a run file grouped by query is streamed
+                     anyway, and any other read whole
   --max-line-bytes N longest line accepted in the input files [default: 1048576,
                      or IRMETRICS_MAX_LINE_BYTES]
   --no-progress      no progress bar (else drawn on stderr when it is a terminal

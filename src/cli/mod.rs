@@ -66,8 +66,7 @@ pub fn evaluate_args_with(
                 let res = if args.stream {
                     ev.evaluate_file_cancellable(path, cancel)?
                 } else {
-                    let run = crate::formats::read_run_counted(path, None, cancel, progress)?;
-                    ev.evaluate_with(&run, cancel, progress)?
+                    ev.evaluate_path(path, cancel, progress)?
                 };
                 Ok((path.clone(), res))
             })

@@ -46,8 +46,9 @@ use crate::parallel;
 /// Evaluate a Run, a file path, a dict `{query_id: {doc_id: score}}` or a data frame
 /// (dicts and frames converted and evaluated batch by batch, never held whole).
 /// `progress` (a `progress=` argument) counts the evaluated queries of a Run, a path
-/// (after the KiB of a TREC file read) or Arrow data (then built whole first); dicts and
-/// frames, evaluated as they are converted on this thread, report once, at the end.
+/// (and the KiB of a TREC file read: [`Evaluator::evaluate_path`]) or Arrow data (then
+/// built whole first); dicts and frames, evaluated as they are converted on this
+/// thread, report once, at the end.
 fn evaluate_any(
     py: Python<'_>,
     ev: &Arc<Evaluator>,
@@ -64,8 +65,7 @@ fn evaluate_any(
         Input::Path(path) => {
             let ev = ev.clone();
             return heavy_progress(py, progress, move |cancel, p| {
-                let r = crate::formats::read_run_counted(&path, None, Some(cancel), p)?;
-                ev.evaluate_with(&r, Some(cancel), p)
+                ev.evaluate_path(&path, Some(cancel), p)
             });
         }
         Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new()))?,

@@ -24,7 +24,7 @@ mod qrels;
 mod run;
 mod write;
 
-pub(crate) use io::Blocks;
+pub(crate) use io::{input_size, Blocks};
 pub use io::{
     max_line_bytes, open_input, read_input, read_input_cancellable, set_max_line_bytes,
     DEFAULT_MAX_LINE_BYTES,
