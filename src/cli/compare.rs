@@ -185,15 +185,9 @@ pub fn run_compare(
     let measures = MeasureSet::parse(&args.measures)?;
     let qrels = crate::formats::read_qrels(&args.qrels, None, cancel)?;
     let ev = Evaluator::new(qrels, measures, args.options.clone())?;
-    let runs = args
-        .runs
-        .iter()
-        .map(|p| crate::formats::read_run(p, None, cancel))
-        .collect::<Result<Vec<_>>>()?;
     let names = run_names(&args.runs);
-    let refs: Vec<&crate::run::Run> = runs.iter().collect();
     let rep = crate::parallel::with_threads(args.options.n_threads, || -> Result<_> {
-        let results = report::evaluate_runs(&ev, &names, &refs, cancel, progress)?;
+        let results = report::evaluate_run_files(&ev, &names, &args.runs, cancel, progress)?;
         report::from_results(&names, &results, &args.how, cancel, progress)
     })?;
     let mut text = rep.render(args.format);

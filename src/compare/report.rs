@@ -166,12 +166,7 @@ pub fn evaluate_runs(
     cancel: Option<&AtomicBool>,
     progress: Option<&Progress>,
 ) -> Result<Vec<Results>> {
-    if runs.len() < 2 {
-        return Err(Error::Input(format!(
-            "comparing needs at least 2 runs, got {}",
-            runs.len()
-        )));
-    }
+    at_least_two(runs.len())?;
     if progress.is_some() {
         let units = runs.iter().map(|r| ev.progress_units(r)).sum();
         crate::progress::announce(progress, units);
@@ -179,17 +174,46 @@ pub fn evaluate_runs(
     names
         .iter()
         .zip(runs)
-        .map(|(name, run)| {
-            ev.evaluate_announced(run, cancel, progress)
-                .map_err(|e| match e {
-                    Error::MissingQuery { query } => Error::Input(format!(
-                        "run '{name}' has no results for query '{query}' (judged in the qrels); \
-                     pass complete=True (-c) to score missing queries 0, as trec_eval -c"
-                    )),
-                    e => e,
-                })
-        })
+        .map(|(name, run)| named(name, ev.evaluate_announced(run, cancel, progress)))
         .collect()
+}
+
+/// [`evaluate_runs`] for run files, each evaluated as it is read when its queries'
+/// lines are together ([`Evaluator::evaluate_path`]): the per-query values of every
+/// run are held, not the runs. `progress` counts each file's KiB and queries in turn.
+pub fn evaluate_run_files(
+    ev: &Evaluator,
+    names: &[String],
+    paths: &[std::path::PathBuf],
+    cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
+) -> Result<Vec<Results>> {
+    at_least_two(paths.len())?;
+    names
+        .iter()
+        .zip(paths)
+        .map(|(name, path)| named(name, ev.evaluate_path(path, cancel, progress)))
+        .collect()
+}
+
+fn at_least_two(n: usize) -> Result<()> {
+    if n < 2 {
+        return Err(Error::Input(format!(
+            "comparing needs at least 2 runs, got {n}"
+        )));
+    }
+    Ok(())
+}
+
+/// A judged query missing from run `name` (without `complete`) named with the run.
+fn named(name: &str, res: Result<Results>) -> Result<Results> {
+    res.map_err(|e| match e {
+        Error::MissingQuery { query } => Error::Input(format!(
+            "run '{name}' has no results for query '{query}' (judged in the qrels); \
+             pass complete=True (-c) to score missing queries 0, as trec_eval -c"
+        )),
+        e => e,
+    })
 }
 
 /// Compare already evaluated runs (all from one evaluator, so with the same columns),
