@@ -239,7 +239,7 @@ impl<'a> Blocks<'a> {
     }
 
     /// Blocks of a file (gzip and `-` as in [`open_input`]), read on another thread;
-    /// `block` bytes each (by default sized to the file).
+    /// at most `block` bytes each (by default [`BLOCK`]), less for a smaller file.
     pub(crate) fn open(
         path: &Path,
         block: Option<usize>,
@@ -257,7 +257,7 @@ impl<'a> Blocks<'a> {
         progress: Option<&'a Progress>,
     ) -> Result<Blocks<'a>> {
         let size = input_size(path)?;
-        let block = block.unwrap_or_else(|| block_size(size));
+        let block = block_size(size).min(block.unwrap_or(BLOCK));
         let read = match (progress, size) {
             (Some(progress), Some(size)) => {
                 progress.add_total(size / 1024);
