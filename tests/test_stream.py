@@ -80,3 +80,60 @@ def test_bad_pushes_are_errors() -> None:
     s.add("q1", ["a", "a"], [1.0, 0.5])
     with pytest.raises(irmetrics.FormatError, match="document 'a' appears twice"):
         s.finish()
+
+
+def test_a_run_file_streamed_or_read_whole_gives_pytrec_evals_numbers(tmp_path: Path) -> None:
+    """``evaluate(qrels, path)`` streams a file whose queries' lines are together and
+    reads one whose queries come back whole: both give pytrec_eval's per-query values
+    (through ir_measures), and the command line compares the same runs alike."""
+    import json
+    import subprocess
+    import sys
+
+    import ir_measures
+
+    data = Path(__file__).parent / "data"
+    qrels, run = data / "dl19-passage.qrels", data / "dl19-bm25.run"
+    lines = run.read_text().splitlines(keepends=True)
+    # a query's lines apart: every query's first line, then every second line, ...
+    by_query: dict[str, list[str]] = {}
+    for line in lines:
+        by_query.setdefault(line.split()[0], []).append(line)
+    qids = [line.split()[0] for line in lines]
+    assert sum(a != b for a, b in zip(qids, qids[1:])) == len(by_query) - 1  # grouped
+    rounds = max(map(len, by_query.values()))
+    apart = tmp_path / "apart.run"
+    apart.write_text(
+        "".join(ls[i] for i in range(rounds) for ls in by_query.values() if i < len(ls))
+    )
+    measures = [ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.P @ 5]
+    want: dict[str, dict[str, float]] = {"map": {}, "ndcg_cut_10": {}, "P_5": {}}
+    names = dict(zip(measures, want))
+    peer = ir_measures.iter_calc(
+        measures,
+        list(ir_measures.read_trec_qrels(str(qrels))),
+        list(ir_measures.read_trec_run(str(run))),
+    )
+    for m in peer:
+        want[names[m.measure]][m.query_id] = m.value
+    ev = irmetrics.Evaluator(qrels, ["map", "ndcg_cut.10", "P.5"])
+    for path in (run, apart):
+        got = ev.evaluate(str(path), per_query=True, keys="canonical")
+        for key, values in want.items():
+            assert got[key].keys() == values.keys(), (path.name, key)
+            for q, v in values.items():
+                assert got[key][q] == pytest.approx(v, abs=1e-12), (path.name, key, q)
+    with pytest.raises(irmetrics.FormatError, match="apart.run:44: query .* appears again"):
+        irmetrics.evaluate(qrels, str(apart), ["map"], stream=True)
+    cli = [sys.executable, "-m", "irmetrics", "compare", "-m", "map", "--format", "json"]
+    outs = [
+        subprocess.run(
+            [*cli, str(qrels), str(a), str(b)], capture_output=True, text=True, check=True
+        ).stdout
+        for a, b in ((run, data / "dl19-dense.run"), (apart, data / "dl19-dense.run"))
+    ]
+    assert outs[1].replace("apart.run", "dl19-bm25.run") == outs[0]
+    means = json.loads(outs[1])["measures"][0]["means"]
+    assert means["apart.run"] == pytest.approx(
+        sum(want["map"].values()) / len(want["map"]), abs=1e-12
+    )

@@ -60,9 +60,10 @@ impl Evaluator {
     /// [`Evaluator::evaluate_file`], holding a block of the file and the per-query values
     /// instead of the run (10 M lines of 10,000 queries: 85-99 MiB instead of 273-283
     /// MiB, and no slower; 100,000 queries of 100 lines on one thread: up to 15%
-    /// slower, measured on a noisy 2-core VM); a file where a query comes back after another, or with any error, is
-    /// then read whole and evaluated ([`Evaluator::evaluate_with`]), so the numbers and
-    /// the messages are those of the run read whole. That second reading costs what the
+    /// slower, measured on a noisy 2-core VM). A file where a query comes back after
+    /// another, or with any error, is then read whole and evaluated
+    /// ([`Evaluator::evaluate_with`]), so the numbers and the messages are those of the
+    /// run read whole. That second reading costs what the
     /// first had read up to the query that came back. Standard input, pipes and the
     /// other formats are read whole at once. `progress` counts the KiB read, then the
     /// queries evaluated (announced batch by batch when streamed).
