@@ -50,8 +50,7 @@ impl Evaluator {
             let run = crate::formats::read_run(path, None, cancel)?;
             return self.evaluate_cancellable(&run, cancel);
         }
-        let blocks = crate::trec::Blocks::open(path, Some(STREAM_BLOCK), cancel)?;
-        self.evaluate_blocks(blocks, &path.display().to_string(), cancel, None)
+        self.stream_file(path, cancel, None)
     }
 
     /// Evaluate the run in a file of any format, as the command line and
@@ -63,9 +62,9 @@ impl Evaluator {
     /// slower, measured on a noisy 2-core VM). A file where a query comes back after
     /// another, or with any error, is then read whole and evaluated
     /// ([`Evaluator::evaluate_with`]), so the numbers and the messages are those of the
-    /// run read whole. That second reading costs what the
-    /// first had read up to the query that came back. Standard input, pipes and the
-    /// other formats are read whole at once. `progress` counts the KiB read, then the
+    /// run read whole. That second reading costs what the first had read up to the
+    /// query that came back. Standard input, pipes and the other formats are read whole
+    /// at once. `progress` counts the KiB read, then the
     /// queries evaluated (announced batch by batch when streamed).
     pub fn evaluate_path(
         &self,
@@ -77,11 +76,7 @@ impl Evaluator {
         let streamable = crate::formats::Format::of_path(path) == crate::formats::Format::Trec
             && crate::trec::input_size(path)?.is_some();
         if streamable {
-            let source = path.display().to_string();
-            let streamed =
-                crate::trec::Blocks::open_counted(path, Some(STREAM_BLOCK), cancel, progress)
-                    .and_then(|blocks| self.evaluate_blocks(blocks, &source, cancel, progress));
-            match streamed {
+            match self.stream_file(path, cancel, progress) {
                 Err(Error::Interrupted) => return Err(Error::Interrupted),
                 Err(_) => {} // read whole below: its numbers, or its message
                 ok => return ok,
@@ -89,6 +84,17 @@ impl Evaluator {
         }
         let run = crate::formats::read_run_counted(path, None, cancel, progress)?;
         self.evaluate_with(&run, cancel, progress)
+    }
+
+    /// A TREC run file evaluated as it is read, in blocks of [`STREAM_BLOCK`] bytes.
+    fn stream_file(
+        &self,
+        path: &Path,
+        cancel: Option<&AtomicBool>,
+        progress: Option<&Progress>,
+    ) -> Result<Results> {
+        let blocks = crate::trec::Blocks::open_counted(path, Some(STREAM_BLOCK), cancel, progress)?;
+        self.evaluate_blocks(blocks, &path.display().to_string(), cancel, progress)
     }
 
     /// Streaming evaluation of TREC run text from any reader (see [`Evaluator::evaluate_file`]).
