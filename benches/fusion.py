@@ -3,12 +3,20 @@
 
     python benches/fusion.py                      # 5 runs x 5,000 queries x 100 docs
     python benches/fusion.py --queries 1000 --repeat 3 --json fusion.json --markdown
+    python benches/fusion.py --files /tmp/fuse --runs 10 --queries 10000 --depth 1000 \\
+        --build new=python --build old=/tmp/old     # the command line on run files
 
 Each tool runs in a fresh process (`--child`): the runs are built in memory from the
 same seeded dicts (not timed), then each method is timed cold (the first call: ranx
 compiles or loads its numba kernels then) and warm (the median of `--repeat` further
 calls). The fused scores of the two tools are checked to agree (1e-9) unless
 `--no-check`.
+
+With `--files DIR`, `irmetrics fuse --method M RUN...` runs on run files written there
+(seeded, cached; each run retrieves `depth` of a query's 2 x depth candidates), once
+per build (`--build NAME=DIR`: DIR on PYTHONPATH holds that build's irmetrics),
+alternating, each a fresh process whose wall time and peak RSS are measured; the
+fused outputs of the builds must be identical. ranx is not run there.
 """
 
 from __future__ import annotations
@@ -86,6 +94,96 @@ def child(tool: str, args: dict) -> dict:
     return out
 
 
+def write_run_files(data_dir: str, n_runs: int, nq: int, depth: int, seed: int) -> list[str]:
+    """Run files for the command line (cached): query `Q<q>`, documents `D<q>_<i>` of
+    a pool of 2 x depth per query, uniform scores; written by irmetrics (byte order)."""
+    os.makedirs(data_dir, exist_ok=True)
+    paths = []
+    for r in range(n_runs):
+        path = os.path.join(data_dir, f"fuse-{nq}x{depth}-seed{seed}-r{r}.run")
+        paths.append(path)
+        if os.path.exists(path):
+            continue
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        import irmetrics
+
+        rng = np.random.default_rng([seed, r])
+        q = np.repeat(np.arange(nq, dtype=np.int64), depth)
+        pick = np.argsort(rng.random((nq, 2 * depth)), axis=1)[:, :depth].ravel()
+        qs = pc.cast(pa.array(q), pa.string())
+        table = pa.table(
+            {
+                "query": pc.binary_join_element_wise("Q", qs, ""),
+                "doc": pc.binary_join_element_wise(
+                    "D", qs, pc.cast(pa.array(pick), pa.string()), "_"
+                ),
+                "score": pa.array(rng.uniform(0.0, 30.0, nq * depth)),
+            }
+        )
+        run = irmetrics.Run.from_arrow(table, query="query", doc="doc", score="score", name=f"r{r}")
+        run.to_file(path + ".tmp")
+        os.replace(path + ".tmp", path)
+        print(f"wrote {path}", file=sys.stderr)
+    return paths
+
+
+def files_main(a) -> int:
+    """`irmetrics fuse` on run files, build against build (see the module's comment)."""
+    import hashlib
+
+    import compare as common  # benches/compare.py: spawn, peak RSS
+
+    builds = [b.split("=", 1) for b in a.build] or [["irmetrics", ""]]
+    if builds[0][1]:
+        sys.path.insert(0, builds[0][1])  # the files are written by the first build
+    paths = write_run_files(a.files, a.runs, a.queries, a.depth, a.seed)
+    size = sum(os.path.getsize(p) for p in paths) / 2**20
+    cells: dict = {name: [] for name, _ in builds}
+    digests = {}
+    for i in range(a.repeat):
+        for name, path in builds:
+            env = dict(os.environ)
+            if path:
+                env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
+            out = os.path.join(a.files, f"fused-{name}.run")
+            argv = [sys.executable, "-m", "irmetrics", "fuse", "--method", a.method]
+            res = common.spawn(argv + ["--output", out, *paths], 3600, env)
+            if res["rc"] != 0:
+                raise SystemExit(f"{name}: {res.get('error')}")
+            cells[name].append((res["wall"], res["peak_rss"] / 2**20))
+            if i == 0:
+                h = hashlib.sha256()
+                with open(out, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        h.update(block)
+                digests[name] = h.hexdigest()
+                os.remove(out)
+            print(
+                f"{name}: {res['wall']:.2f} s, {res['peak_rss'] / 2**20:.0f} MiB", file=sys.stderr
+            )
+    shape = f"{a.runs} run files x {a.queries:,} queries x {a.depth} docs ({size:,.0f} MiB)"
+    lines = [
+        f"`irmetrics fuse --method {a.method}`, {shape}, {os.cpu_count()} cores;"
+        f" median of {a.repeat} / peak RSS",
+        "",
+        "| build | wall s | peak RSS MiB |",
+        "|---|---|---|",
+    ]
+    for name, runs in cells.items():
+        walls = sorted(w for w, _ in runs)
+        lines.append(f"| {name} | {walls[len(walls) // 2]:.2f} | {max(m for _, m in runs):.0f} |")
+    same = len(set(digests.values())) == 1
+    lines += ["", f"fused outputs identical: {same}"]
+    print("\n".join(lines))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"shape": shape, "cells": cells, "identical": same}, f, indent=1)
+    return 0 if same else 1
+
+
 def compare(a: dict, b: dict) -> str:
     worst = 0.0
     for q, docs in b.items():
@@ -110,7 +208,13 @@ def main() -> int:
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--no-check", action="store_true")
     p.add_argument("--child")
+    p.add_argument("--files", metavar="DIR", help="the command line on run files written in DIR")
+    p.add_argument("--build", action="append", default=[], help="NAME=DIR (with --files)")
+    p.add_argument("--method", default="rrf", help="with --files")
     a = p.parse_args()
+    if a.files:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        return files_main(a)
     args = {
         "runs": a.runs,
         "queries": a.queries,

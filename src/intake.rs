@@ -549,13 +549,31 @@ impl<V: Copy> RowPieces<V> {
     }
 }
 
+/// The ids of the queries taken so far: the one place where "each query once" is kept
+/// ([`Sequence`]; fusion's merge of several files).
+#[derive(Default)]
+pub(crate) struct SeenIds(FxHashSet<Box<[u8]>>);
+
+impl SeenIds {
+    pub(crate) fn contains(&self, id: &[u8]) -> bool {
+        self.0.contains(id)
+    }
+
+    /// Note `id` as taken.
+    pub(crate) fn insert(&mut self, id: &[u8]) {
+        if !self.0.contains(id) {
+            self.0.insert(id.into());
+        }
+    }
+}
+
 /// Takes queries that come one after another, each once: consecutive pieces of a query
 /// are joined, and a query that comes back after another is refused.
 pub(crate) struct Sequence {
     pub(crate) place: Place,
     /// What to do about a query that comes back, for its message.
     hint: &'static str,
-    seen: FxHashSet<Box<[u8]>>,
+    seen: SeenIds,
     current: Option<(Rows<f64>, Origins)>,
     finder: RepeatFinder,
 }
@@ -568,7 +586,7 @@ impl Sequence {
         Sequence {
             place,
             hint,
-            seen: FxHashSet::default(),
+            seen: SeenIds::default(),
             current: None,
             finder: RepeatFinder::default(),
         }
@@ -600,7 +618,7 @@ impl Sequence {
         if self.seen.contains(&piece.qid) {
             return Err(self.again(&piece.qid, mark));
         }
-        self.seen.insert(piece.qid.clone());
+        self.seen.insert(&piece.qid);
         let mut origins = Origins::default();
         origins.push(0, mark);
         Ok(self.current.replace((piece, origins)))

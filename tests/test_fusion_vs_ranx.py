@@ -215,14 +215,26 @@ def read_trec(text: str) -> dict[str, dict[str, float]]:
         (["--method", "mnz", "--norm", "sum"], "mnz", "sum"),
     ],
 )
+@pytest.mark.parametrize("order", ["sorted", "shared", "own"])
 def test_cli_fuse_writes_ranx_numbers(
-    args: list[str], method: str, norm: str | None, tmp_path: Path
+    args: list[str], method: str, norm: str | None, order: str, tmp_path: Path
 ) -> None:
-    runs = make_runs(5, ties=False)
+    # the files' queries sorted by id (some missing from some runs) or in one shuffled
+    # order (the same queries everywhere) are fused as they are read; each in its own
+    # order, they are read whole: the numbers are ranx's either way
+    runs = make_runs(5, ties=False, missing=order == "sorted")
+    rng = random.Random(7)
+    shared = sorted(runs[0])
+    rng.shuffle(shared)
     paths = []
     for i, r in enumerate(runs):
+        qids = sorted(r)
+        if order == "shared":
+            qids = shared
+        elif order == "own":
+            rng.shuffle(qids)
         paths.append(tmp_path / f"run{i}.txt")
-        write_trec(paths[-1], r, f"r{i}")
+        write_trec(paths[-1], {q: r[q] for q in qids}, f"r{i}")
     out = cli("fuse", *args, *map(str, paths))
     assert out.returncode == 0, out.stderr
     theirs = ranx_fuse(runs, method, norm)

@@ -17,7 +17,8 @@ usage: irmetrics fuse [options] RUN RUN [RUN ...]
 
 Fuse TREC runs with one of ranx's methods (same definitions, same numbers) and write
 the fused run as TREC text. RUN files may be gzip-compressed; '-' reads one from
-standard input.
+standard input. Run files whose queries are sorted by id (or in one order shared by
+all) are fused as they are read, in bounded memory; others are read whole first.
 
 options:
   --method NAME      fusion method [default: rrf]: anz, bordafuse, condorcet, gmnz,
@@ -215,6 +216,34 @@ pub(crate) fn run_fuse_with(
             .map_err(super::write_err);
     }
     crate::parallel::env_threads()?;
+    if !a.optimize && a.qrels.is_none() && fusion::streamable(&a.runs)? {
+        // fused as the files are read; any error: read whole below (its output, or
+        // its message)
+        let tag = a.name.as_deref().unwrap_or(a.method.name());
+        if crate::run::check_runid(tag.as_bytes()).is_ok() {
+            let dir = a
+                .output
+                .as_deref()
+                .and_then(|p| p.parent())
+                .filter(|d| d.is_dir());
+            let fused = crate::parallel::with_threads(a.threads, || {
+                fusion::fuse_files(
+                    &a.runs,
+                    a.method,
+                    a.norm,
+                    &a.params,
+                    tag.as_bytes(),
+                    dir,
+                    cancel,
+                )
+            });
+            match fused {
+                Err(Error::Interrupted) => return Err(Error::Interrupted),
+                Err(_) => {}
+                Ok(text) => return emit_with(&a, out, |w| text.write_to(w), cancel),
+            }
+        }
+    }
     let mut runs = Vec::with_capacity(a.runs.len());
     for path in &a.runs {
         runs.push(crate::formats::read_run(path, None, cancel)?);
@@ -256,12 +285,22 @@ pub(crate) fn run_fuse_with(
 
 /// Write the output: to `--output` atomically, or to `out`; nothing once interrupted.
 fn emit(a: &FuseArgs, out: &mut dyn Write, text: &[u8], cancel: Option<&AtomicBool>) -> Result<()> {
+    emit_with(a, out, |w| w.write_all(text), cancel)
+}
+
+/// [`emit`] of what `fill` writes.
+fn emit_with(
+    a: &FuseArgs,
+    out: &mut dyn Write,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    cancel: Option<&AtomicBool>,
+) -> Result<()> {
     if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
         return Err(Error::Interrupted);
     }
     match &a.output {
-        Some(p) => crate::trec::write_atomically(p, text),
-        None => out.write_all(text).map_err(super::write_err),
+        Some(p) => crate::trec::write_atomically_with(p, fill),
+        None => fill(out).map_err(super::write_err),
     }
 }
 

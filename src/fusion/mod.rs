@@ -35,10 +35,12 @@ mod kernels;
 mod names;
 mod norm;
 mod optimize;
+mod stream;
 mod trained;
 
 pub use names::{Method, Norm, ParamSpec, Params};
 pub use optimize::{grid, optimize_fusion, optimize_fusion_with, Optimization, Trial};
+pub(crate) use stream::{fuse_files, streamable};
 
 use crate::error::{show, Error, Result};
 use crate::ids::{hash_id, IdIndex, Ids};
@@ -105,15 +107,7 @@ fn fuse_with(
 ) -> Result<Run> {
     check_runs(runs)?;
     params.check(method, runs.len())?;
-    let setting = Setting {
-        method,
-        weights: params.weights.as_deref().unwrap_or(&[]),
-        k: param_or(params, method, "k"),
-        phi: param_or(params, method, "phi"),
-        gamma: param_or(params, method, "gamma"),
-        sigma: param_or(params, method, "sigma"),
-        model,
-    };
+    let setting = setting(method, params, model);
     let qids = union_of_queries(runs);
     let queries = crate::parallel::map_with(&qids, Work::default, |w, qid| {
         w.gather(runs, qid);
@@ -121,6 +115,23 @@ fn fuse_with(
         w.fuse(&setting, qid)
     });
     finish(queries, method.name().as_bytes().to_vec())
+}
+
+/// The method's parameters as its kernel takes them (checked before).
+fn setting<'a>(
+    method: Method,
+    params: &'a Params,
+    model: Option<&'a trained::Model>,
+) -> Setting<'a> {
+    Setting {
+        method,
+        weights: params.weights.as_deref().unwrap_or(&[]),
+        k: param_or(params, method, "k"),
+        phi: param_or(params, method, "phi"),
+        gamma: param_or(params, method, "gamma"),
+        sigma: param_or(params, method, "sigma"),
+        model,
+    }
 }
 
 fn param_or(params: &Params, method: Method, name: &str) -> f64 {
@@ -198,12 +209,17 @@ struct Work {
 impl Work {
     /// Take each run's list for `qid` in trec_eval order and number the candidates.
     fn gather(&mut self, runs: &[&Run], qid: &[u8]) {
+        self.gather_queries(runs.iter().map(|r| r.query(qid)));
+    }
+
+    /// [`Work::gather`] of one query's lists, a run's `None` where it has none.
+    fn gather_queries<'q>(&mut self, queries: impl ExactSizeIterator<Item = Option<&'q RunQuery>>) {
         self.cands.truncate(0);
         self.index.clear();
-        self.lists.resize_with(runs.len(), Vec::new);
-        for (r, list) in runs.iter().zip(self.lists.iter_mut()) {
+        self.lists.resize_with(queries.len(), Vec::new);
+        for (q, list) in queries.zip(self.lists.iter_mut()) {
             list.clear();
-            let Some(q) = r.query(qid) else { continue };
+            let Some(q) = q else { continue };
             q.ranking_kept(&mut self.order);
             // the ids hashed and the scores copied in storage order first: read in
             // ranked order straight from memory, each is a cache miss (measured: 13% of

@@ -31,5 +31,6 @@ pub use io::{
 };
 pub use qrels::{parse_qrels, read_qrels_cancellable};
 pub use run::{parse_run, parse_run_reader, read_run, read_run_cancellable};
-pub(crate) use run::{read_run_blocks, read_run_counted};
+pub(crate) use run::{read_run_blocks, read_run_counted, RunReader};
+pub(crate) use write::{guard_first_id, write_run_query};
 pub use write::{write_atomically, write_atomically_with, write_qrels, write_run};

@@ -178,20 +178,49 @@ fn parse_run_chunk(block: &[u8], start: usize, end: usize) -> Chunk {
 /// Parse a run block by block (each block parsed in parallel while the next is read),
 /// handing the pieces to `sink`. Returns the run tag (the last line's).
 pub(crate) fn read_run_blocks(
-    mut blocks: Blocks<'_>,
+    blocks: Blocks<'_>,
     source: &str,
     sink: &mut dyn PieceSink<f64>,
 ) -> Result<Vec<u8>> {
-    let mut runid: Vec<u8> = Vec::new();
-    let mut results = 0usize;
-    let mut line = 1u64; // number of the first line of the next chunk
-    while let Some(block) = blocks.next_block() {
+    let mut reader = RunReader::new(blocks, source);
+    while reader.next_block(sink)? {}
+    reader.finish()
+}
+
+/// A run file read a block at a time, on demand: [`read_run_blocks`] reads them all;
+/// fusion reads several files side by side, each as far as its queries are needed.
+pub(crate) struct RunReader<'a> {
+    blocks: Blocks<'a>,
+    source: String,
+    runid: Vec<u8>,
+    results: usize,
+    /// Number of the first line of the next chunk.
+    line: u64,
+}
+
+impl<'a> RunReader<'a> {
+    pub(crate) fn new(blocks: Blocks<'a>, source: &str) -> RunReader<'a> {
+        RunReader {
+            blocks,
+            source: source.to_string(),
+            runid: Vec::new(),
+            results: 0,
+            line: 1,
+        }
+    }
+
+    /// Parse the next block (its chunks in parallel) into `sink`; `false` at the end.
+    pub(crate) fn next_block(&mut self, sink: &mut dyn PieceSink<f64>) -> Result<bool> {
+        let source = &self.source;
+        let Some(block) = self.blocks.next_block() else {
+            return Ok(false);
+        };
         let data = match block {
             Ok(data) => data,
-            Err(Stop::TooLong) => return Err(Error::format(source, line, too_long())),
+            Err(Stop::TooLong) => return Err(Error::format(source, self.line, too_long())),
             Err(Stop::Failed(e)) => return Err(e),
         };
-        let data = if line == 1 {
+        let data = if self.line == 1 {
             text_start(data, source)?
         } else {
             data
@@ -200,25 +229,32 @@ pub(crate) fn read_run_blocks(
         let chunks = crate::parallel::map_chunks(&bounds, |&(s, e)| parse_run_chunk(data, s, e));
         for ch in chunks {
             if let Some((idx, msg)) = ch.error {
-                return Err(Error::format(source, line + idx, msg));
+                return Err(Error::format(source, self.line + idx, msg));
             }
             for (seg, idx) in ch.segments {
-                results += seg.len();
-                sink.piece(seg, line + idx)?;
+                self.results += seg.len();
+                sink.piece(seg, self.line + idx)?;
             }
             if let Some(t) = ch.last_tag {
-                runid = t;
+                self.runid = t;
             }
-            line += ch.lines;
+            self.line += ch.lines;
         }
         sink.block_done()?;
+        Ok(true)
     }
-    if results == 0 {
-        return Err(Error::Input(format!(
-            "{source}: no results (the run file is empty or has only comments and blank lines)"
-        )));
+
+    /// The run tag (the last line's), once every block is read; an error if there was
+    /// no result line at all.
+    pub(crate) fn finish(self) -> Result<Vec<u8>> {
+        if self.results == 0 {
+            return Err(Error::Input(format!(
+                "{}: no results (the run file is empty or has only comments and blank lines)",
+                self.source
+            )));
+        }
+        Ok(self.runid)
     }
-    Ok(runid)
 }
 
 /// A run from its blocks.

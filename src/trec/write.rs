@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::qrels::Qrels;
-use crate::run::Run;
+use crate::run::{Run, RunQuery};
 
 /// Write `data` to `path` without ever leaving a partial or lost file:
 ///
@@ -108,7 +108,10 @@ const FILE_MARKERS: &[&[u8]] = &[
 /// A file whose first id starts with a [`FILE_MARKERS`] entry would not read back (its
 /// first id changed, or the whole file taken for compressed data): such a file starts
 /// with a comment line instead, which both readers skip (as trec_eval does in qrels).
-fn guard_first_id(first: Option<&[u8]>, w: &mut impl std::io::Write) -> std::io::Result<()> {
+pub(crate) fn guard_first_id(
+    first: Option<&[u8]>,
+    w: &mut (impl std::io::Write + ?Sized),
+) -> std::io::Result<()> {
     match first {
         Some(id) if FILE_MARKERS.iter().any(|m| id.starts_with(m)) => {
             w.write_all(b"# written by irmetrics\n")
@@ -129,15 +132,26 @@ pub fn write_run(run: &Run, w: &mut impl std::io::Write) -> std::io::Result<()> 
     };
     let mut order = Vec::new();
     for q in run.queries() {
-        q.ranking(&mut order);
-        for (rank, &i) in order.iter().enumerate() {
-            w.write_all(&q.qid)?;
-            w.write_all(b" Q0 ")?;
-            w.write_all(q.docs.get(i as usize))?;
-            write!(w, " {} {:?} ", rank + 1, q.values[i as usize])?;
-            w.write_all(tag)?;
-            w.write_all(b"\n")?;
-        }
+        write_run_query(q, tag, &mut order, w)?;
+    }
+    Ok(())
+}
+
+/// One query's lines of [`write_run`] (`order`: a buffer for its ranking).
+pub(crate) fn write_run_query(
+    q: &RunQuery,
+    tag: &[u8],
+    order: &mut Vec<u32>,
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    q.ranking(order);
+    for (rank, &i) in order.iter().enumerate() {
+        w.write_all(&q.qid)?;
+        w.write_all(b" Q0 ")?;
+        w.write_all(q.docs.get(i as usize))?;
+        write!(w, " {} {:?} ", rank + 1, q.values[i as usize])?;
+        w.write_all(tag)?;
+        w.write_all(b"\n")?;
     }
     Ok(())
 }
