@@ -559,11 +559,9 @@ impl SeenIds {
         self.0.contains(id)
     }
 
-    /// Note `id` as taken.
+    /// Note `id` as taken (callers check [`SeenIds::contains`] first).
     pub(crate) fn insert(&mut self, id: &[u8]) {
-        if !self.0.contains(id) {
-            self.0.insert(id.into());
-        }
+        self.0.insert(id.into());
     }
 }
 

@@ -216,7 +216,7 @@ pub(crate) fn run_fuse_with(
             .map_err(super::write_err);
     }
     crate::parallel::env_threads()?;
-    if !a.optimize && a.qrels.is_none() && fusion::streamable(&a.runs)? {
+    if !a.optimize && a.qrels.is_none() && fusion::streamable(&a.runs).unwrap_or(false) {
         // fused as the files are read; any error: read whole below (its output, or
         // its message)
         let tag = a.name.as_deref().unwrap_or(a.method.name());
