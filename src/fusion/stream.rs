@@ -97,6 +97,7 @@ pub(crate) fn fuse_files(
     };
     while let Some(min) = heads.iter().flatten().map(|q| &q.qid).min() {
         let min = min.clone();
+        taken.insert(&min);
         let mut group = Vec::with_capacity(files.len());
         for (head, file) in heads.iter_mut().zip(&mut files) {
             if head.as_ref().is_none_or(|q| q.qid != min) {
@@ -104,15 +105,13 @@ pub(crate) fn fuse_files(
                 continue;
             }
             let q = std::mem::replace(head, file.next()?);
-            if let Some(next) = head {
-                if next.qid == min || taken.contains(&next.qid) {
-                    return Err(Error::Option("out of order".into()));
-                }
+            // a query already fused (this one included) must not come from any file
+            if head.as_ref().is_some_and(|next| taken.contains(&next.qid)) {
+                return Err(Error::Option("out of order".into()));
             }
             results += q.as_ref().map_or(0, |q| q.len());
             group.push(q);
         }
-        taken.insert(&min);
         batch.push(group);
         if results >= BATCH_RESULTS {
             fuse_batch(&mut batch, &mut out)?;
