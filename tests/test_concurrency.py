@@ -157,24 +157,42 @@ def test_ctrl_c_stops_a_long_evaluation_promptly() -> None:
     families = ("P", "recall", "relative_P", "success", "map_cut", "ndcg_cut", "unj")
     measures = [f"{f}.{cutoffs}" for f in families]
     nd, nq = 2000, 40
-    # Calibrate: double the queries until one evaluation takes at least 1.5 s on this
+    # Calibrate: double the queries until one evaluation takes at least 2 s on this
     # build and machine (no skip on a fast machine: it only takes more queries). The
     # cap (16M results) is far beyond any machine seen; reaching it fails the test.
     while True:
         qrels, run = make_text(nq, nd)
         ev = Evaluator(qrels, measures, n_threads=1)
         full = _eval_seconds(ev, run)
-        if full >= 1.5:
+        if full >= 2.0:
             break
         assert nq * nd * 2 <= 1 << 24, f"{nq} queries still evaluate in {full:.2f}s"
         nq *= 2
     map_before = Evaluator(qrels, ["map"]).evaluate(run)["map"]
-    timer = threading.Timer(0.2, _thread.interrupt_main)
+    fired: list[float] = []
+
+    def interrupt() -> None:
+        fired.append(time.perf_counter() - t0)
+        _thread.interrupt_main()
+
+    timer = threading.Timer(0.2, interrupt)
+    returned = None
     t0 = time.perf_counter()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    try:
         ev.evaluate(run)
-    stopped = time.perf_counter() - t0
+        returned = time.perf_counter() - t0
+        # the interrupt may still be on its way: let it arrive here, not in pytest
+        timer.join()
+        time.sleep(0.05)
+    except KeyboardInterrupt:
+        stopped = time.perf_counter() - t0
+    if returned is not None:
+        # once seen in CI (not reproduced): the numbers say which side was late
+        pytest.fail(
+            f"no KeyboardInterrupt: evaluate returned after {returned:.2f}s (full run "
+            f"{full:.2f}s); the timer fired at {fired}s"
+        )
     timer.join()
     # signal at 0.2 s, polled every 0.1 s, then the query being computed finishes
     limit = 0.2 + 0.5 + 2 * full / nq
