@@ -5,6 +5,7 @@
     python benches/fusion.py --queries 1000 --repeat 3 --json fusion.json --markdown
     python benches/fusion.py --files /tmp/fuse --runs 10 --queries 10000 --depth 1000 \\
         --build new=python --build old=/tmp/old     # the command line on run files
+    python benches/fusion.py --optimize             # optimize_fusion: wsum, 2 runs, nDCG@10
 
 Each tool runs in a fresh process (`--child`): the runs are built in memory from the
 same seeded dicts (not timed), then each method is timed cold (the first call: ranx
@@ -17,12 +18,18 @@ With `--files DIR`, `irmetrics fuse --method M RUN...` runs on run files written
 per build (`--build NAME=DIR`: DIR on PYTHONPATH holds that build's irmetrics),
 alternating, each a fresh process whose wall time and peak RSS are measured; the
 fused outputs of the builds must be identical. ranx is not run there.
+
+With `--optimize`, each tool's `optimize_fusion` (ranx's grid; wsum with min-max over the
+first two runs, nDCG@10, by default) is timed instead, on seeded qrels over the same
+queries (ranx requires the qrels' and runs' query sets to be equal); the tools' best
+settings must be the same and every setting's score must agree (1e-9).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -42,6 +49,116 @@ def make_runs(n_runs: int, nq: int, depth: int, seed: int) -> list[dict[str, dic
             docs = rng.sample(pool, depth)
             runs[r][f"Q{q}"] = {d: rng.uniform(0.0, 30.0) for d in docs}
     return runs
+
+
+def make_qrels(runs: list[dict[str, dict[str, float]]], seed: int) -> dict[str, dict[str, int]]:
+    """Judgments of 20 documents of each query's pool (labels 0-3, at least one
+    relevant), graded by a hidden utility that the first two runs' scores follow (0.6
+    and 0.4 of it, plus noise): the best weights are not a corner of the grid."""
+    import random
+
+    rng = random.Random(seed + 1)
+    qrels: dict[str, dict[str, int]] = {}
+    for q in runs[0]:
+        pool = sorted(set().union(*(r[q] for r in runs[:2])))
+        utility = {
+            d: 0.6 * runs[0][q].get(d, 0.0) + 0.4 * runs[1][q].get(d, 0.0) + rng.gauss(0, 5)
+            for d in pool
+        }
+        judged = sorted(rng.sample(pool, min(20, len(pool))), key=utility.__getitem__)
+        qrels[q] = {d: min(3, i * 4 // len(judged)) for i, d in enumerate(judged)}
+    return qrels
+
+
+def optimize_child(tool: str, args: dict) -> dict:
+    """optimize_fusion timed cold and warm; the trials' scores kept for the check."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    runs = make_runs(args["runs"], args["queries"], args["depth"], args["seed"])[:2]
+    qd = make_qrels(runs, args["seed"])
+    method, norm, metric = args["opt_method"], args["opt_norm"], args["metric"]
+    if tool == "irmetrics":
+        import irmetrics
+
+        objs = [irmetrics.Run.from_dict(r, name=f"r{i}") for i, r in enumerate(runs)]
+        qrels = irmetrics.Qrels.from_dict(qd)
+
+        def optimize():
+            best, table = irmetrics.optimize_fusion(
+                qrels, objs, method, norm, metric, return_optimization_report=True
+            )
+            return best, [(_floats(list(p.values())[0]), score) for p, score in table]
+    else:
+        import ranx
+
+        objs = [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
+        qrels = ranx.Qrels(qd)
+
+        def optimize():
+            best, report = ranx.optimize_fusion(
+                qrels,
+                objs,
+                norm,
+                method,
+                metric,
+                return_optimization_report=True,
+                show_progress=False,
+            )
+            numbers = (
+                re.findall(r"-?\d+(?:\.\d+)?", c.replace("np.float64", "")) for c in report.configs
+            )
+            return best, [([float(x) for x in n], v) for n, v in zip(numbers, report.results)]
+
+    t0 = time.perf_counter()
+    best, trials = optimize()
+    cold = time.perf_counter() - t0
+    warm = []
+    for _ in range(args["repeat"]):
+        t0 = time.perf_counter()
+        best, trials = optimize()
+        warm.append(time.perf_counter() - t0)
+    warm.sort()
+    (key,) = best
+    return {
+        "tool": tool,
+        "cold_s": cold,
+        "warm_s": warm[len(warm) // 2],
+        "best": {key: _floats(best[key])},
+        "trials": trials,
+    }
+
+
+def _floats(v) -> list[float]:
+    return [float(x) for x in v] if isinstance(v, (list, tuple)) else [float(v)]
+
+
+def optimize_report(a, results: dict) -> str:
+    irm, rx = results.get("irmetrics"), results.get("ranx")
+    shape = f"2 runs x {a.queries:,} queries x {a.depth} docs"
+    what = f"{a.opt_method}" + (f" {a.opt_norm}" if a.opt_norm else "") + f", {a.metric}"
+    lines = [f"optimize_fusion, {what}, {shape} ({os.cpu_count()} cores; seconds)", ""]
+    lines += ["| tool | warm | cold | settings |", "|---|---|---|---|"]
+    for name, r in (("irmetrics", irm), ("ranx", rx)):
+        if r:
+            lines.append(f"| {name} | {r['warm_s']:.3f} | {r['cold_s']:.3f} | {len(r['trials'])} |")
+        else:
+            lines.append(f"| {name} | - | - | - |")
+    if irm and rx:
+        lines.append("")
+        warm, cold = rx["warm_s"] / irm["warm_s"], rx["cold_s"] / irm["cold_s"]
+        lines.append(f"speed-up: warm {warm:.1f}x, cold {cold:.1f}x")
+        same_best = irm["best"] == rx["best"]
+        worst = max(
+            (abs(x[1] - y[1]) for x, y in zip(irm["trials"], rx["trials"])), default=float("inf")
+        )
+        settings = [x[0] for x in irm["trials"]] == [y[0] for y in rx["trials"]]
+        lines.append(
+            f"best setting: {'same' if same_best else 'DIFFERS'} ({irm['best']}); settings "
+            f"{'in the same order' if settings else 'DIFFER'}; scores "
+            + ("agree" if worst <= 1e-9 else f"differ by {worst:.3g}")
+        )
+    return "\n".join(lines)
 
 
 def params(method: str, n_runs: int) -> dict | None:
@@ -211,7 +328,13 @@ def main() -> int:
     p.add_argument("--files", metavar="DIR", help="the command line on run files written in DIR")
     p.add_argument("--build", action="append", default=[], help="NAME=DIR (with --files)")
     p.add_argument("--method", default="rrf", help="with --files")
+    p.add_argument("--optimize", action="store_true", help="time optimize_fusion instead")
+    p.add_argument("--opt-method", default="wsum", help="with --optimize")
+    p.add_argument("--opt-norm", default="min-max", help="with --optimize ('none': none)")
+    p.add_argument("--metric", default="ndcg@10", help="with --optimize")
     a = p.parse_args()
+    if a.opt_norm == "none":
+        a.opt_norm = None
     if a.files:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         return files_main(a)
@@ -222,9 +345,13 @@ def main() -> int:
         "seed": a.seed,
         "repeat": a.repeat,
         "check": not a.no_check,
+        "opt_method": a.opt_method,
+        "opt_norm": a.opt_norm,
+        "metric": a.metric,
     }
     if a.child:
-        json.dump(child(a.child, args), sys.stdout)
+        work = optimize_child if a.optimize else child
+        json.dump(work(a.child, args), sys.stdout)
         return 0
     results = {}
     for tool in a.tools.split(","):
@@ -236,6 +363,13 @@ def main() -> int:
             results[tool] = None
             continue
         results[tool] = json.loads(done.stdout)
+    if a.optimize:
+        text = optimize_report(a, results)
+        print(text if a.markdown else text.replace("|", " ").replace("---", ""))
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"optimize": True, "results": results}, f, indent=1)
+        return 0
     shape = f"{a.runs} runs x {a.queries:,} queries x {a.depth} docs"
     lines = [f"Fusion, {shape} ({os.cpu_count()} cores; seconds, warm = median of {a.repeat})"]
     head = "| method | irmetrics warm | irmetrics cold | ranx warm | ranx cold | speed-up (warm) |"

@@ -128,6 +128,28 @@ pub(crate) struct Scratch {
     cred: Vec<i64>,
 }
 
+impl Scratch {
+    /// Forget the last query's judged ranking.
+    fn clear_judged(&mut self) {
+        self.rels.clear();
+        self.scores.clear();
+        self.qrels_pos.clear();
+        self.cred.clear();
+    }
+
+    /// The next ranked document kept: its relevance, and with `scored` its score and
+    /// qrels place.
+    #[inline(always)]
+    fn push_ranked(&mut self, rel: i64, scored: bool, score: f64, pos: Option<usize>) {
+        self.rels.push(rel);
+        if scored {
+            self.scores.push(score);
+            self.qrels_pos
+                .push(pos.map_or(metrics::NOT_JUDGED, |p| p as u32));
+        }
+    }
+}
+
 /// The judgments of `rq`'s ranking (`s.order`) into `s.rels` (and beside them the
 /// credibility labels of `cq`, and with `scored` the scores and qrels places). A
 /// function of its own, never inlined: inside `eval_query`, grown large, LLVM stopped
@@ -143,25 +165,29 @@ fn judge(
     scored: bool,
     s: &mut Scratch,
 ) {
-    for &i in &s.order {
+    let order = std::mem::take(&mut s.order);
+    for &i in &order {
         let doc = rq.docs.get(i as usize);
         let pos = qq.position_ranked(doc);
-        let rel = match pos.map(|p| qq.labels[p]) {
-            Some(l) if l >= 0 => l,
-            Some(_) => UNJUDGED,
-            None => NONPOOL,
-        };
+        let rel = rel_of(qq, pos);
         if !judged_only || rel >= 0 {
-            s.rels.push(rel);
             if let Some(cq) = cq {
                 s.cred.push(cq.label(doc).unwrap_or(NONPOOL));
             }
-            if scored {
-                s.scores.push(rq.values[i as usize]);
-                s.qrels_pos
-                    .push(pos.map_or(metrics::NOT_JUDGED, |p| p as u32));
-            }
+            s.push_ranked(rel, scored, rq.values[i as usize], pos);
         }
+    }
+    s.order = order;
+}
+
+/// A ranked document's relevance as the measures read it: its label, [`UNJUDGED`] for
+/// a negative one, [`NONPOOL`] when the qrels lack it (`pos`: its place in `qq`).
+#[inline(always)]
+fn rel_of(qq: &QrelsQuery, pos: Option<usize>) -> i64 {
+    match pos.map(|p| qq.labels[p]) {
+        Some(l) if l >= 0 => l,
+        Some(_) => UNJUDGED,
+        None => NONPOOL,
     }
 }
 
@@ -458,25 +484,57 @@ impl Evaluator {
         s: &mut Scratch,
     ) -> Row {
         let o = &self.options;
-        let plan = &self.plan;
-        let scored = plan.scored;
-        s.rels.clear();
-        s.scores.clear();
-        s.qrels_pos.clear();
-        s.cred.clear();
+        s.clear_judged();
         // the query's credibility judgments, when a measure needs them
         let cq = self
             .credibility
             .as_deref()
-            .filter(|_| plan.credibility)
+            .filter(|_| self.plan.credibility)
             .and_then(|c| c.query(qq.id()));
         if let Some(rq) = rq {
             rq.ranking(&mut s.order);
             if let Some(m) = o.max_docs {
                 s.order.truncate(m.min(usize::MAX as u64) as usize);
             }
-            judge(qq, rq, cq, o.judged_only, scored, s);
+            judge(qq, rq, cq, o.judged_only, self.plan.scored, s);
         }
+        self.eval_judged(qq, cq, s)
+    }
+
+    /// [`Evaluator::eval_query`] of a ranking already judged: each document, best
+    /// first, as its place in `qq` (`None`: not in the qrels) and its score. For work
+    /// that ranks the same documents again and again (fusion's grid search) and looks
+    /// each up once. Only for an evaluator without credibility judgments (`None`
+    /// otherwise: their measures need each document's id).
+    pub(crate) fn eval_positions(
+        &self,
+        qq: &QrelsQuery,
+        ranked: impl Iterator<Item = (Option<usize>, f64)>,
+        s: &mut Scratch,
+    ) -> Option<Row> {
+        if self.credibility.is_some() {
+            return None;
+        }
+        let (o, scored) = (&self.options, self.plan.scored);
+        s.clear_judged();
+        let max = o
+            .max_docs
+            .map_or(usize::MAX, |m| m.min(usize::MAX as u64) as usize);
+        for (pos, score) in ranked.take(max) {
+            let rel = rel_of(qq, pos);
+            if !o.judged_only || rel >= 0 {
+                s.push_ranked(rel, scored, score, pos);
+            }
+        }
+        Some(self.eval_judged(qq, None, s))
+    }
+
+    /// The measures of one query from its judged ranking in `s` (`s.rels`, and the
+    /// scores, qrels places and credibility labels beside them when needed).
+    fn eval_judged(&self, qq: &QrelsQuery, cq: Option<&QrelsQuery>, s: &mut Scratch) -> Row {
+        let o = &self.options;
+        let plan = &self.plan;
+        let scored = plan.scored;
         s.judged.clear();
         s.judged_scores.clear();
         s.judged_pos.clear();

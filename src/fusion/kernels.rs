@@ -8,7 +8,7 @@ use super::names::Method;
 /// One run's view of one candidate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Cell {
-    /// The (normalized) score; meaningless when absent.
+    /// The (normalized) score; 0.0 when absent (comb_sum and wsum read it as is).
     pub score: f64,
     /// The 0-based rank in the run's list; `u32::MAX` when absent.
     pub rank: u32,
@@ -70,12 +70,13 @@ pub(crate) fn combine(
                 .fold(0.0, |a, (r, &c)| a + f(r, c))
         };
         let v = match s.method {
-            // comb_sum, wsum: absent counts 0.0
-            Sum => row.iter().fold(0.0, |a, c| a + score_or(*c, 0.0)),
+            // comb_sum, wsum: absent counts 0.0, the score an absent cell holds (read
+            // without a branch on presence, which mispredicted a third of the time)
+            Sum => row.iter().fold(0.0, |a, c| a + c.score),
             Wsum => row
                 .iter()
                 .enumerate()
-                .fold(0.0, |a, (r, c)| a + w(r) * score_or(*c, 0.0)),
+                .fold(0.0, |a, (r, c)| a + w(r) * c.score),
             Mnz => sum_present(&|_, c| c.score) * count,
             Anz => sum_present(&|_, c| c.score) / count,
             Gmnz => sum_present(&|_, c| c.score) * count.powf(s.gamma),

@@ -87,6 +87,18 @@ pub fn fuse_trained(
             "fusion method '{method}' is not trained on qrels; fuse without qrels"
         )));
     }
+    let model = train(qrels, runs, method, norm, params)?;
+    fuse_with(runs, method, norm, params, Some(&model))
+}
+
+/// The checks of [`fuse_trained`], then its training.
+fn train(
+    qrels: &Qrels,
+    runs: &[&Run],
+    method: Method,
+    norm: Option<Norm>,
+    params: &Params,
+) -> Result<trained::Model> {
     check_runs(runs)?;
     params.check(method, runs.len())?;
     if qrels.is_empty() {
@@ -94,8 +106,7 @@ pub fn fuse_trained(
             "the qrels are empty: nothing to train on".into(),
         ));
     }
-    let model = trained::train(qrels, runs, method, norm, params)?;
-    fuse_with(runs, method, norm, params, Some(&model))
+    trained::train(qrels, runs, method, norm, params)
 }
 
 fn fuse_with(
@@ -110,8 +121,7 @@ fn fuse_with(
     let setting = setting(method, params, model);
     let qids = union_of_queries(runs);
     let queries = crate::parallel::map_with(&qids, Work::default, |w, qid| {
-        w.gather(runs, qid);
-        w.normalize(norm);
+        w.gather_normalized(runs, qid, norm);
         w.fuse(&setting, qid)
     });
     finish(queries, method.name().as_bytes().to_vec())
@@ -200,10 +210,7 @@ struct Work {
     scores: Vec<f64>,
     order: Vec<u32>,
     seen: Vec<bool>,
-    cells: Vec<Cell>,
-    lens: Vec<usize>,
-    fused: Vec<f64>,
-    tmp: Vec<f64>,
+    combiner: Combiner,
 }
 
 impl Work {
@@ -239,6 +246,12 @@ impl Work {
         }
     }
 
+    /// [`Work::gather`], then [`Work::normalize`].
+    fn gather_normalized(&mut self, runs: &[&Run], qid: &[u8], norm: Option<Norm>) {
+        self.gather(runs, qid);
+        self.normalize(norm);
+    }
+
     fn normalize(&mut self, norm: Option<Norm>) {
         if let Some(norm) = norm {
             let n_cand = self.cands.len();
@@ -250,25 +263,10 @@ impl Work {
 
     /// Score the candidates with the method and return the query.
     fn fuse(&mut self, s: &Setting<'_>, qid: &[u8]) -> Result<Option<RunQuery>> {
-        let n_runs = self.lists.len();
-        let n_cand = self.cands.len();
-        self.cells.clear();
-        self.cells.resize(n_cand * n_runs, Cell::ABSENT);
-        self.lens.clear();
-        for (r, list) in self.lists.iter().enumerate() {
-            self.lens.push(list.len());
-            for (pos, &(c, score)) in list.iter().enumerate() {
-                self.cells[c as usize * n_runs + r] = Cell {
-                    score,
-                    rank: pos as u32,
-                };
-            }
-        }
-        kernels::combine(s, &self.cells, &self.lens, &mut self.fused, &mut self.tmp);
-        let fused = std::mem::take(&mut self.fused);
-        let q = self.output(qid, |_, out| out.extend_from_slice(&fused), usize::MAX);
-        self.fused = fused;
-        q
+        let lists = self.lists.iter().map(|l| l.as_slice());
+        self.combiner.combine(s, lists, self.cands.len());
+        let fused = &self.combiner.fused;
+        self.output(qid, |_, out| out.extend_from_slice(fused), usize::MAX)
     }
 
     /// The query with the candidates' new scores (`fill` writes one per candidate, from
@@ -296,15 +294,55 @@ impl Work {
             }
         }
         if let Some(i) = values.iter().position(|v| v.is_nan()) {
-            return Err(Error::Input(format!(
-                "the fused score of document '{}' for query '{}' is NaN (infinite scores \
-                 cannot be normalized or combined)",
-                show(q.docs.get(i)),
-                show(qid)
-            )));
+            return Err(nan_fused(q.docs.get(i), qid));
         }
         q.values = values;
         Ok(Some(q))
+    }
+}
+
+/// The error of a fused score that is NaN.
+fn nan_fused(doc: &[u8], qid: &[u8]) -> Error {
+    Error::Input(format!(
+        "the fused score of document '{}' for query '{}' is NaN (infinite scores cannot be \
+         normalized or combined)",
+        show(doc),
+        show(qid)
+    ))
+}
+
+/// A kernel's work area: the cells of one query's candidates and its fused scores.
+#[derive(Default)]
+struct Combiner {
+    cells: Vec<Cell>,
+    lens: Vec<usize>,
+    /// The fused score of each candidate, after [`Combiner::combine`].
+    fused: Vec<f64>,
+    tmp: Vec<f64>,
+}
+
+impl Combiner {
+    /// Fuse `lists` (per run: (candidate, score), best first) of `n_cand` candidates.
+    fn combine<'l>(
+        &mut self,
+        s: &Setting<'_>,
+        lists: impl ExactSizeIterator<Item = &'l [(u32, f64)]>,
+        n_cand: usize,
+    ) {
+        let n_runs = lists.len();
+        self.cells.clear();
+        self.cells.resize(n_cand * n_runs, Cell::ABSENT);
+        self.lens.clear();
+        for (r, list) in lists.enumerate() {
+            self.lens.push(list.len());
+            for (pos, &(c, score)) in list.iter().enumerate() {
+                self.cells[c as usize * n_runs + r] = Cell {
+                    score,
+                    rank: pos as u32,
+                };
+            }
+        }
+        kernels::combine(s, &self.cells, &self.lens, &mut self.fused, &mut self.tmp);
     }
 }
 

@@ -8,16 +8,27 @@
 //! every tuple of `numpy.arange(0, 1 + step, step)` values (step 0.1), one per run,
 //! whose sum, added left to right in floating point, is exactly 1.0; `n_segments`
 //! (probfuse) and `w` (slidefuse) 1 to 100, trained on the same qrels.
+//!
+//! The runs' lists of the judged queries are gathered, normalized and looked up in the
+//! qrels once ([`Judged`]); each setting then runs its kernel, ranks each query's
+//! candidates and computes the measure from the judgments found once. The numbers are
+//! those of fusing each setting into a run and evaluating it (tested to the bit).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::kernels::Setting;
 use super::names::{Method, Norm, Params};
+use super::norm::List;
+use super::{Combiner, Work};
 use crate::error::{Error, Result};
-use crate::evaluate::{Evaluator, Options};
+use crate::evaluate::{Evaluator, Options, Scratch};
+use crate::ids::Ids;
 use crate::measure::MeasureSet;
+use crate::metrics::NOT_JUDGED;
 use crate::progress::Progress;
-use crate::qrels::Qrels;
-use crate::run::Run;
+use crate::qrels::{Qrels, QrelsQuery};
+use crate::results::Results;
+use crate::run::{descending_key, Run};
 
 /// One setting tried and the mean of the metric it reached.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,20 +190,24 @@ pub fn optimize_fusion_with(
     };
     let ev = Evaluator::new(qrels.clone(), measures, options)?;
     let settings = grid(method, runs.len(), step)?;
+    super::check_runs(runs)?;
+    crate::progress::announce(progress, settings.len());
+    let judged = Judged::gather(&ev, runs, norm);
     let mut best: Option<Params> = None;
     let mut best_score = 0.0;
     let mut trials = Vec::with_capacity(settings.len());
-    crate::progress::announce(progress, settings.len());
     for params in settings {
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Interrupted);
         }
-        let fused = if method.needs_qrels() {
-            super::fuse_trained(qrels, runs, method, norm, &params)?
+        let model = if method.needs_qrels() {
+            Some(super::train(qrels, runs, method, norm, &params)?)
         } else {
-            super::fuse(runs, method, norm, &params)?
+            params.check(method, runs.len())?;
+            None
         };
-        let res = ev.evaluate_cancellable(&fused, cancel)?;
+        let setting = super::setting(method, &params, model.as_ref());
+        let res = judged.evaluate(&ev, &setting)?;
         if res.columns().len() != 1 {
             return Err(Error::Measure(format!(
                 "optimize_fusion needs one measure with one value, and '{metric}' gives {}",
@@ -219,9 +234,237 @@ pub fn optimize_fusion_with(
     })
 }
 
+/// The runs' lists of every query of the qrels, gathered and normalized once, each
+/// candidate with its place in the qrels: what every setting of the grid fuses and
+/// ranks. A setting then costs its kernel, a sort and the measure, with no id hashed
+/// or copied and no run built (the same numbers as fusing and evaluating the run:
+/// the queries outside the qrels, which cannot change a score, are not fused). Held
+/// in a few flat arrays that each setting reads front to back.
+struct Judged {
+    /// Every list's (candidate, normalized score), best first: query by query, run by run.
+    entries: Vec<(u32, f64)>,
+    /// Where each list ends in `entries` (`n_runs` per query).
+    list_ends: Vec<usize>,
+    /// Per candidate, query by query: its place in the query's judgments
+    /// ([`NOT_JUDGED`] when absent).
+    cands: Vec<u32>,
+    /// Where each query's candidates end in `cands`.
+    cand_ends: Vec<usize>,
+    /// The ids of the candidates of the queries (for messages).
+    ids: Vec<Ids>,
+    n_runs: usize,
+}
+
+/// One query's part of [`Judged`], gathered on a thread.
+struct JudgedQuery {
+    lists: Vec<List>,
+    cands: Vec<u32>,
+    ids: Ids,
+}
+
+/// A thread's work area for one setting.
+#[derive(Default)]
+struct TrialWork {
+    combiner: Combiner,
+    /// score key << 64 | candidate, of each candidate, sorted into the ranking.
+    keys: Vec<u128>,
+    scratch: Scratch,
+}
+
+impl Judged {
+    fn gather(ev: &Evaluator, runs: &[&Run], norm: Option<Norm>) -> Judged {
+        let qrels = ev.qrels().queries();
+        let queries = crate::parallel::map_with(qrels, Work::default, |w, qq| {
+            w.gather_normalized(runs, qq.id(), norm);
+            let cands = (w.cands.iter())
+                .map(|doc| qq.position(doc).map_or(NOT_JUDGED, |p| p as u32))
+                .collect();
+            JudgedQuery {
+                lists: w.lists.clone(),
+                cands,
+                ids: w.cands.clone(),
+            }
+        });
+        let mut j = Judged {
+            entries: Vec::with_capacity(queries.iter().flat_map(|q| &q.lists).map(Vec::len).sum()),
+            list_ends: Vec::with_capacity(queries.len() * runs.len()),
+            cands: Vec::with_capacity(queries.iter().map(|q| q.cands.len()).sum()),
+            cand_ends: Vec::with_capacity(queries.len()),
+            ids: Vec::with_capacity(queries.len()),
+            n_runs: runs.len(),
+        };
+        for q in queries {
+            for list in &q.lists {
+                j.entries.extend_from_slice(list);
+                j.list_ends.push(j.entries.len());
+            }
+            j.cands.extend_from_slice(&q.cands);
+            j.cand_ends.push(j.cands.len());
+            j.ids.push(q.ids);
+        }
+        j
+    }
+
+    /// The evaluation of the run `setting` fuses (as `Evaluator::evaluate` of it).
+    fn evaluate(&self, ev: &Evaluator, setting: &Setting<'_>) -> Result<Results> {
+        let qrels = ev.qrels().queries();
+        let indices: Vec<usize> = (0..qrels.len()).collect();
+        let rows = crate::parallel::with_threads(ev.options().n_threads, || {
+            crate::parallel::map_with(&indices, TrialWork::default, |w, &q| {
+                let qq = &qrels[q];
+                let ends = &self.list_ends[q * self.n_runs..(q + 1) * self.n_runs];
+                let mut start = if q == 0 {
+                    0
+                } else {
+                    self.list_ends[q * self.n_runs - 1]
+                };
+                let lists = ends.iter().map(|&end| {
+                    let list = &self.entries[start..end];
+                    start = end;
+                    list
+                });
+                let first = if q == 0 { 0 } else { self.cand_ends[q - 1] };
+                let cands = &self.cands[first..self.cand_ends[q]];
+                w.combiner.combine(setting, lists, cands.len());
+                let fused = &w.combiner.fused;
+                if let Some(c) = fused.iter().position(|v| v.is_nan()) {
+                    return Err(super::nan_fused(self.ids[q].get(c), qq.id()));
+                }
+                // trec_eval's order: score descending (one u128 a candidate, compared
+                // without a branch), then ties by document id descending
+                w.keys.clear();
+                w.keys.extend(
+                    (fused.iter().enumerate())
+                        .map(|(c, &v)| u128::from(descending_key(v)) << 64 | c as u128),
+                );
+                w.keys.sort_unstable();
+                let ids = &self.ids[q];
+                let doc = |k: &u128| ids.get((*k & u128::from(u32::MAX)) as usize);
+                for tied in w.keys.chunk_by_mut(|a, b| a >> 64 == b >> 64) {
+                    if tied.len() > 1 {
+                        tied.sort_unstable_by(|a, b| doc(b).cmp(doc(a)));
+                    }
+                }
+                let ranked = w.keys.iter().map(|&k| {
+                    let c = (k & u128::from(u32::MAX)) as usize;
+                    let pos = cands[c];
+                    ((pos != NOT_JUDGED).then_some(pos as usize), fused[c])
+                });
+                ev.eval_positions(qq, ranked, &mut w.scratch)
+                    .ok_or_else(|| {
+                        Error::Option("optimize_fusion does not take credibility judgments".into())
+                    })
+            })
+        });
+        let rows = rows.into_iter().collect::<Result<Vec<_>>>()?;
+        let queries: Vec<&QrelsQuery> = qrels.iter().collect();
+        Ok(ev.finish(&queries, rows, setting.method.name().as_bytes().to_vec()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seeded runs over overlapping pools with tied scores, queries only some runs
+    /// retrieve, one-document queries, a query the qrels lack and one the runs lack.
+    fn data() -> (Qrels, Vec<Run>) {
+        let mut x: u64 = 7;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut qrels = String::new();
+        let mut runs = [String::new(), String::new(), String::new()];
+        for q in 0..40 {
+            let pool = if q % 7 == 3 { 1 } else { 3 + next(30) };
+            if q != 5 {
+                qrels += &format!("q{q} 0 d0 1\n");
+                for d in 1..pool {
+                    if next(3) > 0 {
+                        let label = next(5) as i64 - 1; // -1 (pooled, not judged) to 3
+                        qrels += &format!("q{q} 0 d{d} {label}\n");
+                    }
+                }
+            }
+            for (r, text) in runs.iter_mut().enumerate() {
+                if q == 39 || (q % 5 == r as u64 + 1) {
+                    continue; // q39 in no run; others missing from one run
+                }
+                for d in 0..pool {
+                    if next(4) > 0 || d == 0 {
+                        let score = next(8); // few values: ties
+                        *text += &format!("q{q} Q0 d{d} 0 {score} r{r}\n");
+                    }
+                }
+            }
+        }
+        let qrels = Qrels::from_bytes(qrels.as_bytes(), "qrels").unwrap();
+        let runs = runs
+            .iter()
+            .map(|t| Run::from_bytes(t.as_bytes(), "run").unwrap())
+            .collect();
+        (qrels, runs)
+    }
+
+    /// Every setting's score equals the fused run's evaluation (to the bit), for
+    /// methods plain and trained, with and without normalization, and measures reading
+    /// unjudged documents, scores and their own judged_only.
+    #[test]
+    fn each_setting_scores_as_its_fused_run() {
+        let (qrels, runs) = data();
+        let cases: &[(Method, Option<Norm>, &str, usize)] = &[
+            (Method::Wsum, Some(Norm::MinMax), "ndcg_cut.10", 3),
+            (Method::Wmnz, Some(Norm::Zmuv), "map", 2),
+            (Method::Rrf, None, "bpref", 3),
+            (Method::Rbc, None, "P(judged_only=True)@5", 2),
+            (Method::Mixed, Some(Norm::Sum), "recip_rank", 2),
+            (Method::WBordaFuse, None, "AUROC", 2),
+            (Method::WCondorcet, None, "P@R(0.5)", 2),
+            (Method::Gmnz, Some(Norm::Max), "ERR@5", 2),
+            (Method::ProbFuse, None, "ndcg", 2),
+            (Method::SlideFuse, Some(Norm::MinMax), "infAP", 2),
+        ];
+        for &(method, norm, metric, n) in cases {
+            let rs: Vec<&Run> = runs.iter().take(n).collect();
+            let step = match method {
+                Method::Rbc | Method::Gmnz => Some(0.2),
+                _ => None,
+            };
+            let mut opt = optimize_fusion(&qrels, &rs, method, norm, metric, step).unwrap();
+            if matches!(method, Method::ProbFuse | Method::SlideFuse) {
+                opt.trials.truncate(12);
+            }
+            let options = Options {
+                complete: true,
+                ..Options::default()
+            };
+            let ev = Evaluator::new(
+                qrels.clone(),
+                MeasureSet::parse(&[metric]).unwrap(),
+                options,
+            )
+            .unwrap();
+            for t in &opt.trials {
+                let fused = if method.needs_qrels() {
+                    super::super::fuse_trained(&qrels, &rs, method, norm, &t.params)
+                } else {
+                    super::super::fuse(&rs, method, norm, &t.params)
+                }
+                .unwrap();
+                let want = ev.evaluate(&fused).unwrap().summary(0);
+                assert_eq!(
+                    t.score.to_bits(),
+                    want.to_bits(),
+                    "{method} {norm:?} {metric} {:?}: {} vs {want}",
+                    t.params,
+                    t.score
+                );
+            }
+        }
+    }
 
     #[test]
     fn grids_are_ranx_grids() {
