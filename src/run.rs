@@ -51,43 +51,50 @@ impl RunQuery {
     /// one thread took 231-232 ms instead of 226-228: a Rust-only loop, best of 8).
     #[inline]
     fn rank_into(&self, out: &mut Vec<u32>) {
-        let s = &self.values;
-        let by_doc_desc =
-            |a: &u32, b: &u32| self.docs.get(*b as usize).cmp(self.docs.get(*a as usize));
-        // One branch-free pass (vectorized): already ordered by score (most run files)?
-        // with tied scores?
-        let (mut sorted, mut tied) = (true, false);
-        for w in s.windows(2) {
-            sorted &= w[0] >= w[1];
-            tied |= w[0] == w[1];
+        rank_into(&self.values, &self.docs, out);
+    }
+}
+
+/// Positions of `docs` (with scores `s`) in trec_eval order into `out` (emptied
+/// first): score descending, ties by document id descending ([`RunQuery::ranking`],
+/// and fusion's grid search ranking each setting's fused scores).
+#[inline]
+pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) {
+    out.clear();
+    let by_doc_desc = |a: &u32, b: &u32| docs.get(*b as usize).cmp(docs.get(*a as usize));
+    // One branch-free pass (vectorized): already ordered by score (most run files)?
+    // with tied scores?
+    let (mut sorted, mut tied) = (true, false);
+    for w in s.windows(2) {
+        sorted &= w[0] >= w[1];
+        tied |= w[0] == w[1];
+    }
+    if sorted {
+        out.extend(0..s.len() as u32);
+        if !tied {
+            return;
         }
-        if sorted {
-            out.extend(0..s.len() as u32);
-            if !tied {
-                return;
-            }
-        } else {
-            // Sort by an integer key that orders scores descending, then fix ties.
-            let mut keyed: Vec<(u64, u32)> = s
-                .iter()
-                .enumerate()
-                .map(|(i, &x)| (descending_key(x), i as u32))
-                .collect();
-            keyed.sort_unstable();
-            out.extend(keyed.iter().map(|&(_, i)| i));
+    } else {
+        // Sort by an integer key that orders scores descending, then fix ties.
+        let mut keyed: Vec<(u64, u32)> = s
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| (descending_key(x), i as u32))
+            .collect();
+        keyed.sort_unstable();
+        out.extend(keyed.iter().map(|&(_, i)| i));
+    }
+    // Runs of tied scores are ordered by document id descending.
+    let mut i = 0;
+    while i < out.len() {
+        let mut j = i + 1;
+        while j < out.len() && s[out[j] as usize] == s[out[i] as usize] {
+            j += 1;
         }
-        // Runs of tied scores are ordered by document id descending.
-        let mut i = 0;
-        while i < out.len() {
-            let mut j = i + 1;
-            while j < out.len() && s[out[j] as usize] == s[out[i] as usize] {
-                j += 1;
-            }
-            if j - i > 1 {
-                out[i..j].sort_unstable_by(by_doc_desc);
-            }
-            i = j;
+        if j - i > 1 {
+            out[i..j].sort_unstable_by(by_doc_desc);
         }
+        i = j;
     }
 }
 

@@ -28,7 +28,7 @@ use crate::metrics::NOT_JUDGED;
 use crate::progress::Progress;
 use crate::qrels::{Qrels, QrelsQuery};
 use crate::results::Results;
-use crate::run::{descending_key, Run};
+use crate::run::{rank_into, Run};
 
 /// One setting tried and the mean of the metric it reached.
 #[derive(Clone, Debug, PartialEq)]
@@ -236,38 +236,29 @@ pub fn optimize_fusion_with(
 
 /// The runs' lists of every query of the qrels, gathered and normalized once, each
 /// candidate with its place in the qrels: what every setting of the grid fuses and
-/// ranks. A setting then costs its kernel, a sort and the measure, with no id hashed
-/// or copied and no run built (the same numbers as fusing and evaluating the run:
-/// the queries outside the qrels, which cannot change a score, are not fused). Held
-/// in a few flat arrays that each setting reads front to back.
+/// ranks. A setting then costs its kernel, a ranking and the measure, with no id
+/// hashed or copied and no run built (the same numbers as fusing and evaluating the
+/// run: the queries outside the qrels, which cannot change a score, are not fused).
 struct Judged {
-    /// Every list's (candidate, normalized score), best first: query by query, run by run.
-    entries: Vec<(u32, f64)>,
-    /// Where each list ends in `entries` (`n_runs` per query).
-    list_ends: Vec<usize>,
-    /// Per candidate, query by query: its place in the query's judgments
-    /// ([`NOT_JUDGED`] when absent).
-    cands: Vec<u32>,
-    /// Where each query's candidates end in `cands`.
-    cand_ends: Vec<usize>,
-    /// The ids of the candidates of the queries (for messages).
-    ids: Vec<Ids>,
-    n_runs: usize,
+    /// One per query of the qrels, in their order.
+    queries: Vec<JudgedQuery>,
 }
 
-/// One query's part of [`Judged`], gathered on a thread.
 struct JudgedQuery {
+    /// Per run: (candidate, normalized score), best first.
     lists: Vec<List>,
-    cands: Vec<u32>,
+    /// The candidates' ids (the ranking's tie-break, and messages).
     ids: Ids,
+    /// Per candidate: its place in the query's judgments ([`NOT_JUDGED`]: absent).
+    qrels_pos: Vec<u32>,
 }
 
 /// A thread's work area for one setting.
 #[derive(Default)]
 struct TrialWork {
     combiner: Combiner,
-    /// score key << 64 | candidate, of each candidate, sorted into the ranking.
-    keys: Vec<u128>,
+    /// The candidates in ranking order.
+    order: Vec<u32>,
     scratch: Scratch,
 }
 
@@ -276,79 +267,36 @@ impl Judged {
         let qrels = ev.qrels().queries();
         let queries = crate::parallel::map_with(qrels, Work::default, |w, qq| {
             w.gather_normalized(runs, qq.id(), norm);
-            let cands = (w.cands.iter())
-                .map(|doc| qq.position(doc).map_or(NOT_JUDGED, |p| p as u32))
-                .collect();
             JudgedQuery {
-                lists: w.lists.clone(),
-                cands,
+                qrels_pos: (w.cands.iter())
+                    .map(|doc| qq.position(doc).map_or(NOT_JUDGED, |p| p as u32))
+                    .collect(),
+                lists: std::mem::take(&mut w.lists),
                 ids: w.cands.clone(),
             }
         });
-        let mut j = Judged {
-            entries: Vec::with_capacity(queries.iter().flat_map(|q| &q.lists).map(Vec::len).sum()),
-            list_ends: Vec::with_capacity(queries.len() * runs.len()),
-            cands: Vec::with_capacity(queries.iter().map(|q| q.cands.len()).sum()),
-            cand_ends: Vec::with_capacity(queries.len()),
-            ids: Vec::with_capacity(queries.len()),
-            n_runs: runs.len(),
-        };
-        for q in queries {
-            for list in &q.lists {
-                j.entries.extend_from_slice(list);
-                j.list_ends.push(j.entries.len());
-            }
-            j.cands.extend_from_slice(&q.cands);
-            j.cand_ends.push(j.cands.len());
-            j.ids.push(q.ids);
-        }
-        j
+        Judged { queries }
     }
 
     /// The evaluation of the run `setting` fuses (as `Evaluator::evaluate` of it).
     fn evaluate(&self, ev: &Evaluator, setting: &Setting<'_>) -> Result<Results> {
         let qrels = ev.qrels().queries();
-        let indices: Vec<usize> = (0..qrels.len()).collect();
+        let pairs: Vec<(&QrelsQuery, &JudgedQuery)> = qrels.iter().zip(&self.queries).collect();
         let rows = crate::parallel::with_threads(ev.options().n_threads, || {
-            crate::parallel::map_with(&indices, TrialWork::default, |w, &q| {
-                let qq = &qrels[q];
-                let ends = &self.list_ends[q * self.n_runs..(q + 1) * self.n_runs];
-                let mut start = if q == 0 {
-                    0
-                } else {
-                    self.list_ends[q * self.n_runs - 1]
-                };
-                let lists = ends.iter().map(|&end| {
-                    let list = &self.entries[start..end];
-                    start = end;
-                    list
-                });
-                let first = if q == 0 { 0 } else { self.cand_ends[q - 1] };
-                let cands = &self.cands[first..self.cand_ends[q]];
-                w.combiner.combine(setting, lists, cands.len());
+            crate::parallel::map_with(&pairs, TrialWork::default, |w, &(qq, jq)| {
+                let lists = jq.lists.iter().map(|l| l.as_slice());
+                w.combiner.combine(setting, lists, jq.ids.len());
                 let fused = &w.combiner.fused;
                 if let Some(c) = fused.iter().position(|v| v.is_nan()) {
-                    return Err(super::nan_fused(self.ids[q].get(c), qq.id()));
+                    return Err(super::nan_fused(jq.ids.get(c), qq.id()));
                 }
-                // trec_eval's order: score descending (one u128 a candidate, compared
-                // without a branch), then ties by document id descending
-                w.keys.clear();
-                w.keys.extend(
-                    (fused.iter().enumerate())
-                        .map(|(c, &v)| u128::from(descending_key(v)) << 64 | c as u128),
-                );
-                w.keys.sort_unstable();
-                let ids = &self.ids[q];
-                let doc = |k: &u128| ids.get((*k & u128::from(u32::MAX)) as usize);
-                for tied in w.keys.chunk_by_mut(|a, b| a >> 64 == b >> 64) {
-                    if tied.len() > 1 {
-                        tied.sort_unstable_by(|a, b| doc(b).cmp(doc(a)));
-                    }
-                }
-                let ranked = w.keys.iter().map(|&k| {
-                    let c = (k & u128::from(u32::MAX)) as usize;
-                    let pos = cands[c];
-                    ((pos != NOT_JUDGED).then_some(pos as usize), fused[c])
+                rank_into(fused, &jq.ids, &mut w.order);
+                let ranked = w.order.iter().map(|&c| {
+                    let pos = jq.qrels_pos[c as usize];
+                    (
+                        (pos != NOT_JUDGED).then_some(pos as usize),
+                        fused[c as usize],
+                    )
                 });
                 ev.eval_positions(qq, ranked, &mut w.scratch)
                     .ok_or_else(|| {
