@@ -61,7 +61,6 @@ impl RunQuery {
 #[inline]
 pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) {
     out.clear();
-    let by_doc_desc = |a: &u32, b: &u32| docs.get(*b as usize).cmp(docs.get(*a as usize));
     // One branch-free pass (vectorized): already ordered by score (most run files)?
     // with tied scores?
     let (mut sorted, mut tied) = (true, false);
@@ -84,7 +83,54 @@ pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) {
         keyed.sort_unstable();
         out.extend(keyed.iter().map(|&(_, i)| i));
     }
-    // Runs of tied scores are ordered by document id descending.
+    order_ties(s, docs, out);
+}
+
+/// The first `k` positions of [`rank_into`]'s ranking (all of it when `k` is at least
+/// the length), found without sorting the rest: the k best keys are selected, those
+/// tied with the k-th are added from the rest (so that the tie-break by id sees the
+/// whole group), and only they are sorted. `keyed` is a buffer for the keys. For
+/// measures that read the top k only (fusion's grid search ranking ~150 candidates
+/// for nDCG@10: the sort was a third of each setting).
+pub(crate) fn rank_top_into(
+    s: &[f64],
+    docs: &crate::ids::Ids,
+    k: usize,
+    keyed: &mut Vec<(u64, u32)>,
+    out: &mut Vec<u32>,
+) {
+    if k >= s.len() {
+        return rank_into(s, docs, out);
+    }
+    out.clear();
+    if k == 0 {
+        return;
+    }
+    keyed.clear();
+    keyed.extend(
+        s.iter()
+            .enumerate()
+            .map(|(i, &x)| (descending_key(x), i as u32)),
+    );
+    let t = keyed.select_nth_unstable(k - 1).1 .0;
+    let mut m = k;
+    for i in k..keyed.len() {
+        if keyed[i].0 == t {
+            keyed.swap(m, i);
+            m += 1;
+        }
+    }
+    keyed[..m].sort_unstable();
+    out.extend(keyed[..m].iter().map(|&(_, i)| i));
+    order_ties(s, docs, out);
+    out.truncate(k);
+}
+
+/// Order each run of tied scores in `out` (positions into `s`, by score descending) by
+/// document id descending.
+#[inline]
+fn order_ties(s: &[f64], docs: &crate::ids::Ids, out: &mut [u32]) {
+    let by_doc_desc = |a: &u32, b: &u32| docs.get(*b as usize).cmp(docs.get(*a as usize));
     let mut i = 0;
     while i < out.len() {
         let mut j = i + 1;
@@ -287,6 +333,42 @@ mod tests {
         assert_eq!(run.runid(), b"bm25\xff", "a refused tag leaves the old one");
         run.set_runid(b"").unwrap();
         assert_eq!(run.runid(), b"");
+    }
+
+    /// The top k of `rank_top_into` are the first k of `rank_into`, for every k, on
+    /// scores with long ties (the k-th inside a tie group, ties across the cut), -0.0
+    /// beside 0.0 and infinities.
+    #[test]
+    fn the_top_k_are_the_ranking_cut_at_k() {
+        let mut x: u64 = 3;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let (mut full, mut top, mut keyed) = (Vec::new(), Vec::new(), Vec::new());
+        for n in [0usize, 1, 2, 5, 17, 60, 150] {
+            for distinct in [1u64, 3, 10, 1000] {
+                let mut docs = crate::ids::Ids::with_capacity(n, 0);
+                let s: Vec<f64> = (0..n)
+                    .map(|i| {
+                        docs.push(format!("d{}", (i * 7919) % 1009).as_bytes())
+                            .unwrap();
+                        match next(distinct) {
+                            0 => -0.0,
+                            1 if distinct > 3 => f64::INFINITY,
+                            v => v as f64 - 2.0,
+                        }
+                    })
+                    .collect();
+                rank_into(&s, &docs, &mut full);
+                for k in 0..=n + 1 {
+                    rank_top_into(&s, &docs, k, &mut keyed, &mut top);
+                    assert_eq!(top[..], full[..k.min(n)], "n {n} distinct {distinct} k {k}");
+                }
+            }
+        }
     }
 
     #[test]

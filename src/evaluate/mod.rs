@@ -93,19 +93,35 @@ struct Plan {
     credibility: bool,
     /// Per measure: its own `judged_only=True` (without -J for all).
     own_judged: Vec<bool>,
+    /// How deep a ranking the measures read ([`crate::measure::Measure::ranking_depth`], at most
+    /// `max_docs`); `None`: all of it (some measure may read every document, or
+    /// `judged_only` filters the ranking before the measures cut it).
+    depth: Option<usize>,
 }
 
 impl Plan {
     fn new(measures: &MeasureSet, options: &Options) -> Plan {
         let ms = measures.measures();
+        let own_judged: Vec<bool> = ms
+            .iter()
+            .map(|m| !options.judged_only && m.opt("judged_only", 0.0) == 1.0)
+            .collect();
+        let max_docs = options.max_docs.map(|m| m.min(usize::MAX as u64) as usize);
+        let depth = if options.judged_only || own_judged.contains(&true) {
+            max_docs
+        } else {
+            ms.iter()
+                .map(|m| m.ranking_depth().map(|d| d.min(usize::MAX as u64) as usize))
+                .try_fold(0, |a, d| d.map(|d| a.max(d)))
+                .map(|d| max_docs.map_or(d, |m| m.min(d)))
+                .or(max_docs)
+        };
         Plan {
             width: measures.width(),
             scored: ms.iter().any(|m| m.family.needs_scores()),
             credibility: ms.iter().any(|m| m.family.needs_credibility()),
-            own_judged: ms
-                .iter()
-                .map(|m| !options.judged_only && m.opt("judged_only", 0.0) == 1.0)
-                .collect(),
+            own_judged,
+            depth,
         }
     }
 }
@@ -493,12 +509,19 @@ impl Evaluator {
             .and_then(|c| c.query(qq.id()));
         if let Some(rq) = rq {
             rq.ranking(&mut s.order);
-            if let Some(m) = o.max_docs {
-                s.order.truncate(m.min(usize::MAX as u64) as usize);
+            // -M, or as deep as the measures read (`nDCG@10` alone: the top 10)
+            if let Some(d) = self.plan.depth {
+                s.order.truncate(d);
             }
             judge(qq, rq, cq, o.judged_only, self.plan.scored, s);
         }
         self.eval_judged(qq, cq, s)
+    }
+
+    /// How deep a ranking the measures read (at most `max_docs`); `None`: all of it.
+    /// A ranking may be cut there before [`Evaluator::eval_positions`].
+    pub(crate) fn ranking_depth(&self) -> Option<usize> {
+        self.plan.depth
     }
 
     /// [`Evaluator::eval_query`] of a ranking already judged: each document, best
@@ -517,10 +540,7 @@ impl Evaluator {
         }
         let (o, scored) = (&self.options, self.plan.scored);
         s.clear_judged();
-        let max = o
-            .max_docs
-            .map_or(usize::MAX, |m| m.min(usize::MAX as u64) as usize);
-        for (pos, score) in ranked.take(max) {
+        for (pos, score) in ranked.take(self.plan.depth.unwrap_or(usize::MAX)) {
             let rel = rel_of(qq, pos);
             if !o.judged_only || rel >= 0 {
                 s.push_ranked(rel, scored, score, pos);
@@ -716,6 +736,95 @@ mod tests {
         );
         // the measure without the option keeps the whole ranking: x, a -> 1/2
         assert_eq!(own.summary_by_name("P_2"), Some(0.5));
+    }
+
+    /// Every family that says it reads the top k only ([`Measure::ranking_depth`])
+    /// gives the same values, to the bit, on rankings cut at its depth as on whole
+    /// ones (evaluated beside `map`, which reads all of them and so keeps them whole):
+    /// seeded runs with tied scores, unjudged and unpooled documents, rankings shorter
+    /// and longer than the cut-offs.
+    #[test]
+    fn measures_of_the_top_k_read_only_the_top_k() {
+        use crate::measure::Measure;
+        let mut x: u64 = 11;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let (mut qrels, mut run) = (String::new(), String::new());
+        for q in 0..60 {
+            for d in 0..next(25) {
+                let label = next(5) as i64 - 1;
+                qrels += &format!("q{q} 0 d{d} {label}\n");
+            }
+            qrels += &format!("q{q} 0 top 1\n");
+            for d in 0..next(40) {
+                if next(4) > 0 {
+                    let score = next(6); // ties
+                    run += &format!("q{q} Q0 d{d} 0 {score} r\n");
+                }
+            }
+        }
+        let qrels = Qrels::from_bytes(qrels.as_bytes(), "qrels").unwrap();
+        let run = Run::from_bytes(run.as_bytes(), "run").unwrap();
+        let complete = || Options {
+            complete: true,
+            ..Options::default()
+        };
+        let mut checked = 0;
+        for &f in Family::ALL {
+            if Measure::new(f).ranking_depth().is_none() {
+                continue;
+            }
+            let name = format!("{}.1,3,8", f.name());
+            let alone = MeasureSet::parse(&[name.as_str()]).unwrap();
+            let ev = Evaluator::new(qrels.clone(), alone, complete()).unwrap();
+            assert_eq!(ev.ranking_depth(), Some(8), "{name}");
+            let cut = ev.evaluate(&run).unwrap();
+            let both = MeasureSet::parse(&[name.as_str(), "map"]).unwrap();
+            let ev = Evaluator::new(qrels.clone(), both, complete()).unwrap();
+            assert_eq!(ev.ranking_depth(), None, "{name}");
+            let whole = ev.evaluate(&run).unwrap();
+            for (c, col) in cut.columns().iter().enumerate() {
+                let w = (whole.columns().iter())
+                    .position(|o| o.name == col.name)
+                    .unwrap();
+                for q in 0..cut.num_queries() {
+                    assert_eq!(
+                        cut.value(q, c).to_bits(),
+                        whole.value(q, w).to_bits(),
+                        "{name}: {} of query {q}",
+                        col.name
+                    );
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 15, "{checked}");
+        // -M cuts deeper measures; -J (and a measure's own judged_only) filters first
+        let ms = || MeasureSet::parse(&["P.5", "ndcg_cut.20"]).unwrap();
+        let depth = |o: Options| {
+            Evaluator::new(qrels.clone(), ms(), o)
+                .unwrap()
+                .ranking_depth()
+        };
+        assert_eq!(depth(Options::default()), Some(20));
+        let m = |m| Options {
+            max_docs: Some(m),
+            ..Options::default()
+        };
+        assert_eq!(depth(m(7)), Some(7));
+        assert_eq!(depth(m(70)), Some(20));
+        let j = Options {
+            judged_only: true,
+            ..Options::default()
+        };
+        assert_eq!(depth(j), None);
+        let own = MeasureSet::parse(&["P(judged_only=True)@5"]).unwrap();
+        let ev = Evaluator::new(qrels.clone(), own, Options::default()).unwrap();
+        assert_eq!(ev.ranking_depth(), None);
     }
 
     fn setup() -> (Qrels, Vec<u8>) {

@@ -55,88 +55,132 @@ pub(crate) fn combine(
         return;
     }
     let n_cand = cells.len() / n_runs;
-    if matches!(s.method, Condorcet | WCondorcet) {
-        condorcet(s, cells, n_runs, n_cand, out);
-        return;
-    }
+    // The method is matched once, each arm a loop of its own over the candidates (a
+    // match per candidate, with the presence count that some arms need computed for
+    // all, took a fifth of a grid-search setting).
     let w = |r: usize| s.weights.get(r).copied().unwrap_or(1.0);
-    for row in cells.chunks_exact(n_runs) {
-        let present = row.iter().filter(|c| c.present());
-        let count = present.clone().count() as f64;
-        let sum_present = |f: &dyn Fn(usize, Cell) -> f64| {
+    match s.method {
+        // comb_sum, wsum: absent counts 0.0, the score an absent cell holds (read
+        // without a branch on presence, which mispredicted a third of the time)
+        Sum => fill(cells, n_runs, out, |row| {
+            row.iter().fold(0.0, |a, c| a + c.score)
+        }),
+        Wsum => {
+            tmp.clear();
+            tmp.extend((0..n_runs).map(w));
+            let ws = &tmp[..];
+            fill(cells, n_runs, out, |row| {
+                row.iter().zip(ws).fold(0.0, |a, (c, w)| a + w * c.score)
+            })
+        }
+        Mnz => fill(cells, n_runs, out, |row| {
+            sum_present(row, |_, c| c.score) * count(row)
+        }),
+        Anz => fill(cells, n_runs, out, |row| {
+            sum_present(row, |_, c| c.score) / count(row)
+        }),
+        Gmnz => fill(cells, n_runs, out, |row| {
+            sum_present(row, |_, c| c.score) * count(row).powf(s.gamma)
+        }),
+        Wmnz => fill(cells, n_runs, out, |row| {
+            sum_present(row, |_, c| c.score) * sum_present(row, |r, _| w(r))
+        }),
+        Mixed => fill(cells, n_runs, out, |row| {
+            sum_present(row, |r, c| c.score * w(r)) * count(row).sqrt()
+        }),
+        // comb_max / comb_min: absent is -1e9 / 1e9
+        Max => fill(cells, n_runs, out, |row| {
             row.iter()
-                .enumerate()
-                .filter(|(_, c)| c.present())
-                .fold(0.0, |a, (r, &c)| a + f(r, c))
-        };
-        let v = match s.method {
-            // comb_sum, wsum: absent counts 0.0, the score an absent cell holds (read
-            // without a branch on presence, which mispredicted a third of the time)
-            Sum => row.iter().fold(0.0, |a, c| a + c.score),
-            Wsum => row
-                .iter()
-                .enumerate()
-                .fold(0.0, |a, (r, c)| a + w(r) * c.score),
-            Mnz => sum_present(&|_, c| c.score) * count,
-            Anz => sum_present(&|_, c| c.score) / count,
-            Gmnz => sum_present(&|_, c| c.score) * count.powf(s.gamma),
-            Wmnz => sum_present(&|_, c| c.score) * sum_present(&|r, _| w(r)),
-            Mixed => sum_present(&|r, c| c.score * w(r)) * count.sqrt(),
-            // comb_max / comb_min: absent is -1e9 / 1e9
-            Max => row
-                .iter()
                 .map(|c| score_or(*c, -1e9))
-                .fold(f64::NEG_INFINITY, |a, x| if x > a { x } else { a }),
-            Min => row
-                .iter()
+                .fold(f64::NEG_INFINITY, |a, x| if x > a { x } else { a })
+        }),
+        Min => fill(cells, n_runs, out, |row| {
+            row.iter()
                 .map(|c| score_or(*c, 1e9))
-                .fold(f64::INFINITY, |a, x| if x < a { x } else { a }),
-            Med => {
+                .fold(f64::INFINITY, |a, x| if x < a { x } else { a })
+        }),
+        Med => {
+            for row in cells.chunks_exact(n_runs) {
                 tmp.clear();
-                tmp.extend(present.map(|c| c.score));
-                median(tmp)
+                tmp.extend(row.iter().filter(|c| c.present()).map(|c| c.score));
+                out.push(median(tmp));
             }
-            // rank-based: a score per run from the rank, then comb_sum / comb_mnz
-            Rrf => row.iter().fold(0.0, |a, c| {
+        }
+        // rank-based: a score per run from the rank, then comb_sum / comb_mnz
+        Rrf => fill(cells, n_runs, out, |row| {
+            row.iter().fold(0.0, |a, c| {
                 a + if c.present() {
                     1.0 / (s.k + c.rank as f64 + 1.0)
                 } else {
                     0.0
                 }
-            }),
-            Isr => sum_present(&|_, c| isr(c)) * count,
-            LogIsr => sum_present(&|_, c| isr(c)) * count.ln(),
-            LognIsr => sum_present(&|_, c| isr(c)) * (count + s.sigma).ln(),
-            Rbc => row.iter().fold(0.0, |a, c| {
+            })
+        }),
+        Isr => fill(cells, n_runs, out, |row| {
+            sum_present(row, |_, c| isr(c)) * count(row)
+        }),
+        LogIsr => fill(cells, n_runs, out, |row| {
+            sum_present(row, |_, c| isr(c)) * count(row).ln()
+        }),
+        LognIsr => fill(cells, n_runs, out, |row| {
+            sum_present(row, |_, c| isr(c)) * (count(row) + s.sigma).ln()
+        }),
+        Rbc => fill(cells, n_runs, out, |row| {
+            row.iter().fold(0.0, |a, c| {
                 a + if c.present() {
                     (1.0 - s.phi) * powi(s.phi, c.rank)
                 } else {
                     0.0
                 }
-            }),
-            BordaFuse => row
-                .iter()
+            })
+        }),
+        BordaFuse => fill(cells, n_runs, out, |row| {
+            row.iter()
                 .enumerate()
-                .fold(0.0, |a, (r, c)| a + borda(*c, n_cand, list_lens[r])),
-            WBordaFuse => row
-                .iter()
+                .fold(0.0, |a, (r, c)| a + borda(*c, n_cand, list_lens[r]))
+        }),
+        WBordaFuse => fill(cells, n_runs, out, |row| {
+            row.iter()
                 .enumerate()
-                .fold(0.0, |a, (r, c)| a + w(r) * borda(*c, n_cand, list_lens[r])),
-            // trained: the model's score per run, summed (absent: the model's own)
-            BayesFuse | MapFuse | PosFuse | ProbFuse | SegFuse | SlideFuse => match s.model {
-                Some(m) => row.iter().enumerate().fold(0.0, |a, (r, c)| {
+                .fold(0.0, |a, (r, c)| a + w(r) * borda(*c, n_cand, list_lens[r]))
+        }),
+        // trained: the model's score per run, summed (absent: the model's own)
+        BayesFuse | MapFuse | PosFuse | ProbFuse | SegFuse | SlideFuse => match s.model {
+            Some(m) => fill(cells, n_runs, out, |row| {
+                row.iter().enumerate().fold(0.0, |a, (r, c)| {
                     a + if c.present() {
                         m.score(r, c.rank as usize, list_lens[r], c.score)
                     } else {
                         m.absent()
                     }
-                }),
-                None => f64::NAN,
-            },
-            Condorcet | WCondorcet => f64::NAN, // handled above
-        };
-        out.push(v);
+                })
+            }),
+            None => out.resize(n_cand, f64::NAN),
+        },
+        Condorcet | WCondorcet => condorcet(s, cells, n_runs, n_cand, out),
     }
+}
+
+/// `f` of each candidate's row of cells into `out`: one loop compiled for each
+/// method.
+#[inline(always)]
+fn fill(cells: &[Cell], n_runs: usize, out: &mut Vec<f64>, f: impl Fn(&[Cell]) -> f64) {
+    out.extend(cells.chunks_exact(n_runs).map(f));
+}
+
+/// How many runs hold the candidate.
+#[inline(always)]
+fn count(row: &[Cell]) -> f64 {
+    row.iter().filter(|c| c.present()).count() as f64
+}
+
+/// `f(run, cell)` summed over the runs holding the candidate, in run order.
+#[inline(always)]
+fn sum_present(row: &[Cell], f: impl Fn(usize, Cell) -> f64) -> f64 {
+    row.iter()
+        .enumerate()
+        .filter(|(_, c)| c.present())
+        .fold(0.0, |a, (r, &c)| a + f(r, c))
 }
 
 #[inline]

@@ -11,7 +11,8 @@
 //!
 //! The runs' lists of the judged queries are gathered, normalized and looked up in the
 //! qrels once ([`Judged`]); each setting then runs its kernel, ranks each query's
-//! candidates and computes the measure from the judgments found once. The numbers are
+//! candidates (only as deep as the measure reads: the top 10 for nDCG@10) and computes
+//! the measure from the judgments found once. The numbers are
 //! those of fusing each setting into a run and evaluating it (tested to the bit).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,7 +29,7 @@ use crate::metrics::NOT_JUDGED;
 use crate::progress::Progress;
 use crate::qrels::{Qrels, QrelsQuery};
 use crate::results::Results;
-use crate::run::{rank_into, Run};
+use crate::run::{rank_top_into, Run};
 
 /// One setting tried and the mean of the metric it reached.
 #[derive(Clone, Debug, PartialEq)]
@@ -257,8 +258,9 @@ struct JudgedQuery {
 #[derive(Default)]
 struct TrialWork {
     combiner: Combiner,
-    /// The candidates in ranking order.
+    /// The candidates in ranking order (as deep as the measure reads).
     order: Vec<u32>,
+    keyed: Vec<(u64, u32)>,
     scratch: Scratch,
 }
 
@@ -281,6 +283,7 @@ impl Judged {
     /// The evaluation of the run `setting` fuses (as `Evaluator::evaluate` of it).
     fn evaluate(&self, ev: &Evaluator, setting: &Setting<'_>) -> Result<Results> {
         let qrels = ev.qrels().queries();
+        let depth = ev.ranking_depth().unwrap_or(usize::MAX);
         let pairs: Vec<(&QrelsQuery, &JudgedQuery)> = qrels.iter().zip(&self.queries).collect();
         let rows = crate::parallel::with_threads(ev.options().n_threads, || {
             crate::parallel::map_with(&pairs, TrialWork::default, |w, &(qq, jq)| {
@@ -290,7 +293,7 @@ impl Judged {
                 if let Some(c) = fused.iter().position(|v| v.is_nan()) {
                     return Err(super::nan_fused(jq.ids.get(c), qq.id()));
                 }
-                rank_into(fused, &jq.ids, &mut w.order);
+                rank_top_into(fused, &jq.ids, depth, &mut w.keyed, &mut w.order);
                 let ranked = w.order.iter().map(|&c| {
                     let pos = jq.qrels_pos[c as usize];
                     (

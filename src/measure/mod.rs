@@ -162,6 +162,44 @@ impl Measure {
         self.check().inspect_err(|_| self.opts = before)
     }
 
+    /// How much of a ranking the measure reads: `Some(k)` when its value is a function
+    /// of the top k documents and the query's judgments alone (the largest cut-off of
+    /// the families audited for it: counts, precision/recall-like, DCG/nDCG, AP and
+    /// ERR at k), `None` when it may read the whole ranking (the default for any
+    /// family not listed: R-precision, set measures, bpref, scores, C/W/L models ...).
+    /// Work that ranks the same candidates many times (fusion's grid search) ranks
+    /// only that deep. Tested: every listed family gives the same numbers, to the bit,
+    /// on rankings cut at the depth (`evaluate::tests`). A measure's own
+    /// `judged_only` filters the ranking first, so it is left to the evaluator.
+    pub fn ranking_depth(&self) -> Option<u64> {
+        use Family::*;
+        let prefix_only = matches!(
+            self.family,
+            P | Recall
+                | RelativeP
+                | Success
+                | Hits
+                | Judged
+                | Unj
+                | FCut
+                | RecipRankCut
+                | MapCut
+                | RelativeMapCut
+                | NdcgCut
+                | DcgCut
+                | DcgBurgesCut
+                | NdcgBurgesCut
+                | NdcgGainCut
+                | ErrCut
+                | NerrCut
+        );
+        if prefix_only {
+            self.cutoffs().iter().copied().max()
+        } else {
+            None
+        }
+    }
+
     /// The cut-offs of a cut-off family (empty otherwise).
     pub fn cutoffs(&self) -> &[u64] {
         match &self.params {
