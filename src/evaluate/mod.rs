@@ -130,6 +130,8 @@ impl Plan {
 #[derive(Default)]
 pub(crate) struct Scratch {
     order: Vec<u32>,
+    /// [`RunQuery::ranking_top`]'s buffer.
+    keyed: Vec<(u64, u32)>,
     rels: Vec<i64>,
     /// `rels` without the unjudged documents, for measures with their own
     /// `judged_only=True` (ir_measures' option; trec_eval's -J for one measure).
@@ -508,10 +510,11 @@ impl Evaluator {
             .filter(|_| self.plan.credibility)
             .and_then(|c| c.query(qq.id()));
         if let Some(rq) = rq {
-            rq.ranking(&mut s.order);
-            // -M, or as deep as the measures read (`nDCG@10` alone: the top 10)
-            if let Some(d) = self.plan.depth {
-                s.order.truncate(d);
+            // all of it, or as deep as the measures read (`nDCG@10` alone: the top 10;
+            // -M): those found without sorting the rest
+            match self.plan.depth {
+                Some(d) => rq.ranking_top(d, &mut s.keyed, &mut s.order),
+                None => rq.ranking(&mut s.order),
             }
             judge(qq, rq, cq, o.judged_only, self.plan.scored, s);
         }
