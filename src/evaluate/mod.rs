@@ -93,9 +93,10 @@ struct Plan {
     credibility: bool,
     /// Per measure: its own `judged_only=True` (without -J for all).
     own_judged: Vec<bool>,
-    /// How deep a ranking the measures read ([`crate::measure::Measure::ranking_depth`], at most
-    /// `max_docs`); `None`: all of it (some measure may read every document, or
-    /// `judged_only` filters the ranking before the measures cut it).
+    /// How deep a ranking the measures read
+    /// ([`crate::measure::Measure::ranking_depth`], at most `max_docs`); `None`: all
+    /// of it (some measure may read every document, or `judged_only` filters the
+    /// ranking before the measures cut it).
     depth: Option<usize>,
 }
 
