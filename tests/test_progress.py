@@ -168,7 +168,7 @@ def test_optimize_fusion_counts_settings() -> None:
 
 
 def test_callback_raising_keyboard_interrupt_stops_promptly(big) -> None:
-    qrels, runs, _ = big
+    qrels, runs, nq = big
     seen: list[tuple[int, int]] = []
 
     def stop(done: int, total: int) -> None:
@@ -187,7 +187,12 @@ def test_callback_raising_keyboard_interrupt_stops_promptly(big) -> None:
             progress=stop,
         )
     assert time.monotonic() - start < 3.0
-    assert len(seen) == 1 and seen[0][0] < seen[0][1]
+    # one call, before the work was done: inside a phase, or between the evaluation of
+    # the two runs and the resampling, where the first poll (100 ms in) may find
+    # (8000, 8000) on a busy machine (a CI run did): the resamples never announced
+    assert len(seen) == 1
+    done, _ = seen[0]
+    assert done < 2 * nq + 5_000_000, seen
 
 
 def test_exception_in_callback_propagates(big) -> None:
