@@ -86,6 +86,8 @@ pub mod rel_info;
 pub mod results;
 pub mod run;
 pub mod stats;
+#[cfg(test)]
+mod testing;
 pub mod trec;
 pub mod zscore;
 

@@ -371,13 +371,8 @@ mod tests {
     /// beside 0.0 and infinities.
     #[test]
     fn the_top_k_are_the_ranking_cut_at_k() {
-        let mut x: u64 = 3;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut rng = crate::testing::Lcg::new(3);
+        let mut next = |m: u64| rng.below(m);
         let (mut full, mut top, mut keyed) = (Vec::new(), Vec::new(), Vec::new());
         for n in [0usize, 1, 2, 5, 17, 60, 150] {
             for distinct in [1u64, 3, 10, 1000] {

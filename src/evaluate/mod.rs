@@ -750,13 +750,8 @@ mod tests {
     #[test]
     fn measures_of_the_top_k_read_only_the_top_k() {
         use crate::measure::Measure;
-        let mut x: u64 = 11;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut rng = crate::testing::Lcg::new(11);
+        let mut next = |m: u64| rng.below(m);
         let (mut qrels, mut run) = (String::new(), String::new());
         for q in 0..60 {
             for d in 0..next(25) {

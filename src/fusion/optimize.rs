@@ -320,13 +320,8 @@ mod tests {
     /// Seeded runs over overlapping pools with tied scores, queries only some runs
     /// retrieve, one-document queries, a query the qrels lack and one the runs lack.
     fn data() -> (Qrels, Vec<Run>) {
-        let mut x: u64 = 7;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut rng = crate::testing::Lcg::new(7);
+        let mut next = |m: u64| rng.below(m);
         let mut qrels = String::new();
         let mut runs = [String::new(), String::new(), String::new()];
         for q in 0..40 {
