@@ -274,7 +274,7 @@ impl Judged {
                     .map(|doc| qq.position(doc).map_or(NOT_JUDGED, |p| p as u32))
                     .collect(),
                 lists: std::mem::take(&mut w.lists),
-                ids: w.cands.clone(),
+                ids: std::mem::take(&mut w.cands),
             }
         });
         Judged { queries }
