@@ -568,13 +568,8 @@ mod tests {
 
     #[test]
     fn knight_equals_the_quadratic_definition() {
-        let mut state = 12345u64;
-        let mut next = |k: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 33) % k) as f64
-        };
+        let mut rng = crate::testing::Lcg::new(12345);
+        let mut next = |k: u64| rng.below(k) as f64;
         for n in [2usize, 3, 5, 17, 64, 200] {
             for levels in [3u64, 10, 1000] {
                 let x: Vec<f64> = (0..n).map(|_| next(levels)).collect();

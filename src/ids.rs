@@ -690,13 +690,10 @@ mod tests {
     fn many_texts_in_many_partitions_are_numbered_in_order_of_first_sight() {
         // 300,000 items (16 partitions), 60,000 texts, short and long, in lists of
         // uneven lengths
-        let mut x = 12345u64;
+        let mut rng = crate::testing::Lcg::new(12345);
         let texts: Vec<String> = (0..300_000)
             .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let k = (x >> 33) % 60_000;
+                let k = rng.below(60_000);
                 if k % 3 == 0 {
                     format!("session-with-a-long-name-{k}")
                 } else {
