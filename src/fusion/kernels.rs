@@ -1,7 +1,9 @@
-//! The fusion kernels: for one query, a table of cells (candidate x run: the run's
-//! normalized score and 0-based rank of the candidate, or absent) in, one fused score
-//! per candidate out. Each follows the ranx function named beside it; sums run over the
-//! runs in the order given, as ranx's do.
+//! The fusion kernels: for one query, each run's list (candidate, normalized score; best
+//! first) in, one fused score per candidate out. The additive methods add a term of each
+//! run's entry into its candidate's sum; the others read a table of cells (candidate x
+//! run: the run's normalized score and 0-based rank of the candidate, or absent). Each
+//! follows the ranx function of its name; sums run over the runs in the order given, as
+//! ranx's do.
 
 use super::names::Method;
 
