@@ -54,7 +54,7 @@ use norm::List;
 pub fn normalize(run: &Run, norm: Norm) -> Result<Run> {
     check_not_empty(run, 1)?;
     let queries = crate::parallel::map_with(run.queries(), Work::default, |w, q| {
-        w.gather(&[run], q.id());
+        w.gather(&[run], q.id())?;
         w.normalize(Some(norm));
         w.normalized(q.id(), 0)
     });
@@ -125,7 +125,7 @@ fn fuse_with(
         .zip(slots.chunks_exact(runs.len()))
         .collect();
     let queries = crate::parallel::map_with(&groups, Work::default, |w, &(qid, group)| {
-        w.gather_queries(group.iter().copied());
+        w.gather_queries(group.iter().copied())?;
         w.normalize(norm);
         w.fuse(&setting, qid)
     });
@@ -235,15 +235,17 @@ struct Work {
 
 impl Work {
     /// Take each run's list for `qid` in trec_eval order and number the candidates.
-    fn gather(&mut self, runs: &[&Run], qid: &[u8]) {
-        self.gather_queries(runs.iter().map(|r| r.query(qid)));
+    fn gather(&mut self, runs: &[&Run], qid: &[u8]) -> Result<()> {
+        self.gather_queries(runs.iter().map(|r| r.query(qid)))
     }
 
-    /// [`Work::gather`] of one query's lists, a run's `None` where it has none.
+    /// [`Work::gather`] of one query's lists, a run's `None` where it has none. Fails
+    /// only when the query's candidates' ids together pass what an [`Ids`] holds (4
+    /// GiB; each run's query fits, their union may not).
     fn gather_queries<'q>(
         &mut self,
         queries: impl ExactSizeIterator<Item = Option<&'q RunQuery>> + Clone,
-    ) {
+    ) -> Result<()> {
         self.cands.truncate(0);
         self.index
             .reset(queries.clone().flatten().map(RunQuery::len).sum());
@@ -261,19 +263,23 @@ impl Work {
             self.scores.extend_from_slice(&q.values);
             for &i in &self.order {
                 let (doc, h) = (q.docs.get(i as usize), self.hashes[i as usize]);
-                // one query's ids already fit in 4 GiB in the run they come from;
-                // their union may not: such a query keeps what fits
-                if let Ok(c) = self.index.find_or_push(&mut self.cands, doc, h) {
-                    list.push((c as u32, self.scores[i as usize]));
-                }
+                let c = self
+                    .index
+                    .find_or_push(&mut self.cands, doc, h)
+                    .map_err(|e| {
+                        Error::Input(format!("query '{}' cannot be fused: {e}", show(&q.qid)))
+                    })?;
+                list.push((c as u32, self.scores[i as usize]));
             }
         }
+        Ok(())
     }
 
     /// [`Work::gather`], then [`Work::normalize`].
-    fn gather_normalized(&mut self, runs: &[&Run], qid: &[u8], norm: Option<Norm>) {
-        self.gather(runs, qid);
+    fn gather_normalized(&mut self, runs: &[&Run], qid: &[u8], norm: Option<Norm>) -> Result<()> {
+        self.gather(runs, qid)?;
         self.normalize(norm);
+        Ok(())
     }
 
     fn normalize(&mut self, norm: Option<Norm>) {

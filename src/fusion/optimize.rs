@@ -193,7 +193,7 @@ pub fn optimize_fusion_with(
     let settings = grid(method, runs.len(), step)?;
     super::check_runs(runs)?;
     crate::progress::announce(progress, settings.len());
-    let judged = Judged::gather(&ev, runs, norm);
+    let judged = Judged::gather(&ev, runs, norm)?;
     let mut best: Option<Params> = None;
     let mut best_score = 0.0;
     let mut trials = Vec::with_capacity(settings.len());
@@ -265,19 +265,21 @@ struct TrialWork {
 }
 
 impl Judged {
-    fn gather(ev: &Evaluator, runs: &[&Run], norm: Option<Norm>) -> Judged {
+    fn gather(ev: &Evaluator, runs: &[&Run], norm: Option<Norm>) -> Result<Judged> {
         let qrels = ev.qrels().queries();
         let queries = crate::parallel::map_with(qrels, Work::default, |w, qq| {
-            w.gather_normalized(runs, qq.id(), norm);
-            JudgedQuery {
+            w.gather_normalized(runs, qq.id(), norm)?;
+            Ok(JudgedQuery {
                 qrels_pos: (w.cands.iter())
                     .map(|doc| qq.position(doc).map_or(NOT_JUDGED, |p| p as u32))
                     .collect(),
                 lists: std::mem::take(&mut w.lists),
                 ids: std::mem::take(&mut w.cands),
-            }
+            })
         });
-        Judged { queries }
+        Ok(Judged {
+            queries: queries.into_iter().collect::<Result<_>>()?,
+        })
     }
 
     /// The evaluation of the run `setting` fuses (as `Evaluator::evaluate` of it).

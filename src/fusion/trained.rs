@@ -68,7 +68,7 @@ pub(crate) fn train(
     let n_runs = runs.len();
     // hits[q][r]: the hit list of run r for the q-th qrels query; num_rel[q]
     let per_query = crate::parallel::map_with(qrels.queries(), Work::default, |w, q| {
-        w.gather(runs, q.id());
+        w.gather(runs, q.id())?;
         w.normalize(norm);
         let hits: Vec<Vec<f64>> = w
             .lists
@@ -86,8 +86,9 @@ pub(crate) fn train(
                     .collect()
             })
             .collect();
-        (hits, q.num_rel(1))
+        Ok((hits, q.num_rel(1)))
     });
+    let per_query = per_query.into_iter().collect::<Result<Vec<_>>>()?;
     let n_q = per_query.len() as f64;
     let runs_hits = |r: usize| per_query.iter().map(move |(h, _)| &h[r]);
     let model = match method {
