@@ -9,10 +9,59 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::{Error, Result};
 
-/// The hasher used for every id table.
+/// The hash of an id, for every id table. Ids of up to 16 bytes (nearly every query
+/// and document id) are read as the two little-endian words of their bytes padded
+/// with zeros and mixed, with the length, by folded multiplies (foldhash's mixing
+/// and its constants: 128-bit products, their halves xor-ed); longer ids by rustc-hash.
+/// Kept by hand for speed: rustc-hash's byte hasher branches on the length, which
+/// mispredicts on ids of mixed lengths ("d7", "d42", "d137": 9-10 ns an id against
+/// 3-4 ns for [`Ids::hash`], which reads the padded words from the buffer without a
+/// branch; the same 2.5 M ids, one thread).
 #[inline]
 pub(crate) fn hash_id(id: &[u8]) -> u64 {
-    rustc_hash::FxBuildHasher.hash_one(id)
+    if id.len() <= 16 {
+        let (lo, hi) = padded_words(id);
+        fold(lo, hi, id.len())
+    } else {
+        rustc_hash::FxBuildHasher.hash_one(id)
+    }
+}
+
+/// The mixing of [`hash_id`] for an id of `n` <= 16 bytes, `lo` and `hi` its bytes
+/// padded with zeros to 16 (little-endian): two folded multiplies. One alone leaves
+/// the top bits (hashbrown's tags, `FirstSight`'s slots) poorly spread for ids that
+/// differ in a few low bytes ("d200" to "d399": 200 ids took 97 of 512 slots by their
+/// top bits, about 166 expected; with the second, 159-170 for five such ranges).
+#[inline(always)]
+fn fold(lo: u64, hi: u64, n: usize) -> u64 {
+    const K1: u64 = 0x243f_6a88_85a3_08d3;
+    const K2: u64 = 0x1319_8a2e_0370_7344;
+    const K3: u64 = 0x9E37_79B9_7F4A_7C15;
+    let folded = |a: u64, b: u64| {
+        let m = u128::from(a) * u128::from(b);
+        (m as u64) ^ ((m >> 64) as u64)
+    };
+    folded(folded(lo ^ K1, hi ^ K2 ^ n as u64), K3)
+}
+
+/// The bytes of an id of at most 16 bytes, padded with zeros to 16, as two
+/// little-endian words: read as overlapping words (no byte loop).
+#[inline(always)]
+fn padded_words(id: &[u8]) -> (u64, u64) {
+    let n = id.len();
+    if let (Some(a), Some(b)) = (id.first_chunk::<8>(), id.last_chunk::<8>()) {
+        // bytes 8..n are the top n - 8 bytes of the last word
+        let tail = u64::from_le_bytes(*b).checked_shr(8 * (16 - n as u32));
+        (u64::from_le_bytes(*a), tail.unwrap_or(0))
+    } else if let (Some(a), Some(b)) = (id.first_chunk::<4>(), id.last_chunk::<4>()) {
+        let (a, b) = (u32::from_le_bytes(*a), u32::from_le_bytes(*b));
+        (u64::from(a) | u64::from(b) << (8 * (n - 4)), 0)
+    } else if let (Some(&first), Some(&last)) = (id.first(), id.last()) {
+        let mid = u64::from(id[n / 2]) << (8 * (n / 2));
+        (u64::from(first) | mid | u64::from(last) << (8 * (n - 1)), 0)
+    } else {
+        (0, 0)
+    }
 }
 
 /// `v.extend_from_slice(id)`, where ids of 4 to 16 bytes (most document ids) are
@@ -92,6 +141,31 @@ impl Ids {
     pub(crate) fn get(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         &self.bytes[start..self.ends[i] as usize]
+    }
+
+    /// [`hash_id`] of id `i`. An id of at most 16 bytes with 16 bytes of the buffer
+    /// from its start (all but the last few) is read as one 16-byte word and masked to
+    /// its length: no branch on the length.
+    #[inline(always)]
+    pub(crate) fn hash(&self, i: usize) -> u64 {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        let end = self.ends[i] as usize;
+        let n = end - start;
+        if n <= 16 {
+            let word = self.bytes.get(start..start + 16);
+            if let Some(w) = word.and_then(|w| w.first_chunk::<16>()) {
+                let keep = u128::MAX.checked_shr(128 - 8 * n as u32).unwrap_or(0);
+                let v = u128::from_le_bytes(*w) & keep;
+                return fold(v as u64, (v >> 64) as u64, n);
+            }
+        }
+        hash_id(&self.bytes[start..end])
+    }
+
+    /// [`Ids::hash`] of each id, in order.
+    #[inline]
+    pub(crate) fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.len()).map(|i| self.hash(i))
     }
 
     /// Whether some id may be unwritable to a TREC file: a byte up to `' '` (every
@@ -349,14 +423,15 @@ impl IdIndex {
             .map(|&i| i as usize)
     }
 
-    /// [`IdIndex::find`] for the lookup of each ranked document of an evaluation (its
-    /// one caller): a closure of its own makes its hash-table probe an instantiation
-    /// with one call site, which LLVM inlines; the shared one, called from everywhere,
-    /// it stopped inlining (measured at L: 21% of an evaluation out of line, 15% slower).
+    /// [`IdIndex::find`] of an id whose [`hash_id`] is `h`, for the lookup of each
+    /// ranked document of an evaluation (its one caller): a closure of its own makes
+    /// its hash-table probe an instantiation with one call site, which LLVM inlines;
+    /// the shared one, called from everywhere, it stopped inlining (measured at L: 21%
+    /// of an evaluation out of line, 15% slower).
     #[inline(always)]
-    pub(crate) fn find_ranked(&self, ids: &Ids, id: &[u8]) -> Option<usize> {
+    pub(crate) fn find_ranked(&self, ids: &Ids, id: &[u8], h: u64) -> Option<usize> {
         self.table
-            .find(hash_id(id), |&i| same_id(ids.get(i as usize), id))
+            .find(h, |&i| same_id(ids.get(i as usize), id))
             .map(|&i| i as usize)
     }
 
@@ -364,12 +439,11 @@ impl IdIndex {
     /// was already present (and leaves the index unchanged).
     #[inline]
     pub(crate) fn insert(&mut self, ids: &Ids, pos: usize) -> Option<usize> {
-        let id = ids.get(pos);
-        let h = hash_id(id);
+        let (id, h) = (ids.get(pos), ids.hash(pos));
         match self.table.entry(
             h,
             |&i| same_id(ids.get(i as usize), id),
-            |&i| hash_id(ids.get(i as usize)),
+            |&i| ids.hash(i as usize),
         ) {
             hashbrown::hash_table::Entry::Occupied(o) => Some(*o.get() as usize),
             hashbrown::hash_table::Entry::Vacant(v) => {
@@ -382,10 +456,7 @@ impl IdIndex {
     /// Point the entry of the id at position `from` to position `to` (the same id
     /// pushed again).
     pub(crate) fn repoint(&mut self, ids: &Ids, from: usize, to: usize) {
-        if let Some(slot) = self
-            .table
-            .find_mut(hash_id(ids.get(from)), |&i| i as usize == from)
-        {
+        if let Some(slot) = self.table.find_mut(ids.hash(from), |&i| i as usize == from) {
             *slot = to as u32;
         }
     }
@@ -425,8 +496,8 @@ impl FirstSight {
     #[inline(always)]
     pub(crate) fn find_or_push(&mut self, ids: &mut Ids, id: &[u8], h: u64) -> Result<usize> {
         let mask = self.slots.len() - 1;
-        // the slot from the top bits of the hash multiplied once more (FxHash's own low
-        // bits depend on the first bytes of an id only; see `number_in_order`)
+        // the slot from the top bits of the hash multiplied once more (cheap insurance
+        // against hashes whose top bits vary little; see `number_in_order`)
         let mut s = (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
         loop {
             let v = self.slots[s & mask];
@@ -522,8 +593,7 @@ impl RepeatFinder {
         self.slots.resize(size, 0);
         let mask = size - 1;
         for i in 0..n {
-            let id = ids.get(i);
-            let h = hash_id(id);
+            let (id, h) = (ids.get(i), ids.hash(i));
             let tag = (h >> 32) as u32 | 1; // 0 marks an empty slot
             let mut s = h as usize & mask;
             loop {
@@ -549,6 +619,15 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The ids pushed in order.
+    fn list_of(ids: &[Vec<u8>]) -> Ids {
+        let mut list = Ids::default();
+        for id in ids {
+            list.push(id).unwrap();
+        }
+        list
+    }
+
     proptest! {
         /// The word-load comparison is `==`, at every length (the 4-7 and 8-16 byte
         /// paths and their edges) and for ids differing in one byte anywhere.
@@ -569,16 +648,44 @@ mod tests {
             prop_assert!(same_id(&a, &a));
         }
 
+        /// An id's two padded words are its bytes padded with zeros to 16, at every
+        /// length up to 16 (the 8-16, 4-7, 1-3 byte readings and the empty id).
+        #[test]
+        fn padded_words_are_the_bytes_padded(id in proptest::collection::vec(any::<u8>(), 0..=16)) {
+            let mut b = [0u8; 16];
+            b[..id.len()].copy_from_slice(&id);
+            let lo = u64::from_le_bytes(b[..8].try_into().unwrap());
+            let hi = u64::from_le_bytes(b[8..].try_into().unwrap());
+            prop_assert_eq!(padded_words(&id), (lo, hi));
+        }
+
+        /// An id's hash read from its list (one padded word, or near the buffer's end
+        /// the id alone) is its [`hash_id`], at every length, for every position; ids
+        /// of up to 16 bytes that differ only by trailing zero bytes hash apart (the
+        /// length is mixed in).
+        #[test]
+        fn hash_from_the_list_is_hash_id(
+            ids in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..40), 1..30)
+        ) {
+            let list = list_of(&ids);
+            for (i, id) in ids.iter().enumerate() {
+                prop_assert_eq!(list.hash(i), hash_id(id));
+            }
+            prop_assert_eq!(list.hashes().collect::<Vec<_>>(), ids.iter().map(|id| hash_id(id)).collect::<Vec<_>>());
+            let (id, mut longer) = (&ids[0], ids[0].clone());
+            longer.push(0);
+            if longer.len() <= 16 {
+                prop_assert_ne!(hash_id(id), hash_id(&longer));
+            }
+        }
+
         /// Ids of every length (the word copies of 4-16 bytes and the others) are
         /// stored as given, after any earlier ids.
         #[test]
         fn pushed_ids_are_kept_as_given(
             ids in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..30)
         ) {
-            let mut list = Ids::default();
-            for id in &ids {
-                list.push(id).unwrap();
-            }
+            let list = list_of(&ids);
             prop_assert_eq!(list.len(), ids.len());
             for (i, id) in ids.iter().enumerate() {
                 prop_assert_eq!(list.get(i), id.as_slice());
@@ -590,10 +697,7 @@ mod tests {
         fn repeat_finder_names_the_first_repeat(
             ids in proptest::collection::vec(proptest::collection::vec(0u8..4, 0..4), 0..200)
         ) {
-            let mut list = Ids::default();
-            for id in &ids {
-                list.push(id).unwrap();
-            }
+            let list = list_of(&ids);
             let mut seen = std::collections::HashSet::new();
             let expect = ids.iter().position(|id| !seen.insert(id.clone()));
             let mut finder = RepeatFinder::default();

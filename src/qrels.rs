@@ -92,11 +92,11 @@ impl QrelsQuery {
         self.index.find(&self.docs, doc)
     }
 
-    /// [`QrelsQuery::position`] for evaluation's loop over a ranking (see
-    /// `IdIndex::find_ranked`).
+    /// [`QrelsQuery::position`] of a document whose `ids::hash_id` is `h`, for
+    /// evaluation's loop over a ranking (see `IdIndex::find_ranked`).
     #[inline(always)]
-    pub(crate) fn position_ranked(&self, doc: &[u8]) -> Option<usize> {
-        self.index.find_ranked(&self.docs, doc)
+    pub(crate) fn position_ranked(&self, doc: &[u8], h: u64) -> Option<usize> {
+        self.index.find_ranked(&self.docs, doc, h)
     }
 
     /// (document, label) pairs in input order.

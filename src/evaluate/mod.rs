@@ -186,8 +186,8 @@ fn judge(
 ) {
     let order = std::mem::take(&mut s.order);
     for &i in &order {
-        let doc = rq.docs.get(i as usize);
-        let pos = qq.position_ranked(doc);
+        let (doc, h) = (rq.docs.get(i as usize), rq.docs.hash(i as usize));
+        let pos = qq.position_ranked(doc, h);
         let rel = rel_of(qq, pos);
         if !judged_only || rel >= 0 {
             if let Some(cq) = cq {

@@ -43,7 +43,7 @@ pub use optimize::{grid, optimize_fusion, optimize_fusion_with, Optimization, Tr
 pub(crate) use stream::{fuse_files, streamable};
 
 use crate::error::{show, Error, Result};
-use crate::ids::{hash_id, FirstSight, Ids};
+use crate::ids::{FirstSight, Ids};
 use crate::qrels::Qrels;
 use crate::run::{Run, RunQuery};
 use kernels::{Combiner, Setting};
@@ -258,7 +258,7 @@ impl Work {
             // ranked order straight from memory, each is a cache miss (measured: 13% of
             // a fusion of 5 runs x 5,000 queries x 100 documents)
             self.hashes.clear();
-            self.hashes.extend(q.docs.iter().map(hash_id));
+            self.hashes.extend(q.docs.hashes());
             self.scores.clear();
             self.scores.extend_from_slice(&q.values);
             for &i in &self.order {
