@@ -772,12 +772,30 @@ mod tests {
             complete: true,
             ..Options::default()
         };
+        // each family that reads the top k only, at its defaults; then the options
+        // that change what such a family computes from the top k (gains, gmax, beta,
+        // the relevance level, the ideal's depth, the DCG form)
+        let families = (Family::ALL.iter())
+            .filter(|&&f| Measure::new(f).ranking_depth().is_some())
+            .map(|f| format!("{}.1,3,8", f.name()));
+        let with_options = [
+            "F_cut_8(beta=2)",
+            "F_cut_8(beta=0.5)",
+            "err_cut_8(gmax=2)",
+            "nerr_cut_8(gmax=3)",
+            "dcg_cut_8(g0=-1,g1=0.5,g3=7)",
+            "ndcg_gain_cut_8(g1=0.5,g2=3)",
+            "ndcg_gain_cut_8(ideal_all=1)",
+            "ndcg_gain_cut_8(g0=-1,g3=7,ideal_all=1)",
+            "P(rel=2)@8",
+            "R(rel=3)@8",
+            "RR(rel=2)@8",
+            "Success(rel=2)@8",
+            "nDCG(dcg='exp-log2')@8",
+        ];
+        let names = families.chain(with_options.iter().map(|n| n.to_string()));
         let mut checked = 0;
-        for &f in Family::ALL {
-            if Measure::new(f).ranking_depth().is_none() {
-                continue;
-            }
-            let name = format!("{}.1,3,8", f.name());
+        for name in names {
             let alone = MeasureSet::parse(&[name.as_str()]).unwrap();
             let ev = Evaluator::new(qrels.clone(), alone, complete()).unwrap();
             assert_eq!(ev.ranking_depth(), Some(8), "{name}");
@@ -801,7 +819,7 @@ mod tests {
             }
             checked += 1;
         }
-        assert!(checked >= 15, "{checked}");
+        assert!(checked >= 15 + with_options.len(), "{checked}");
         // -M cuts deeper measures; -J (and a measure's own judged_only) filters first
         let ms = || MeasureSet::parse(&["P.5", "ndcg_cut.20"]).unwrap();
         let depth = |o: Options| {

@@ -169,8 +169,10 @@ impl Measure {
     /// family not listed: R-precision, set measures, bpref, scores, C/W/L models ...).
     /// Work that ranks the same candidates many times (fusion's grid search) ranks
     /// only that deep. Tested: every listed family gives the same numbers, to the bit,
-    /// on rankings cut at the depth (`evaluate::tests`). A measure's own
-    /// `judged_only` filters the ranking first, so it is left to the evaluator.
+    /// on rankings cut at the depth, at its defaults and with the options that change
+    /// what it computes from the top k (gains, gmax, beta, rel, ideal_all, the DCG
+    /// form; `evaluate::tests`). A measure's own `judged_only` filters the ranking
+    /// first, so it is left to the evaluator.
     pub fn ranking_depth(&self) -> Option<u64> {
         use Family::*;
         let prefix_only = matches!(
