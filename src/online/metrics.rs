@@ -189,6 +189,8 @@ struct Serp {
     best: u32,
 }
 
+/// What a session gives each metric's numerator and denominator, or (added with
+/// [`Counts::add`]) what a block of sessions gives: every field a sum over sessions.
 #[derive(Default)]
 struct Counts {
     serps: f64,
@@ -197,13 +199,89 @@ struct Counts {
     zero: f64,
     known_n: f64,
     rr: f64,
+    /// A click of dwell >= T or a success event (one session's; not summed).
     success: bool,
+    /// Sessions with a SERP (0 or 1 for one session).
+    with_serp: f64,
+    /// Sessions with a SERP and no click.
+    abandoned: f64,
+    /// Sessions with a SERP and a success.
+    succeeded: f64,
     ctr_at: Vec<f64>,
     pos_clicks: Vec<f64>,
     pos_den: Vec<f64>,
 }
 
 impl Counts {
+    /// Zeros, with room for `ks` cut-offs and `max_p` positions.
+    fn zeros(ks: usize, max_p: usize) -> Counts {
+        Counts {
+            ctr_at: vec![0.0; ks],
+            pos_clicks: vec![0.0; max_p],
+            pos_den: vec![0.0; max_p],
+            ..Counts::default()
+        }
+    }
+
+    /// Zeros again, keeping the room.
+    fn clear(&mut self) {
+        use std::mem::take;
+        for v in [&mut self.ctr_at, &mut self.pos_clicks, &mut self.pos_den] {
+            v.fill(0.0);
+        }
+        *self = Counts {
+            ctr_at: take(&mut self.ctr_at),
+            pos_clicks: take(&mut self.pos_clicks),
+            pos_den: take(&mut self.pos_den),
+            ..Counts::default()
+        };
+    }
+
+    /// A session's (or a block's) counts added in, field by field: a block's sums are
+    /// its sessions' rows added in session order, the one order of additions (see
+    /// [`BLOCK`]), so summing counts or rows gives the same bits.
+    fn add(&mut self, c: &Counts) {
+        self.serps += c.serps;
+        self.clicked += c.clicked;
+        self.clicks += c.clicks;
+        self.zero += c.zero;
+        self.known_n += c.known_n;
+        self.rr += c.rr;
+        self.with_serp += c.with_serp;
+        self.abandoned += c.abandoned;
+        self.succeeded += c.succeeded;
+        add_into(&mut self.ctr_at, &c.ctr_at);
+        add_into(&mut self.pos_clicks, &c.pos_clicks);
+        add_into(&mut self.pos_den, &c.pos_den);
+    }
+
+    /// Each metric's numerator and denominator, pushed in the order of `metrics` (the
+    /// `ctr@k` cut-offs in that order too).
+    fn row(&self, metrics: &[Metric], num: &mut Vec<f64>, den: &mut Vec<f64>) {
+        let mut k_seen = 0;
+        for m in metrics {
+            let (a, b) = match m {
+                Metric::Abandonment => (self.abandoned, self.with_serp),
+                Metric::Ctr => (self.clicked, self.serps),
+                Metric::CtrAt(_) => {
+                    k_seen += 1;
+                    (self.ctr_at[k_seen - 1], self.serps)
+                }
+                Metric::CtrByPosition(p) => {
+                    let p = *p as usize - 1;
+                    (self.pos_clicks[p], self.pos_den[p])
+                }
+                Metric::ClicksPerQuery => (self.clicks, self.serps),
+                Metric::Success => (self.succeeded, self.with_serp),
+                Metric::ZeroResult => (self.zero, self.known_n),
+                Metric::TimeToFirstClick => (0.0, 0.0),
+                Metric::ClickMrr => (self.rr, self.serps),
+            };
+            num.push(a);
+            den.push(b);
+        }
+    }
+
     fn close(&mut self, serp: Option<Serp>, ks: &[u32], ttfc: &mut Vec<f64>) {
         let Some(s) = serp else { return };
         if let Some((t, pos)) = s.first_click {
@@ -212,10 +290,8 @@ impl Counts {
             if pos > 0 {
                 self.rr += 1.0 / pos as f64;
             }
-            for (i, k) in ks.iter().enumerate() {
-                if s.best > 0 && s.best <= *k {
-                    self.ctr_at[i] += 1.0;
-                }
+            for (c, k) in self.ctr_at.iter_mut().zip(ks) {
+                *c += f64::from(s.best > 0 && s.best <= *k);
             }
         }
     }
@@ -259,50 +335,30 @@ impl SessionTable {
         let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
         let parts = crate::parallel::map_chunks(&blocks, |&start| {
             let end = (start + BLOCK).min(n);
-            let per_row = if rows == Rows::Blocks { end - start } else { 1 };
-            let mut num = Vec::with_capacity((end - start) / per_row * width);
-            let mut den = Vec::with_capacity((end - start) / per_row * width);
+            let n_rows = if rows == Rows::Blocks { 1 } else { end - start };
+            let mut num = Vec::with_capacity(n_rows * width);
+            let mut den = Vec::with_capacity(n_rows * width);
             let mut ttfc = Vec::new();
-            let mut ends = Vec::with_capacity(end - start);
-            let mut reuse = Counts::default();
+            let mut ends = Vec::with_capacity(n_rows);
+            // a block's rows summed as counts, one row made at its end (a row of every
+            // metric made and added for each session was 1/6 of reading and measuring
+            // a parquet log, in instructions)
+            let (mut c, mut sum) = (
+                Counts::zeros(ks.len(), max_p),
+                Counts::zeros(ks.len(), max_p),
+            );
             for s in start..end {
-                let c = session_counts(&mut reuse, log, s, &ks, max_p, dwell_threshold, &mut ttfc);
-                let has_serp = if c.serps > 0.0 { 1.0 } else { 0.0 };
-                let mut k_seen = 0;
-                for m in metrics {
-                    let (a, b) = match m {
-                        Metric::Abandonment => (has_serp * f64::from(c.clicked == 0.0), has_serp),
-                        Metric::Ctr => (c.clicked, c.serps),
-                        Metric::CtrAt(_) => {
-                            k_seen += 1;
-                            (c.ctr_at[k_seen - 1], c.serps)
-                        }
-                        Metric::CtrByPosition(p) => {
-                            let p = *p as usize - 1;
-                            (c.pos_clicks[p], c.pos_den[p])
-                        }
-                        Metric::ClicksPerQuery => (c.clicks, c.serps),
-                        Metric::Success => (has_serp * f64::from(c.success), has_serp),
-                        Metric::ZeroResult => (c.zero, c.known_n),
-                        Metric::TimeToFirstClick => (0.0, 0.0),
-                        Metric::ClickMrr => (c.rr, c.serps),
-                    };
-                    num.push(a);
-                    den.push(b);
-                }
-                reuse = c;
-                if rows == Rows::Blocks && s > start {
-                    // this session's row added to the block's (the first one is it)
-                    let at = num.len() - 2 * width;
-                    for v in [&mut num, &mut den] {
-                        let (block, row) = v[at..].split_at_mut(width);
-                        add_into(block, row);
-                        v.truncate(at + width);
-                    }
-                }
-                if rows == Rows::Sessions || s + 1 == end {
+                session_counts(&mut c, log, s, &ks, max_p, dwell_threshold, &mut ttfc);
+                if rows == Rows::Sessions {
+                    c.row(metrics, &mut num, &mut den);
                     ends.push(ttfc.len());
+                } else {
+                    sum.add(&c);
                 }
+            }
+            if rows == Rows::Blocks {
+                sum.row(metrics, &mut num, &mut den);
+                ends.push(ttfc.len());
             }
             (num, den, ttfc, ends)
         });
@@ -416,32 +472,19 @@ pub(crate) fn median(v: &mut [f64]) -> f64 {
     (lo + hi) / 2.0
 }
 
-/// One session's counts (in `reuse`'s buffers); its times to first click are pushed
+/// One session's counts, into `c` (cleared first); its times to first click are pushed
 /// on `ttfc`.
 fn session_counts(
-    reuse: &mut Counts,
+    c: &mut Counts,
     log: &Log,
     s: usize,
     ks: &[u32],
     max_p: usize,
     dwell_threshold: f64,
     ttfc: &mut Vec<f64>,
-) -> Counts {
-    let mut c = std::mem::take(reuse);
-    for (v, n) in [
-        (&mut c.ctr_at, ks.len()),
-        (&mut c.pos_clicks, max_p),
-        (&mut c.pos_den, max_p),
-    ] {
-        v.clear();
-        v.resize(n, 0.0);
-    }
-    c = Counts {
-        ctr_at: c.ctr_at,
-        pos_clicks: c.pos_clicks,
-        pos_den: c.pos_den,
-        ..Counts::default()
-    };
+) {
+    debug_assert!(c.ctr_at.len() == ks.len() && c.pos_den.len() == max_p);
+    c.clear();
     let mut cur: Option<Serp> = None;
     for i in log.n_events(s) {
         match log.ev[i].kind {
@@ -455,11 +498,14 @@ fn session_counts(
                         c.zero += 1.0;
                     }
                 }
-                for (p, d) in c.pos_den.iter_mut().enumerate() {
-                    if n.is_nan() || n >= (p + 1) as f64 {
-                        *d += 1.0;
-                    }
-                }
+                // positions p with n >= p (all of them when n is unknown): the first
+                // floor(n), a loop without a branch
+                let upto = if n.is_nan() {
+                    max_p
+                } else {
+                    n.min(max_p as f64) as usize // floors; 0 below 1
+                };
+                c.pos_den[..upto].iter_mut().for_each(|d| *d += 1.0);
                 cur = Some(Serp {
                     time: log.ev[i].time,
                     first_click: None,
@@ -488,5 +534,7 @@ fn session_counts(
         }
     }
     c.close(cur, ks, ttfc);
-    c
+    c.with_serp = if c.serps > 0.0 { 1.0 } else { 0.0 };
+    c.abandoned = c.with_serp * f64::from(c.clicked == 0.0);
+    c.succeeded = c.with_serp * f64::from(c.success);
 }
