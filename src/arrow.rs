@@ -589,10 +589,20 @@ impl<'a> IdArray<'a> {
     #[inline]
     pub fn get_str(&self, i: usize) -> Option<&str> {
         match self {
+            IdArray::Dictionary(keys, values) => values.plain_str(keys[i]),
+            _ => self.plain_str(i),
+        }
+    }
+
+    /// [`IdArray::get_str`] of a column that is not a dictionary (None for a dictionary
+    /// of dictionaries, whose ids [`IdArray::get`] reads): no recursion, so that both
+    /// inline.
+    #[inline(always)]
+    fn plain_str(&self, i: usize) -> Option<&str> {
+        match self {
             IdArray::Utf8(a) => Some(a.value(i)),
             IdArray::LargeUtf8(a) => Some(a.value(i)),
             IdArray::Utf8View(a) => Some(a.value(i)),
-            IdArray::Dictionary(keys, values) => values.get_str(keys[i]),
             _ => None,
         }
     }

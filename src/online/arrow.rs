@@ -30,6 +30,7 @@ struct Text<'a> {
 }
 
 impl Text<'_> {
+    #[inline]
     fn get<'s>(&'s self, i: usize, buf: &'s mut Vec<u8>, place: &Place) -> Result<Option<&'s str>> {
         if self.nulls.as_ref().is_some_and(|n| n.is_null(i)) {
             return Ok(None);
@@ -250,6 +251,8 @@ fn take_batch(
         what: FIELDS[f],
         first,
     };
+    // each field's place made once a batch, not for every row's field
+    let places: [Place<'_>; 10] = std::array::from_fn(place);
     let col = |f: usize| layout.index[f].map(|i| batch.column(i).as_ref());
     let mut text: [Option<Text<'_>>; 10] = Default::default();
     for f in TEXT {
@@ -323,22 +326,22 @@ fn take_batch(
         }
         let time = match (&times, &time_text) {
             (Some(n), _) => n.get(i).map(Time::Number),
-            (_, Some(t)) => t.get(i, b4, &place(1))?.map(Time::Text),
+            (_, Some(t)) => t.get(i, b4, &places[1])?.map(Time::Text),
             _ => None,
         };
         let code = |f: usize| text[f].as_ref().and_then(|t| t.code(i));
         let number = |f: usize| numbers[f].as_ref().and_then(|n| n.get(i));
         let e = Event {
             codes: [code(0), code(3), code(9)],
-            session: text_at(&text[0], i, b0, &place(0))?,
+            session: text_at(&text[0], i, b0, &places[0])?,
             time,
-            kind: text_at(&text[2], i, b1, &place(2))?,
-            query: text_at(&text[3], i, b2, &place(3))?,
+            kind: text_at(&text[2], i, b1, &places[2])?,
+            query: text_at(&text[3], i, b2, &places[3])?,
             n_results: number(4),
             position: number(5),
             dwell: number(7),
             latency: number(8),
-            variant: text_at(&text[9], i, b3, &place(9))?,
+            variant: text_at(&text[9], i, b3, &places[9])?,
         };
         b.push(e, first + i as u64)?;
     }
