@@ -538,3 +538,107 @@ fn session_counts(
     c.abandoned = c.with_serp * f64::from(c.clicked == 0.0);
     c.succeeded = c.with_serp * f64::from(c.success);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Unit;
+    use crate::online::{Event, LogBuilder, LogOptions, Time};
+    use std::borrow::Cow;
+
+    /// A seeded log of `n` sessions (SERPs with known, zero or unknown result counts,
+    /// clicks at positions 1-12 with fractional dwell, purchases), and per position p
+    /// of 1-12 the SERPs with n_results >= p or unknown, counted from the events.
+    fn seeded_log(n: usize, seed: u64) -> (Log, Vec<f64>) {
+        let mut x = seed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let opts = LogOptions {
+            success_events: vec!["purchase".into()],
+            ..LogOptions::default()
+        };
+        let mut b = LogBuilder::new(opts, "seeded", Unit::Row).unwrap();
+        let mut pos_den = vec![0.0; 12];
+        let mut row = 0;
+        for s in 0..n {
+            let session = format!("s{s}");
+            let mut t = (s * 100) as f64;
+            for e in 0..1 + next(6) {
+                let kind = match (e, next(10)) {
+                    (0, _) | (_, 0..=2) => "query",
+                    (_, 3) => "purchase",
+                    _ => "click",
+                };
+                let n_results = (kind == "query" && next(5) > 0).then(|| next(13) as f64);
+                if kind == "query" {
+                    for (p, d) in pos_den.iter_mut().enumerate() {
+                        *d += f64::from(n_results.is_none_or(|r| r >= (p + 1) as f64));
+                    }
+                }
+                t += 0.25 * next(40) as f64;
+                let ev = Event {
+                    session: Some(Cow::Borrowed(session.as_str())),
+                    time: Some(Time::Number(t)),
+                    kind: Some(Cow::Borrowed(kind)),
+                    n_results,
+                    position: (kind == "click").then(|| 1.0 + next(12) as f64),
+                    dwell: (kind == "click").then(|| next(600) as f64 / 8.0),
+                    variant: Some(Cow::Borrowed(if s % 3 == 0 { "A" } else { "B" })),
+                    ..Event::default()
+                };
+                b.push(ev, row).unwrap();
+                row += 1;
+            }
+        }
+        (b.finish().unwrap(), pos_den)
+    }
+
+    /// The sums over all sessions made by blocks of counts give the bits of the
+    /// per-session rows summed (what grouping, the stream's parts and Spark's add), for
+    /// every metric, with fractional sums (click_mrr) and a partial last block; and
+    /// `ctr_by_position`'s denominators are the SERPs with n_results >= p or unknown.
+    #[test]
+    fn block_sums_are_the_session_rows_summed() {
+        let names = [
+            "abandonment_rate",
+            "ctr",
+            "ctr@1",
+            "ctr@7",
+            "ctr@3",
+            "ctr_by_position",
+            "ctr_by_position@12",
+            "clicks_per_query",
+            "success_rate",
+            "zero_result_rate",
+            "time_to_first_click",
+            "click_mrr",
+        ];
+        let metrics = Metric::parse_all(&names).unwrap();
+        for (n, seed) in [(1, 1), (BLOCK - 1, 2), (2 * BLOCK + 37, 3)] {
+            let (log, pos_den) = seeded_log(n, seed);
+            for threshold in [0.0, 30.0] {
+                let whole = SessionTable::new(&log, &metrics, threshold, Rows::Blocks).unwrap();
+                let rows = SessionTable::new(&log, &metrics, threshold, Rows::Sessions).unwrap();
+                let (a, b) = (whole.sums(whole.all_rows().into_iter()), rows.sums(0..n));
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&a.0), bits(&b.0), "numerators, {n} sessions");
+                assert_eq!(bits(&a.1), bits(&b.1), "denominators, {n} sessions");
+                let mut scratch = Vec::new();
+                let (va, vb) = (
+                    whole.values(&whole.all_rows(), &mut scratch),
+                    rows.values(&(0..n).collect::<Vec<_>>(), &mut scratch),
+                );
+                assert_eq!(bits(&va), bits(&vb), "values, {n} sessions");
+                for (m, metric) in metrics.iter().enumerate() {
+                    if let Metric::CtrByPosition(p) = metric {
+                        assert_eq!(a.1[m], pos_den[*p as usize - 1], "{}", metric.name());
+                    }
+                }
+            }
+        }
+    }
+}
