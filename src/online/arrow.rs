@@ -245,20 +245,19 @@ fn take_batch(
         return Err(Error::Interrupted);
     }
     b.forget_codes();
-    let place = |f: usize| Place {
+    // each field's place made once a batch, not for every row's field
+    let places: [Place<'_>; 10] = std::array::from_fn(|f| Place {
         source: layout.source,
         column: &layout.names[f],
         what: FIELDS[f],
         first,
-    };
-    // each field's place made once a batch, not for every row's field
-    let places: [Place<'_>; 10] = std::array::from_fn(place);
+    });
     let col = |f: usize| layout.index[f].map(|i| batch.column(i).as_ref());
     let mut text: [Option<Text<'_>>; 10] = Default::default();
     for f in TEXT {
         if let Some(c) = col(f) {
             text[f] = Some(Text {
-                ids: IdArray::of(c, &place(f))?,
+                ids: IdArray::of(c, &places[f])?,
                 nulls: c.logical_nulls(),
             });
         }
@@ -267,8 +266,8 @@ fn take_batch(
     for f in NUMBERS {
         if let Some(c) = col(f) {
             numbers[f] = Some(Numbers {
-                values: scores(c, &place(f)).map_err(|_| {
-                    place(f).unsupported(c.data_type(), "it must be a float or integer column")
+                values: scores(c, &places[f]).map_err(|_| {
+                    places[f].unsupported(c.data_type(), "it must be a float or integer column")
                 })?,
                 nulls: c.logical_nulls(),
             });
@@ -299,7 +298,7 @@ fn take_batch(
         }
         ty if ty.is_integer() || ty.is_floating() => (
             Some(Numbers {
-                values: scores(time_col, &place(1))?,
+                values: scores(time_col, &places[1])?,
                 nulls: time_col.logical_nulls(),
             }),
             None,
@@ -307,12 +306,12 @@ fn take_batch(
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Dictionary(..) => (
             None,
             Some(Text {
-                ids: IdArray::of(time_col, &place(1))?,
+                ids: IdArray::of(time_col, &places[1])?,
                 nulls: time_col.logical_nulls(),
             }),
         ),
         ty => {
-            return Err(place(1).unsupported(
+            return Err(places[1].unsupported(
                 ty,
                 "it must be an Arrow timestamp, numbers (s, ms, us or ns) or ISO 8601 text",
             ))
