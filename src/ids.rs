@@ -579,12 +579,17 @@ impl KeyIndex {
 #[derive(Debug, Default)]
 pub(crate) struct RepeatFinder {
     slots: Vec<u32>,
+    /// [`Ids::hash`] of each id of the last list searched without a repeat, in order.
+    hashes: Vec<u64>,
 }
 
 impl RepeatFinder {
-    /// Position of the first id equal to an earlier one, if any.
+    /// Position of the first id equal to an earlier one, if any. Without one, the ids'
+    /// hashes are kept for [`RepeatFinder::hashes`].
     pub(crate) fn first_repeat(&mut self, ids: &Ids) -> Option<usize> {
         let n = ids.len();
+        self.hashes.clear();
+        self.hashes.extend(ids.hashes());
         if n < 2 {
             return None;
         }
@@ -593,8 +598,7 @@ impl RepeatFinder {
         self.slots.clear();
         self.slots.resize(size, 0);
         let mask = size - 1;
-        for i in 0..n {
-            let (id, h) = (ids.get(i), ids.hash(i));
+        for (i, &h) in self.hashes.iter().enumerate() {
             let tag = (h >> 32) as u32 | 1; // 0 marks an empty slot
             let mut s = h as usize & mask;
             loop {
@@ -605,13 +609,21 @@ impl RepeatFinder {
                 }
                 // equal tags: compare with the earlier ids (a repeat is an error, so
                 // this scan runs once, or on a rare 32-bit tag collision)
-                if v == tag && (0..i).any(|j| ids.get(j) == id) {
+                if v == tag && (0..i).any(|j| ids.get(j) == ids.get(i)) {
+                    self.hashes.clear();
                     return Some(i);
                 }
                 s = (s + 1) & mask;
             }
         }
         None
+    }
+
+    /// The hashes of the ids that the last [`RepeatFinder::first_repeat`] found without
+    /// a repeat (empty after one with a repeat), for the lookups that follow: each id's
+    /// hash made once.
+    pub(crate) fn hashes(&self) -> &[u64] {
+        &self.hashes
     }
 }
 
@@ -705,6 +717,15 @@ mod tests {
             prop_assert_eq!(finder.first_repeat(&list), expect);
             // the scratch table is reused
             prop_assert_eq!(finder.first_repeat(&list), expect);
+            // the hashes kept for the lookups that follow: each id's, or none after a
+            // repeat (a list searched before must not leave its hashes)
+            let want: Vec<u64> = match expect {
+                None => list.hashes().collect(),
+                Some(_) => Vec::new(),
+            };
+            prop_assert_eq!(finder.hashes(), &want[..]);
+            finder.first_repeat(&list_of(&[b"x".to_vec(), b"x".to_vec()]));
+            prop_assert!(finder.hashes().is_empty());
         }
 
         /// Every id gets the number of its first sight, whatever the hashes (all

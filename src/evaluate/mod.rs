@@ -179,21 +179,25 @@ impl Scratch {
 fn judge(
     qq: &QrelsQuery,
     rq: &RunQuery,
+    hashes: &[u64],
     cq: Option<&QrelsQuery>,
     judged_only: bool,
     scored: bool,
     s: &mut Scratch,
 ) {
     let order = std::mem::take(&mut s.order);
+    let made = hashes.len() == rq.len();
     for &i in &order {
-        let (doc, h) = (rq.docs.get(i as usize), rq.docs.hash(i as usize));
+        let i = i as usize;
+        let h = if made { hashes[i] } else { rq.docs.hash(i) };
+        let doc = rq.docs.get(i);
         let pos = qq.position_ranked(doc, h);
         let rel = rel_of(qq, pos);
         if !judged_only || rel >= 0 {
             if let Some(cq) = cq {
                 s.cred.push(cq.label(doc).unwrap_or(NONPOOL));
             }
-            s.push_ranked(rel, scored, rq.values[i as usize], pos);
+            s.push_ranked(rel, scored, rq.values[i], pos);
         }
     }
     s.order = order;
@@ -502,6 +506,18 @@ impl Evaluator {
         rq: Option<&RunQuery>,
         s: &mut Scratch,
     ) -> Row {
+        self.eval_query_hashed(qq, rq.map(|rq| (rq, &[][..])), s)
+    }
+
+    /// [`Evaluator::eval_query`] of a ranking whose documents' hashes ([`crate::ids::Ids::hash`],
+    /// in storage order) were made already (by the duplicate check: `hashes`), or are
+    /// made here (`hashes` empty).
+    pub(crate) fn eval_query_hashed(
+        &self,
+        qq: &QrelsQuery,
+        rq: Option<(&RunQuery, &[u64])>,
+        s: &mut Scratch,
+    ) -> Row {
         let o = &self.options;
         s.clear_judged();
         // the query's credibility judgments, when a measure needs them
@@ -510,14 +526,14 @@ impl Evaluator {
             .as_deref()
             .filter(|_| self.plan.credibility)
             .and_then(|c| c.query(qq.id()));
-        if let Some(rq) = rq {
+        if let Some((rq, hashes)) = rq {
             // all of it, or as deep as the measures read (`nDCG@10` alone: the top 10;
             // -M): those found without sorting the rest
             match self.plan.depth {
                 Some(d) => rq.ranking_top(d, &mut s.keyed, &mut s.order),
                 None => rq.ranking(&mut s.order),
             }
-            judge(qq, rq, cq, o.judged_only, self.plan.scored, s);
+            judge(qq, rq, hashes, cq, o.judged_only, self.plan.scored, s);
         }
         self.eval_judged(qq, cq, s)
     }

@@ -288,16 +288,21 @@ impl<'a> QueryStream<'a> {
                 &pending,
                 || (Scratch::default(), RepeatFinder::default()),
                 |(s, finder), (rq, origins): &(RunQuery, Origins)| {
-                    if check {
+                    // the duplicate check hashes every document: the lookups in the
+                    // qrels use those hashes
+                    let hashes = if check {
                         if let Some(d) = find_duplicate(&rq.docs, finder) {
                             return Err(place.duplicate(rq, Some(origins), d));
                         }
-                    }
+                        finder.hashes()
+                    } else {
+                        &[]
+                    };
                     let Some(qi) = ev.qrels.position(rq.id()) else {
                         return Ok(None); // not judged: ignored, as trec_eval does
                     };
                     let qq = &ev.qrels.queries()[qi];
-                    Ok(Some((qi, ev.eval_query(qq, Some(rq), s))))
+                    Ok(Some((qi, ev.eval_query_hashed(qq, Some((rq, hashes)), s))))
                 },
             )
         });
