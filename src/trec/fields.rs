@@ -118,7 +118,10 @@ const POW10: [f64; 23] = [
 /// The usual score, `[-+]digits[.digits]`, read exactly when its digits form an integer
 /// `m` of at most 2^53 and it has at most 22 decimals: `m` and `10^k` are then doubles
 /// and `m / 10^k` is one correctly rounded division (Clinger's fast path, the one
-/// fast_float takes too). `None` for anything else.
+/// fast_float takes too). `None` for anything else. A loop over the characters, kept:
+/// reading the field as one 16-byte word (dot found and removed, digits checked and
+/// added eight at a time) took 17 ns a score against this loop's 7, and as one 8-byte
+/// word about the same 7 (1 M scores like `16.358`, 2026-11-27).
 #[inline(always)]
 fn parse_plain_decimal(field: &[u8]) -> Option<f64> {
     let (neg, body) = match field.first()? {
