@@ -179,17 +179,20 @@ impl Scratch {
 fn judge(
     qq: &QrelsQuery,
     rq: &RunQuery,
-    hashes: &[u64],
+    hashes: Option<&[u64]>,
     cq: Option<&QrelsQuery>,
     judged_only: bool,
     scored: bool,
     s: &mut Scratch,
 ) {
+    debug_assert!(hashes.is_none_or(|h| h.len() == rq.len()));
     let order = std::mem::take(&mut s.order);
-    let made = hashes.len() == rq.len();
     for &i in &order {
         let i = i as usize;
-        let h = if made { hashes[i] } else { rq.docs.hash(i) };
+        let h = match hashes {
+            Some(made) => made[i],
+            None => rq.docs.hash(i),
+        };
         let doc = rq.docs.get(i);
         let pos = qq.position_ranked(doc, h);
         let rel = rel_of(qq, pos);
@@ -506,16 +509,16 @@ impl Evaluator {
         rq: Option<&RunQuery>,
         s: &mut Scratch,
     ) -> Row {
-        self.eval_query_hashed(qq, rq.map(|rq| (rq, &[][..])), s)
+        self.eval_query_hashed(qq, rq.map(|rq| (rq, None)), s)
     }
 
     /// [`Evaluator::eval_query`] of a ranking whose documents' hashes ([`crate::ids::Ids::hash`],
-    /// in storage order) were made already (by the duplicate check: `hashes`), or are
-    /// made here (`hashes` empty).
+    /// in storage order) were made already (by the duplicate check of the same list:
+    /// `Some`), or are made here (`None`).
     pub(crate) fn eval_query_hashed(
         &self,
         qq: &QrelsQuery,
-        rq: Option<(&RunQuery, &[u64])>,
+        rq: Option<(&RunQuery, Option<&[u64]>)>,
         s: &mut Scratch,
     ) -> Row {
         let o = &self.options;

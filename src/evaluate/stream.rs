@@ -294,9 +294,9 @@ impl<'a> QueryStream<'a> {
                         if let Some(d) = find_duplicate(&rq.docs, finder) {
                             return Err(place.duplicate(rq, Some(origins), d));
                         }
-                        finder.hashes()
+                        Some(finder.hashes())
                     } else {
-                        &[]
+                        None
                     };
                     let Some(qi) = ev.qrels.position(rq.id()) else {
                         return Ok(None); // not judged: ignored, as trec_eval does

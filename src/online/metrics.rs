@@ -550,13 +550,8 @@ mod tests {
     /// clicks at positions 1-12 with fractional dwell, purchases), and per position p
     /// of 1-12 the SERPs with n_results >= p or unknown, counted from the events.
     fn seeded_log(n: usize, seed: u64) -> (Log, Vec<f64>) {
-        let mut x = seed;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut rng = crate::testing::Lcg::new(seed);
+        let mut next = |m: u64| rng.below(m);
         let opts = LogOptions {
             success_events: vec!["purchase".into()],
             ..LogOptions::default()
