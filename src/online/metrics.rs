@@ -487,10 +487,10 @@ fn session_counts(
     c.clear();
     let mut cur: Option<Serp> = None;
     for i in log.n_events(s) {
-        match log.ev[i].kind {
+        match log.ev[i].kind() {
             Kind::Serp => {
                 c.close(cur.take(), ks, ttfc);
-                let n = log.ev[i].n_results;
+                let n = log.ev[i].n_results();
                 c.serps += 1.0;
                 if !n.is_nan() {
                     c.known_n += 1.0;
@@ -515,7 +515,7 @@ fn session_counts(
             Kind::Click => {
                 // the log is checked: a click always follows a SERP of its session
                 let Some(serp) = cur.as_mut() else { continue };
-                let pos = log.ev[i].position;
+                let pos = log.ev[i].position();
                 c.clicks += 1.0;
                 if serp.first_click.is_none() {
                     serp.first_click = Some((log.ev[i].time, pos));
@@ -526,7 +526,7 @@ fn session_counts(
                 if pos >= 1 && (pos as usize) <= max_p {
                     c.pos_clicks[pos as usize - 1] += 1.0;
                 }
-                if log.ev[i].dwell >= dwell_threshold {
+                if log.ev[i].dwell() >= dwell_threshold {
                     c.success = true;
                 }
             }

@@ -294,7 +294,7 @@ pub fn session_parts<S: AsRef<str>>(
             .map(|w| {
                 log.ev[w[0]..w[1]]
                     .iter()
-                    .map(|e| e.place)
+                    .map(|e| e.place())
                     .min()
                     .unwrap_or(0)
             })

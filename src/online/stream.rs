@@ -19,7 +19,7 @@
 //! bootstrap needs every session's numbers), the top queries and queries per bucket
 //! read the log whole.
 //!
-//! Memory: the open sessions' events (64 bytes each), the distinct query texts and
+//! Memory: the open sessions' events (40 bytes each), the distinct query texts and
 //! variants, and the time-to-first-click counts; not the log's length.
 
 use std::path::Path;

@@ -37,7 +37,7 @@ pub fn top_queries(
     let mut counts = vec![0u64; log.queries.len()];
     let mut total = 0u64;
     for i in 0..log.len() {
-        if log.ev[i].kind != Kind::Serp {
+        if log.ev[i].kind() != Kind::Serp {
             continue;
         }
         if window.is_some_and(|(a, b)| !(log.ev[i].time >= a && log.ev[i].time < b)) {
@@ -87,7 +87,7 @@ pub fn ctr_by_query(log: &Log, n: usize, normalize: bool) -> Result<Vec<(String,
     for s in 0..log.n_sessions() {
         let mut current: Option<(u32, bool)> = None;
         for i in log.n_events(s) {
-            match log.ev[i].kind {
+            match log.ev[i].kind() {
                 Kind::Serp => {
                     if let Some((q, true)) = current {
                         clicked[q as usize] += 1;
@@ -230,7 +230,7 @@ pub fn queries_per(log: &Log, bucket: Bucket, k: f64) -> Result<Traffic> {
         )));
     }
     let serps: Vec<usize> = (0..log.len())
-        .filter(|&i| log.ev[i].kind == Kind::Serp)
+        .filter(|&i| log.ev[i].kind() == Kind::Serp)
         .collect();
     let idx: Vec<i64> = serps
         .iter()
@@ -269,7 +269,7 @@ pub fn queries_per(log: &Log, bucket: Bucket, k: f64) -> Result<Traffic> {
         let mut values = vec![f64::NAN; serps.len()];
         for (&i, b) in serps.iter().zip(&idx) {
             let j = (b - lo) as usize;
-            values[fill[j]] = log.ev[i].latency;
+            values[fill[j]] = log.ev[i].latency();
             fill[j] += 1;
         }
         (0..nb)
