@@ -226,16 +226,13 @@ mod tests {
 
     #[test]
     fn the_heap_picks_as_ndeval_scans() {
-        // a small deterministic generator: documents over 5 subtopics
-        let mut x: u64 = 7;
+        // seeded: documents over 5 subtopics
+        let mut rng = crate::testing::Lcg::new(7);
         for _ in 0..200 {
             let mut sets: Vec<Vec<u32>> = Vec::new();
-            let n = 1 + (x % 12) as usize;
+            let n = 1 + rng.below(12) as usize;
             for _ in 0..n {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let bits = (x >> 40) as u32 & 31;
+                let bits = rng.below(32) as u32;
                 sets.push((0..5).filter(|j| bits >> j & 1 == 1).collect());
             }
             let docs: Vec<&[u32]> = sets.iter().map(|s| s.as_slice()).collect();
