@@ -158,11 +158,21 @@ fn parse_plain_decimal(field: &[u8]) -> Option<f64> {
 /// hex floats and trailing characters are refused. NaN is read as NaN: whether a value
 /// may enter a ranking is the intake's one score policy (`crate::intake`), which
 /// refuses it naming the line.
-#[inline]
+/// The plain decimal's loop is inlined into the caller (the run parser's hot loop),
+/// the general reader kept out of line: inlined whole it was not inlined at all, and
+/// each score went through a call returning its `Result` through memory.
+#[inline(always)]
 pub(super) fn parse_score(field: &[u8]) -> std::result::Result<f64, String> {
-    if let Some(v) = parse_plain_decimal(field) {
-        return Ok(v);
+    match parse_plain_decimal(field) {
+        Some(v) => Ok(v),
+        None => parse_other_score(field),
     }
+}
+
+/// A score other than a plain decimal (exponent, `inf`, `nan`), or the error.
+#[cold]
+#[inline(never)]
+fn parse_other_score(field: &[u8]) -> std::result::Result<f64, String> {
     match fast_float2::parse::<f64, _>(field) {
         Ok(v) => Ok(v),
         Err(_) => Err(format!(
