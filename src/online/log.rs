@@ -54,15 +54,15 @@ pub(crate) mod field {
     pub const VARIANT: usize = 9;
 }
 
-/// What an event is.
+/// What an event is (the numbers are those an event keeps in its place's low bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// A result page shown (type `query`).
-    Serp,
+    Serp = 0,
     /// A click on a result (type `click`).
-    Click,
+    Click = 1,
     /// One of the user-named success events (`copy`, `purchase`, ...).
-    Success,
+    Success = 2,
 }
 
 /// How to read a log: column names, success events, the dwell cap, the unit of numeric
@@ -262,8 +262,9 @@ fn names(ids: &Ids) -> Vec<String> {
 /// (a SERP's latency and result count, a click's dwell and position; a success event
 /// has neither), and the kind rides in the place's two low bits. Every event is held
 /// twice while a log is put in session order (as read and gathered), so its size is
-/// most of a whole log's memory, and on a VM most of its reading time is the kernel
-/// clearing the pages first touched (64 bytes an event before: 1.7 GiB for 10 M).
+/// most of a whole log's memory, and on a VM a quarter of the read's CPU time was the
+/// kernel clearing the pages first touched (64 bytes an event before: a peak of 1.7
+/// GiB for 10 M events from parquet, 1.1-1.4 GiB now).
 #[derive(Clone, Copy)]
 pub(crate) struct Ev {
     pub(crate) time: f64,
