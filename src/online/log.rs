@@ -357,17 +357,19 @@ impl Ev {
     /// A click's dwell in seconds (NaN: none, or not a click).
     #[inline]
     pub(crate) fn dwell(&self) -> f64 {
-        if self.kind() == Kind::Click {
-            self.amount
-        } else {
-            f64::NAN
-        }
+        self.amount_of(Kind::Click)
     }
 
     /// A SERP's `latency_ms` (NaN: none, or not a SERP).
     #[inline]
     pub(crate) fn latency(&self) -> f64 {
-        if self.kind() == Kind::Serp {
+        self.amount_of(Kind::Serp)
+    }
+
+    /// The shared amount, read as that of `kind` (NaN for an event of another kind).
+    #[inline]
+    fn amount_of(&self, kind: Kind) -> f64 {
+        if self.kind() == kind {
             self.amount
         } else {
             f64::NAN
