@@ -320,6 +320,9 @@ impl Work {
             return Ok(None);
         };
         let mut q = RunQuery::new(qid);
+        // room for the ids at their size (grown one by one, the buffers double)
+        let bytes = list.iter().map(|&(c, _)| self.cands.get(c as usize).len());
+        q.docs = Ids::with_capacity(list.len(), bytes.sum());
         for &(c, _) in list {
             q.docs.push(self.cands.get(c as usize))?;
         }
@@ -379,9 +382,9 @@ mod tests {
         );
     }
 
-    /// A fused query holds its ids and scores at their size: no buffer grown by
-    /// doubling (as the candidates' were, moved out of the work area), whichever
-    /// thread fused it and whatever it fused before.
+    /// A fused (or normalized) query holds its ids and scores at their size: no buffer
+    /// grown by doubling (as the candidates' were, moved out of the work area),
+    /// whichever thread fused it and whatever it fused before.
     #[test]
     fn fused_queries_keep_no_room_beyond_their_ids() {
         let a = run("q1 Q0 x 1 3 a\nq2 Q0 long-id-1 1 3 a\nq2 Q0 long-id-2 2 2 a\n");
@@ -397,6 +400,11 @@ mod tests {
             assert_eq!(f.heap_bytes(), exact, "{method:?}");
             assert_eq!(f.num_results(), 2 + 5);
         }
+        let n = normalize(&b, Norm::MinMax).unwrap();
+        let exact: usize = (n.queries().iter())
+            .map(|q| q.docs.byte_len() + 4 * q.docs.len() + 8 * q.values.len())
+            .sum();
+        assert_eq!(n.heap_bytes(), exact);
     }
 
     #[test]
