@@ -933,7 +933,7 @@ impl<'py> IdColumn<'py> {
     }
 
     /// Borrowed pointer to item `i` (null when out of range).
-    #[inline]
+    #[inline(always)]
     fn ptr(&self, i: usize) -> *mut pyo3::ffi::PyObject {
         match self {
             // SAFETY: PyList_GetItem checks the index (null and an IndexError, cleared,
@@ -958,14 +958,11 @@ impl<'py> IdColumn<'py> {
     /// row beside `PyUnicode_AsUTF8AndSize`'s 27, for a frame's query and document ids.)
     #[inline(always)]
     fn bytes(&self, i: usize, what: &str) -> PyResult<Cow<'_, [u8]>> {
-        if let IdColumn::Objects(_, items, len) = self {
-            if i < *len {
-                // SAFETY: i < len, and the array (alive, not resizable while borrowed)
-                // holds `len` item pointers at `items`; the GIL is held, and callers use
-                // the bytes before any Python code runs.
-                if let Some(b) = unsafe { exact_str_bytes(*items.add(i)) } {
-                    return Ok(Cow::Borrowed(b));
-                }
+        if let IdColumn::Objects(..) = self {
+            // SAFETY: the GIL is held and the column keeps the item alive (null past the
+            // end: not a str); callers use the bytes before any Python code runs.
+            if let Some(b) = unsafe { exact_str_bytes(self.ptr(i)) } {
+                return Ok(Cow::Borrowed(b));
             }
         }
         self.bytes_other(i, what)
