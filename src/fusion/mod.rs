@@ -320,9 +320,10 @@ impl Work {
             return Ok(None);
         };
         let mut q = RunQuery::new(qid);
-        // room for the ids at their size (grown one by one, the buffers double)
-        let bytes = list.iter().map(|&(c, _)| self.cands.get(c as usize).len());
-        q.docs = Ids::with_capacity(list.len(), bytes.sum());
+        // room for the ids made first (grown one by one, the buffers double): the
+        // candidates' bytes, exactly theirs when the list holds every candidate (as a
+        // normalized run's one list does)
+        q.docs = Ids::with_capacity(list.len(), self.cands.byte_len());
         for &(c, _) in list {
             q.docs.push(self.cands.get(c as usize))?;
         }
@@ -392,19 +393,18 @@ mod tests {
             "q1 Q0 y 1 2 b\nq2 Q0 long-id-3 1 3 b\n",
             "q2 Q0 long-id-4 2 1 b\nq2 Q0 long-id-5 3 1 b\n"
         ));
+        let exact = |r: &Run| -> usize {
+            (r.queries().iter())
+                .map(|q| q.docs.byte_len() + 4 * q.docs.len() + 8 * q.values.len())
+                .sum()
+        };
         for method in [Method::Mnz, Method::Rrf, Method::BordaFuse] {
             let f = fuse(&[&a, &b], method, None, &Params::new()).unwrap();
-            let exact: usize = (f.queries().iter())
-                .map(|q| q.docs.byte_len() + 4 * q.docs.len() + 8 * q.values.len())
-                .sum();
-            assert_eq!(f.heap_bytes(), exact, "{method:?}");
+            assert_eq!(f.heap_bytes(), exact(&f), "{method:?}");
             assert_eq!(f.num_results(), 2 + 5);
         }
         let n = normalize(&b, Norm::MinMax).unwrap();
-        let exact: usize = (n.queries().iter())
-            .map(|q| q.docs.byte_len() + 4 * q.docs.len() + 8 * q.values.len())
-            .sum();
-        assert_eq!(n.heap_bytes(), exact);
+        assert_eq!(n.heap_bytes(), exact(&n));
     }
 
     #[test]
