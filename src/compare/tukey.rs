@@ -49,17 +49,33 @@ const WG: [f64; 4] = [
 /// an absolute 1e-17 sizes it, and a small result is integrated again with the absolute
 /// tolerance scaled to it (small p-values keep their relative accuracy).
 fn integrate_rel(f: &dyn Fn(f64) -> f64, a: f64, b: f64, rel: f64) -> f64 {
-    let first = integrate(f, a, b, 1e-17, rel, 40);
+    let mut budget = INTERVALS_MAX;
+    let first = integrate(f, a, b, 1e-17, rel, &mut budget);
     if first.abs() * rel >= 1e-17 || first == 0.0 {
         return first;
     }
-    integrate(f, a, b, first.abs() * rel, rel, 60)
+    let mut budget = INTERVALS_MAX;
+    integrate(f, a, b, first.abs() * rel, rel, &mut budget)
 }
+
+/// The most intervals one [`integrate`] evaluates (15 points each). The integrals here
+/// take from one to a few dozen; the bound keeps an integrand that is noisier than the
+/// tolerance from splitting without end (a bisection 40 deep doubles its work at every
+/// level).
+const INTERVALS_MAX: u32 = 2_000;
 
 /// Adaptive Gauss-Kronrod integral of `f` over [a, b]: an interval is split until its
 /// Kronrod and Gauss estimates agree to `abs_tol` (halved at each split) or to `rel`
-/// of the estimate.
-fn integrate(f: &dyn Fn(f64) -> f64, a: f64, b: f64, abs_tol: f64, rel: f64, depth: u32) -> f64 {
+/// of the estimate, or no interval of the `budget` is left (depth first, left first).
+fn integrate(
+    f: &dyn Fn(f64) -> f64,
+    a: f64,
+    b: f64,
+    abs_tol: f64,
+    rel: f64,
+    budget: &mut u32,
+) -> f64 {
+    *budget = budget.saturating_sub(1);
     let c = 0.5 * (a + b);
     let h = 0.5 * (b - a);
     let fc = f(c);
@@ -75,11 +91,10 @@ fn integrate(f: &dyn Fn(f64) -> f64, a: f64, b: f64, abs_tol: f64, rel: f64, dep
     }
     let (k, g) = (k * h, g * h);
     let err = (k - g).abs();
-    if err <= abs_tol.max(rel * k.abs()) || depth == 0 {
+    if err <= abs_tol.max(rel * k.abs()) || *budget < 2 {
         return k;
     }
-    integrate(f, a, c, abs_tol / 2.0, rel, depth - 1)
-        + integrate(f, c, b, abs_tol / 2.0, rel, depth - 1)
+    integrate(f, a, c, abs_tol / 2.0, rel, budget) + integrate(f, c, b, abs_tol / 2.0, rel, budget)
 }
 
 fn phi(z: f64) -> f64 {
@@ -116,47 +131,163 @@ fn range_sf(w: f64, k: usize) -> f64 {
     (k as f64 * integrate_rel(&f, -12.0, 12.0 + w, 1e-13)).min(1.0)
 }
 
+/// Degrees of freedom from which the studentized range is taken as the range of
+/// normals (`df` = infinity), as scipy's `studentized_range` does (`df < 100000`: the
+/// double integral; else the single one). The two differ by O(1/df): at 100,000 degrees
+/// of freedom by about 1e-5 relative (a test measures it), so following scipy here keeps
+/// `tukey_hsd` equal to `scipy.stats.tukey_hsd` for systems with many queries.
+pub const TUKEY_LARGE_DF: f64 = 100_000.0;
+
 /// Survival function of the studentized range: P(Q > q) for `k` groups and `df` degrees
-/// of freedom of the error (`df` = infinity gives the range of normals).
+/// of freedom of the error (`df` >= [`TUKEY_LARGE_DF`]: the range of normals, as scipy).
 pub fn ptukey_sf(q: f64, k: usize, df: f64) -> f64 {
     studentized_range_sf(q, k, df, true)
 }
 
+/// ln(1 + u) - u for u > -1, to full relative precision: near 0 the two terms cancel
+/// (at u = 1e-3 the direct difference keeps 13 of its 16 digits, and the density of
+/// [`chi_ln_density`] multiplies it by df / 2), so there it is -u v + 2 (v^3/3 +
+/// v^5/5 + ...) with v = u / (2 + u), whose terms all have the sign of u (ln(1 + u) =
+/// 2 atanh(v)). Kept by hand: no well-kept crate has it (R's `log1pmx`).
+fn ln_1p_minus(u: f64) -> f64 {
+    let v = u / (2.0 + u);
+    if v.abs() >= 0.3 {
+        return u.ln_1p() - u;
+    }
+    let v2 = v * v;
+    let (mut pow, mut sum) = (v * v2, 0.0);
+    let mut j = 3.0;
+    loop {
+        let term = pow / j;
+        sum += term;
+        if term.abs() <= 1e-17 * sum.abs() {
+            break;
+        }
+        pow *= v2;
+        j += 2.0;
+    }
+    -u * v + 2.0 * sum
+}
+
+/// Stirling's error: ln Γ(x) - ((x - 1/2) ln x - x + ln(2π)/2), by its asymptotic
+/// series from x = 15 (the next term below 3e-16 there), else from ln Γ directly.
+fn stirling_error(x: f64) -> f64 {
+    if x < 15.0 {
+        return ln_gamma(x) - ((x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln());
+    }
+    let r = 1.0 / x;
+    let r2 = r * r;
+    r * (1.0 / 12.0 - r2 * (1.0 / 360.0 - r2 * (1.0 / 1260.0 - r2 * (1.0 / 1680.0 - r2 / 1188.0))))
+}
+
+/// ln of the density of s = sqrt(X / df), X ~ chi-squared(df), at s > 0: with x = df/2,
+/// ln 2 + ln(x / 2π)/2 - stirling_error(x) + x ln_1p_minus(s^2 - 1) - ln s. Written so
+/// that no two large terms cancel: the textbook (df/2) ln df - ln Γ(df/2) +
+/// (df - 1) ln s - df s^2 / 2 adds terms of size df whose rounding (1e-16 df) left the integrand
+/// noisy at the integral's 1e-12 tolerance from df of about 20,000 on (the adaptive
+/// integral then split without end: a p-value at 500,000 degrees of freedom never
+/// returned).
+fn chi_ln_density(s: f64, df: f64) -> f64 {
+    let x = 0.5 * df;
+    let c =
+        std::f64::consts::LN_2 + 0.5 * (x / (2.0 * std::f64::consts::PI)).ln() - stirling_error(x);
+    c + x * ln_1p_minus(s * s - 1.0) - s.ln()
+}
+
 /// [`ptukey_sf`], the inner integral interpolated (`interpolate`) or not.
 fn studentized_range_sf(q: f64, k: usize, df: f64, interpolate: bool) -> f64 {
-    if q.is_nan() || k < 2 || df.is_nan() || df <= 0.0 {
-        return f64::NAN;
-    }
-    if q <= 0.0 {
-        return 1.0;
-    }
-    if df.is_infinite() {
-        return range_sf(q, k);
-    }
-    // s = sqrt(chi2_df / df): density ν^(ν/2) s^(ν-1) e^(-ν s²/2) / (Γ(ν/2) 2^(ν/2-1))
-    let nu = df;
-    let log_c = 0.5 * nu * nu.ln() - ln_gamma(0.5 * nu) - (0.5 * nu - 1.0) * 2f64.ln();
-    let density = |s: f64| {
-        if s <= 0.0 {
-            return if nu == 1.0 { (log_c).exp() } else { 0.0 };
+    RangeTail::new(k, df, q, q, interpolate).sf(q)
+}
+
+/// The widest q_max / q_min of pairs that share one [`RangeTail`] in [`tukey_hsd`]: over
+/// wider ranges the interpolant needs more points than it may have (257) when the
+/// smallest q is near 0, and every pair then made its own.
+const Q_RANGE_MAX: f64 = 4.0;
+
+/// The largest w a shared interpolant of [`RangeTail`] reaches (the tail of the range of
+/// k normals there is about k^2 e^(-w^2/4), 1e-174 at 40).
+const SHARED_W_MAX: f64 = 40.0;
+
+/// The studentized range's upper tail for one `k` and `df`, at any q: the inner
+/// integral's interpolant ([`LogRangeSf`]) is made once, over the interval every q of
+/// [q_min, q_max] needs, and shared (Tukey's HSD asks for a p-value of every pair of k
+/// systems at one k and df: 1,225 pairs of 50 systems made 1,225 interpolants, 3.7 s).
+/// A q outside that range, or any q when the shared interpolant did not converge, gets
+/// its own, as a lone [`ptukey_sf`] does.
+struct RangeTail {
+    k: usize,
+    df: f64,
+    interpolate: bool,
+    /// the outer integral's range of s = sqrt(chi2 / df), where its density lives
+    lo: f64,
+    hi: f64,
+    /// the interpolant over [q_min lo, q_max hi] and that q range
+    shared: Option<(LogRangeSf, f64, f64)>,
+}
+
+impl RangeTail {
+    fn new(k: usize, df: f64, q_min: f64, q_max: f64, interpolate: bool) -> RangeTail {
+        let nu = df;
+        let mode = ((nu - 1.0).max(0.0) / nu).sqrt();
+        let spread = 12.0 / (2.0 * nu).sqrt();
+        let lo = (mode - spread).max(0.0);
+        let hi = mode + spread.max(1.0 / nu.sqrt());
+        // past w = SHARED_W_MAX the tail nears underflow, where an interpolant may fail
+        // after costly nodes: those q make their own as before
+        let usable =
+            k >= 2 && nu > 0.0 && nu < TUKEY_LARGE_DF && q_min > 0.0 && q_max * hi <= SHARED_W_MAX;
+        let shared = (interpolate && usable && q_min <= q_max)
+            .then(|| LogRangeSf::new(k, q_min * lo, q_max * hi))
+            .flatten()
+            .map(|it| (it, q_min, q_max));
+        RangeTail {
+            k,
+            df,
+            interpolate,
+            lo,
+            hi,
+            shared,
         }
-        (log_c + (nu - 1.0) * s.ln() - 0.5 * nu * s * s).exp()
-    };
-    let mode = ((nu - 1.0).max(0.0) / nu).sqrt();
-    let spread = 12.0 / (2.0 * nu).sqrt();
-    let lo = (mode - spread).max(0.0);
-    let hi = mode + spread.max(1.0 / nu.sqrt());
-    let ln_sf = if interpolate {
-        LogRangeSf::new(k, q * lo, q * hi)
-    } else {
-        None
-    };
-    let inner = |w: f64| match &ln_sf {
-        Some(ln_sf) => ln_sf.at(w).exp(),
-        None => range_sf(w, k),
-    };
-    let f = |s: f64| density(s) * inner(q * s);
-    integrate_rel(&f, lo, hi, 1e-12).clamp(0.0, 1.0)
+    }
+
+    fn sf(&self, q: f64) -> f64 {
+        let (k, nu) = (self.k, self.df);
+        if q.is_nan() || k < 2 || nu.is_nan() || nu <= 0.0 {
+            return f64::NAN;
+        }
+        if q <= 0.0 {
+            return 1.0;
+        }
+        if nu >= TUKEY_LARGE_DF {
+            return range_sf(q, k);
+        }
+        let density = |s: f64| {
+            if s <= 0.0 {
+                // the density at 0: sqrt(2/π) for one degree of freedom, else 0
+                return if nu == 1.0 {
+                    (2.0 / std::f64::consts::PI).sqrt()
+                } else {
+                    0.0
+                };
+            }
+            chi_ln_density(s, nu).exp()
+        };
+        let own;
+        let ln_sf = match &self.shared {
+            Some((it, q_min, q_max)) if (*q_min..=*q_max).contains(&q) => Some(it),
+            _ if self.interpolate => {
+                own = LogRangeSf::new(k, q * self.lo, q * self.hi);
+                own.as_ref()
+            }
+            _ => None,
+        };
+        let inner = |w: f64| match ln_sf {
+            Some(ln_sf) => ln_sf.at(w).exp(),
+            None => range_sf(w, k),
+        };
+        let f = |s: f64| density(s) * inner(q * s);
+        integrate_rel(&f, self.lo, self.hi, 1e-12).clamp(0.0, 1.0)
+    }
 }
 
 /// ln [`range_sf`] over [a, b] as a Chebyshev interpolant (barycentric, at the points
@@ -273,14 +404,32 @@ pub fn tukey_hsd(groups: &[&[f64]]) -> Result<(Vec<f64>, Vec<f64>)> {
     let pairs: Vec<(usize, usize)> = (0..k)
         .flat_map(|i| (i + 1..k).map(move |j| (i, j)))
         .collect();
-    let ps = crate::parallel::map_owned(pairs.clone(), |(i, j)| {
-        let d = means[i] - means[j];
-        let normalize = 1.0 / groups[i].len() as f64 + 1.0 / groups[j].len() as f64;
-        let se = (normalize * mse / 2.0).sqrt();
-        if se == 0.0 {
-            return if d == 0.0 { 1.0 } else { 0.0 };
+    // each pair's q, or its p-value where the standard error is 0 (None: q = inf)
+    let qs: Vec<Option<f64>> = pairs
+        .iter()
+        .map(|&(i, j)| {
+            let d = means[i] - means[j];
+            let normalize = 1.0 / groups[i].len() as f64 + 1.0 / groups[j].len() as f64;
+            let se = (normalize * mse / 2.0).sqrt();
+            (se > 0.0 || d == 0.0).then(|| if se > 0.0 { d.abs() / se } else { 0.0 })
+        })
+        .collect();
+    // the pairs' q in ranges of at most a factor Q_RANGE_MAX, one interpolant each
+    let mut sorted: Vec<f64> = qs.iter().flatten().copied().filter(|&q| q > 0.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    let mut ranges: Vec<(f64, f64)> = Vec::new();
+    for q in sorted {
+        match ranges.last_mut() {
+            Some((lo, hi)) if q <= Q_RANGE_MAX * *lo => *hi = q,
+            _ => ranges.push((q, q)),
         }
-        ptukey_sf(d.abs() / se, k, df)
+    }
+    let starts: Vec<f64> = ranges.iter().map(|r| r.0).collect();
+    let tails = crate::parallel::map_owned(ranges, |(lo, hi)| RangeTail::new(k, df, lo, hi, true));
+    let ps = crate::parallel::map_owned(qs, |q| match q {
+        None => 0.0,
+        Some(q) if q <= 0.0 || tails.is_empty() => 1.0,
+        Some(q) => tails[starts.partition_point(|&s| s <= q).max(1) - 1].sf(q),
     });
     for (&(i, j), p) in pairs.iter().zip(ps) {
         diffs[i * k + j] = means[i] - means[j];
@@ -453,10 +602,101 @@ mod tests {
     fn two_groups_match_the_t_test() {
         // k = 2: q = sqrt(2) |t| and the studentized range tail is the two-sided t tail
         use statrs::distribution::{ContinuousCDF, StudentsT};
-        for (t, df) in [(0.5, 3.0), (2.1, 10.0), (4.0, 57.0), (1.3, 1000.0)] {
+        for (t, df) in [
+            (0.5, 3.0),
+            (2.1, 10.0),
+            (4.0, 57.0),
+            (1.3, 1000.0),
+            (3.0, 40_000.0),
+        ] {
             let want = 2.0 * StudentsT::new(0.0, 1.0, df).unwrap().sf(t);
             let got = ptukey_sf(std::f64::consts::SQRT_2 * t, 2, df);
             assert!((got - want).abs() <= 1e-10 * want, "{t} {df} {got} {want}");
+        }
+    }
+
+    #[test]
+    fn ln_1p_minus_is_exact_near_zero_and_away_from_it() {
+        // near 0 against the Taylor series in u (-u^2/2 + u^3/3 - ...), another formula
+        for u in [1e-9f64, -1e-9, 1e-6, -1e-6, 1e-3, -1e-3, 0.05, -0.05] {
+            let want: f64 = (2..40).map(|j| -(-u).powi(j) / j as f64).sum::<f64>();
+            let got = ln_1p_minus(u);
+            assert!(
+                (got - want).abs() <= 1e-15 * want.abs(),
+                "{u}: {got} {want}"
+            );
+        }
+        // away from 0 the direct form has nothing to cancel
+        for u in [3.0, 0.9, -0.6, -0.99] {
+            let want = f64::ln_1p(u) - u;
+            assert!((ln_1p_minus(u) - want).abs() <= 1e-15 * want.abs(), "{u}");
+        }
+    }
+
+    #[test]
+    fn chi_density_is_the_textbook_one_and_integrates_to_one() {
+        for df in [1.0, 2.0, 7.0, 40.0] {
+            let log_c = 0.5 * df * f64::ln(df) - ln_gamma(0.5 * df) - (0.5 * df - 1.0) * 2f64.ln();
+            for s in [0.1, 0.7, 1.0, 1.9] {
+                let want = log_c + (df - 1.0) * f64::ln(s) - 0.5 * df * s * s;
+                let got = chi_ln_density(s, df);
+                assert!(
+                    (got - want).abs() <= 1e-13 * want.abs().max(1.0),
+                    "{df} {s}"
+                );
+            }
+        }
+        for df in [3.0f64, 57.0, 25_000.0, 99_999.0, 1e7] {
+            // 14 standard deviations (1 / sqrt(2 df)) each side of 1, from 0 at most
+            let spread = 14.0 / (2.0 * df).sqrt();
+            let (lo, hi) = ((1.0 - spread).max(0.0), 1.0 + spread);
+            let total = integrate_rel(&|s| chi_ln_density(s, df).exp(), lo, hi, 1e-13);
+            assert!((total - 1.0).abs() < 1e-12, "{df}: {total}");
+        }
+    }
+
+    #[test]
+    fn many_degrees_of_freedom_end_and_join_the_range_of_normals() {
+        // 500,000 degrees of freedom (50 systems x 10,000 queries) never returned when
+        // the chi density's large terms cancelled; from TUKEY_LARGE_DF on, scipy's
+        // convention: the range of normals
+        for (q, k) in [(0.5, 50), (4.0, 50), (6.0, 5), (3.0, 2)] {
+            assert_eq!(ptukey_sf(q, k, 500_000.0), range_sf(q, k));
+            assert_eq!(ptukey_sf(q, k, TUKEY_LARGE_DF), range_sf(q, k));
+            // just below it the double integral, within O(1/df) of the limit (2e-5 at
+            // most: 0.77095 against 0.77097 for q = 4, k = 50)
+            let finite = ptukey_sf(q, k, TUKEY_LARGE_DF - 1.0);
+            let limit = range_sf(q, k);
+            assert!(finite != limit && (finite - limit).abs() <= 2e-5, "{q} {k}");
+        }
+    }
+
+    #[test]
+    fn pairs_sharing_one_interpolant_get_their_lone_p_values() {
+        // tukey_hsd makes one interpolant for all pairs; each p-value as ptukey_sf alone
+        let mut rng = crate::testing::Lcg::new(5);
+        for (k, n) in [(3, 4), (12, 30), (20, 400)] {
+            let groups: Vec<Vec<f64>> = (0..k)
+                .map(|i| {
+                    let shift = 0.3 * i as f64 / (n as f64).sqrt();
+                    (0..n)
+                        .map(|_| rng.below(1000) as f64 / 1000.0 + shift)
+                        .collect()
+                })
+                .collect();
+            let refs: Vec<&[f64]> = groups.iter().map(|g| &g[..]).collect();
+            let (_, p) = tukey_hsd(&refs).unwrap();
+            let df = (k * n - k) as f64;
+            for i in 0..k {
+                for j in i + 1..k {
+                    let lone = ptukey_sf(tukey_pair_q(&refs, i, j), k, df);
+                    let got = p[i * k + j];
+                    assert!(
+                        (got - lone).abs() <= 1e-10 * lone,
+                        "{k} {n} {i} {j}: {got} {lone}"
+                    );
+                }
+            }
         }
     }
 
