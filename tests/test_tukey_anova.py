@@ -9,6 +9,7 @@ studentized range is sqrt(2) |t|) they agree to 1e-9 relative.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -145,6 +146,32 @@ def test_compare_tukey_matches_ranx():
         assert p["pvalue_corrected"] == p["pvalue"]
     r = irmetrics.compare(qrels, runs, "ndcg@10", test="randomized_tukey", n_resamples=500)
     assert all(p["method"] == "Monte Carlo" for p in r.pairs)
+
+
+def test_compare_tukey_statistic_matches_statsmodels():
+    # each pair's q = |mean difference| / its standard error and the df of the pooled
+    # variance, as statsmodels' pairwise_tukeyhsd computes them
+    from statsmodels.stats.multicomp import pairwise_tukeyhsd
+
+    rng = np.random.default_rng(11)
+    systems = {f"s{i}": rng.random(40) + 0.05 * i for i in range(5)}
+    report = irmetrics.compare_values({"m": systems}, test="tukey")
+    names = list(systems)
+    values = np.concatenate([systems[s] for s in names])
+    labels = np.repeat(names, 40)
+    ref = pairwise_tukeyhsd(values, labels)
+    assert ref.df_total == 5 * 40 - 5
+    want = {}
+    # its pairs in the order of its summary table: groups sorted, (0, 1), (0, 2), ...
+    pairs = itertools.combinations(ref.groupsunique, 2)
+    for (a, b), d, se, p in zip(pairs, ref.meandiffs, ref.std_pairs, ref.pvalues, strict=True):
+        want[str(a), str(b)] = (abs(d) / se, p)
+    assert len(report.pairs) == len(want) == 10
+    for pair in report.pairs:
+        q, p = want[pair["system_a"], pair["system_b"]]
+        assert math.isclose(pair["statistic"], q, rel_tol=1e-12), (pair, q)
+        assert pair["df"] == ref.df_total
+        assert abs(pair["pvalue"] - p) <= 1e-3, (pair, p)  # statsmodels interpolates a table
 
 
 def test_tukey_bad_input():

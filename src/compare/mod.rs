@@ -26,7 +26,7 @@ pub use paired::{
 pub use report::{
     compare, compare_values, compare_values_with, CompareOptions, Format, PairResult, Report,
 };
-pub use tukey::{ptukey_sf, randomized_tukey_hsd, tukey_hsd};
+pub use tukey::{ptukey_sf, randomized_tukey_hsd, tukey_hsd, TukeyHsd};
 
 use crate::error::Result;
 

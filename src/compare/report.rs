@@ -344,8 +344,11 @@ pub fn compare_values_with(
         } else {
             None
         };
-        let multi = match how.test {
-            Test::Tukey => Some(super::tukey::tukey_hsd(&refs)?.1),
+        let tukey = match how.test {
+            Test::Tukey => Some(super::tukey::tukey_hsd(&refs)?),
+            _ => None,
+        };
+        let randomized = match how.test {
             Test::RandomizedTukey => Some(super::tukey::randomized_tukey_hsd(
                 &refs,
                 how.n_resamples,
@@ -370,24 +373,18 @@ pub fn compare_values_with(
                 Test::Wilcoxon => paired::wilcoxon(x, y)?,
                 Test::Sign => paired::sign_test(x, y)?,
                 Test::Bootstrap => boot[at].clone(),
-                Test::Tukey | Test::RandomizedTukey => {
-                    let p = multi.as_ref().map_or(f64::NAN, |m| m[a * k + b]);
-                    let tukey = how.test == Test::Tukey;
-                    TestResult {
-                        statistic: if tukey {
-                            super::tukey::tukey_pair_q(&refs, a, b)
-                        } else {
-                            paired::mean(x) - paired::mean(y)
-                        },
-                        pvalue: p,
-                        method: if tukey {
-                            "studentized range"
-                        } else {
-                            "Monte Carlo"
-                        },
-                        df: tukey.then(|| (k * n - k) as f64),
-                    }
-                }
+                Test::Tukey => TestResult {
+                    statistic: tukey.as_ref().map_or(f64::NAN, |t| t.statistics[a * k + b]),
+                    pvalue: tukey.as_ref().map_or(f64::NAN, |t| t.pvalues[a * k + b]),
+                    method: "studentized range",
+                    df: tukey.as_ref().map(|t| t.df),
+                },
+                Test::RandomizedTukey => TestResult {
+                    statistic: paired::mean(x) - paired::mean(y),
+                    pvalue: randomized.as_ref().map_or(f64::NAN, |m| m[a * k + b]),
+                    method: "Monte Carlo",
+                    df: None,
+                },
                 Test::Randomization => match &flips {
                     Some(f) => TestResult {
                         statistic: paired::mean(x) - paired::mean(y),

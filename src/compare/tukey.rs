@@ -372,10 +372,8 @@ impl LogRangeSf {
 
 /// Tukey's HSD on `groups` (one-way, as `scipy.stats.tukey_hsd(*groups)`): the pooled
 /// within-group variance, q = |mean_i - mean_j| / sqrt(MSE/2 (1/n_i + 1/n_j)) and the
-/// studentized range's upper tail with k groups and N - k degrees of freedom. Returns
-/// k x k matrices (row-major) of mean differences (i - j) and p-values (1 on the
-/// diagonal).
-pub fn tukey_hsd(groups: &[&[f64]]) -> Result<(Vec<f64>, Vec<f64>)> {
+/// studentized range's upper tail with k groups and N - k degrees of freedom.
+pub fn tukey_hsd(groups: &[&[f64]]) -> Result<TukeyHsd> {
     let k = groups.len();
     if k < 2 {
         return Err(Error::Input(format!(
@@ -400,23 +398,30 @@ pub fn tukey_hsd(groups: &[&[f64]]) -> Result<(Vec<f64>, Vec<f64>)> {
         .map(|(g, m)| g.iter().map(|v| (v - m) * (v - m)).sum::<f64>())
         .sum();
     let mse = ss / df;
-    let mut diffs = vec![0.0; k * k];
-    let mut pvalues = vec![1.0; k * k];
+    let mut out = TukeyHsd {
+        k,
+        df,
+        diffs: vec![0.0; k * k],
+        statistics: vec![0.0; k * k],
+        pvalues: vec![1.0; k * k],
+    };
     let pairs: Vec<(usize, usize)> = (0..k)
         .flat_map(|i| (i + 1..k).map(move |j| (i, j)))
         .collect();
-    // each pair's q, or its p-value where the standard error is 0 (None: q = inf)
-    let qs: Vec<Option<f64>> = pairs
+    // each pair's q (inf where the standard error is 0, NaN where the means are equal too)
+    let qs: Vec<f64> = pairs
         .iter()
         .map(|&(i, j)| {
-            let d = means[i] - means[j];
             let normalize = 1.0 / groups[i].len() as f64 + 1.0 / groups[j].len() as f64;
-            let se = (normalize * mse / 2.0).sqrt();
-            (se > 0.0 || d == 0.0).then(|| if se > 0.0 { d.abs() / se } else { 0.0 })
+            (means[i] - means[j]).abs() / (normalize * mse / 2.0).sqrt()
         })
         .collect();
     // the pairs' q in ranges of at most a factor Q_RANGE_MAX, one interpolant each
-    let mut sorted: Vec<f64> = qs.iter().flatten().copied().filter(|&q| q > 0.0).collect();
+    let mut sorted: Vec<f64> = qs
+        .iter()
+        .copied()
+        .filter(|&q| q > 0.0 && q.is_finite())
+        .collect();
     sorted.sort_by(f64::total_cmp);
     let mut ranges: Vec<(f64, f64)> = Vec::new();
     for q in sorted {
@@ -427,35 +432,40 @@ pub fn tukey_hsd(groups: &[&[f64]]) -> Result<(Vec<f64>, Vec<f64>)> {
     }
     let starts: Vec<f64> = ranges.iter().map(|r| r.0).collect();
     let tails = crate::parallel::map_owned(ranges, |(lo, hi)| RangeTail::new(k, df, lo, hi, true));
-    let ps = crate::parallel::map_owned(qs, |q| match q {
-        None => 0.0,
-        Some(q) if q <= 0.0 || tails.is_empty() => 1.0,
-        Some(q) => tails[starts.partition_point(|&s| s <= q).max(1) - 1].sf(q),
+    let ps = crate::parallel::map_owned(qs.clone(), |q| {
+        if q == f64::INFINITY {
+            0.0
+        } else if q.is_nan() || q == 0.0 || tails.is_empty() {
+            1.0
+        } else {
+            tails[starts.partition_point(|&s| s <= q).max(1) - 1].sf(q)
+        }
     });
-    for (&(i, j), p) in pairs.iter().zip(ps) {
-        diffs[i * k + j] = means[i] - means[j];
-        diffs[j * k + i] = means[j] - means[i];
-        pvalues[i * k + j] = p;
-        pvalues[j * k + i] = p;
+    for ((&(i, j), p), q) in pairs.iter().zip(ps).zip(qs) {
+        out.diffs[i * k + j] = means[i] - means[j];
+        out.diffs[j * k + i] = means[j] - means[i];
+        out.statistics[i * k + j] = q;
+        out.statistics[j * k + i] = q;
+        out.pvalues[i * k + j] = p;
+        out.pvalues[j * k + i] = p;
     }
-    Ok((diffs, pvalues))
+    Ok(out)
 }
 
-/// The studentized range statistic and p-value of one pair in a [`tukey_hsd`] of
-/// `groups` (for reports).
-pub(crate) fn tukey_pair_q(groups: &[&[f64]], i: usize, j: usize) -> f64 {
-    let k = groups.len();
-    let nobs: usize = groups.iter().map(|g| g.len()).sum();
-    let ss: f64 = groups
-        .iter()
-        .map(|g| {
-            let m = mean(g);
-            g.iter().map(|v| (v - m) * (v - m)).sum::<f64>()
-        })
-        .sum();
-    let mse = ss / (nobs - k) as f64;
-    let normalize = 1.0 / groups[i].len() as f64 + 1.0 / groups[j].len() as f64;
-    (mean(groups[i]) - mean(groups[j])).abs() / (normalize * mse / 2.0).sqrt()
+/// A [`tukey_hsd`]: k x k matrices, row-major, of the pairs' mean differences (i - j),
+/// studentized range statistics q (0 on the diagonal) and p-values (1 on the diagonal).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TukeyHsd {
+    /// the number of groups
+    pub k: usize,
+    /// the degrees of freedom of the pooled variance, N - k
+    pub df: f64,
+    /// mean_i - mean_j
+    pub diffs: Vec<f64>,
+    /// |mean_i - mean_j| / sqrt(MSE/2 (1/n_i + 1/n_j))
+    pub statistics: Vec<f64>,
+    /// the studentized range's upper tail at each statistic
+    pub pvalues: Vec<f64>,
 }
 
 /// Carterette's (2012) randomized Tukey HSD on `systems` (equally long per-query
@@ -686,12 +696,13 @@ mod tests {
                 })
                 .collect();
             let refs: Vec<&[f64]> = groups.iter().map(|g| &g[..]).collect();
-            let (_, p) = tukey_hsd(&refs).unwrap();
+            let t = tukey_hsd(&refs).unwrap();
             let df = (k * n - k) as f64;
+            assert_eq!(t.df, df);
             for i in 0..k {
                 for j in i + 1..k {
-                    let lone = ptukey_sf(tukey_pair_q(&refs, i, j), k, df);
-                    let got = p[i * k + j];
+                    let lone = ptukey_sf(t.statistics[i * k + j], k, df);
+                    let got = t.pvalues[i * k + j];
                     assert!(
                         (got - lone).abs() <= 1e-10 * lone,
                         "{k} {n} {i} {j}: {got} {lone}"

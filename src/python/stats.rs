@@ -222,7 +222,7 @@ fn tukey_hsd(py: Python<'_>, samples: Vec<Bound<'_, PyAny>>) -> PyResult<(Vec<f6
     let g = groups_of(&samples)?;
     super::heavy(py, move |_| {
         let refs: Vec<&[f64]> = g.iter().map(|v| v.as_slice()).collect();
-        compare::tukey_hsd(&refs)
+        compare::tukey_hsd(&refs).map(|t| (t.diffs, t.pvalues))
     })
 }
 
