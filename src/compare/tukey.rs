@@ -399,7 +399,6 @@ pub fn tukey_hsd(groups: &[&[f64]]) -> Result<TukeyHsd> {
         .sum();
     let mse = ss / df;
     let mut out = TukeyHsd {
-        k,
         df,
         diffs: vec![0.0; k * k],
         statistics: vec![0.0; k * k],
@@ -456,8 +455,6 @@ pub fn tukey_hsd(groups: &[&[f64]]) -> Result<TukeyHsd> {
 /// studentized range statistics q (0 on the diagonal) and p-values (1 on the diagonal).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TukeyHsd {
-    /// the number of groups
-    pub k: usize,
     /// the degrees of freedom of the pooled variance, N - k
     pub df: f64,
     /// mean_i - mean_j
