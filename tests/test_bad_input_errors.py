@@ -472,6 +472,27 @@ def test_wrong_argument_types() -> None:
         Qrels.from_string(["q 0 d 1"])
 
 
+def test_counts_are_whole_numbers_everywhere() -> None:
+    """A negative or fractional count is an InputError naming it (these three gave a
+    bare OverflowError)."""
+    from irmetrics import online, stats
+
+    log = {"session_id": ["s"], "timestamp": [1.0], "type": ["query"], "query": ["x"]}
+    for call in (
+        lambda: online.top_queries(log, n=-1),
+        lambda: online.ctr_by_query(log, n=-1),
+        lambda: online.top_queries(log, n=1.5),
+    ):
+        with pytest.raises(InputError, match="n must be a whole number of at least 0, got"):
+            call()
+    assert online.top_queries(log, n=0) == []
+    assert [q for q, *_ in online.ctr_by_query(log)] == ["x"]
+    with pytest.raises(InputError, match="k must be a whole number of at least 0, got -1"):
+        stats.studentized_range_sf(3.0, -1, 5.0)
+    with pytest.raises(InputError, match="n must be a whole number of at least 0, got -1"):
+        irmetrics.set_max_line_bytes(-1)
+
+
 # ---------------------------------------------------------------------------------
 # measures and options
 

@@ -307,8 +307,62 @@ def test_identical_systems_give_p_one():
         (lambda: stats.correct([0.1, 0.2], "hlm"), "did you mean 'holm'"),
         (lambda: stats.correct([0.1, math.nan], "holm"), "not a number"),
         (lambda: stats.tau_ap([1.0, 1.0, 2.0], [1.0, 2.0, 3.0]), "ties"),
+        (lambda: stats.studentized_range_sf(3.0, -1, 5.0), "k must be a whole number"),
+        (lambda: stats.studentized_range_sf(3.0, 2.5, 5.0), "k must be a whole number"),
     ],
 )
 def test_bad_input_is_an_irmetrics_error(call, match):
     with pytest.raises(irmetrics.Error, match=match):
         call()
+
+
+# values whose squares overflow: a variance of inf gave t = 0 and p = 1 (scipy: NaN), or a
+# NaN statistic that the t and F distributions refused with an "internal error"
+HUGE = [0.0, 0.4355, 0.5, 0.0], [1e308, 1e308, 0.5, 1e308]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x, y: stats.ttest(x, y),
+        lambda x, y: stats.wilcoxon(x, y),
+        lambda x, y: stats.sign_test(x, y),
+        lambda x, y: stats.randomization_test(x, y, n_resamples=10),
+        lambda x, y: stats.bootstrap_test(x, y, n_resamples=10),
+        lambda x, y: stats.effect_size(x, y),
+        lambda x, y: stats.tukey_hsd(x, y),
+        lambda x, y: stats.randomized_tukey_hsd(x, y, n_resamples=10),
+        lambda x, y: stats.anova2([x, y]),
+        lambda x, y: irmetrics.compare_values({"m": {"a": x, "b": y}}),
+    ],
+)
+def test_values_beyond_1e100_are_refused_by_every_test(call):
+    with pytest.raises(irmetrics.InputError, match=r"1e308 at position 0: .*up to 1e100"):
+        call(*HUGE)
+
+
+def test_values_up_to_1e100_agree_with_scipy_and_statsmodels():
+    """The limit leaves room: values of magnitude 1e99 give scipy's t and Tukey's
+    p-values, and statsmodels' two-way ANOVA F (scale-free: fitted on the values / 1e99,
+    where OLS is well conditioned)."""
+    import pandas as pd
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
+
+    rng = np.random.default_rng(3)
+    unit = rng.normal(0, 1, (3, 12))
+    x, y, z = unit * 1e99
+    ours = stats.ttest(x, y)
+    theirs = scipy_stats.ttest_rel(x, y)
+    assert close(ours.statistic, theirs.statistic) and close(ours.pvalue, theirs.pvalue)
+    assert np.allclose(
+        stats.tukey_hsd(x, y, z).pvalue, scipy_stats.tukey_hsd(x, y, z).pvalue, rtol=1e-6
+    )
+    frame = pd.DataFrame(
+        [(f"s{i}", f"t{j}", unit[i, j]) for i in range(3) for j in range(12)],
+        columns=["system", "topic", "value"],
+    )
+    table = sm.stats.anova_lm(smf.ols("value ~ C(system) + C(topic)", data=frame).fit(), typ=2)
+    a = stats.anova2([x, y, z])
+    assert close(a.statistic, table.loc["C(system)", "F"])
+    assert close(a.pvalue, table.loc["C(system)", "PR(>F)"])

@@ -510,7 +510,7 @@ def online_combine(
 ]: ...
 def online_top_queries(
     log: OnlineLog,
-    n: int = 10,
+    n: int | None = None,
     window: tuple[float, float] | None = None,
     normalize: bool = False,
 ) -> list[tuple[str, int, float]]: ...
@@ -519,7 +519,7 @@ def online_queries_per(
 ) -> dict[str, Any]: ...
 def online_parse_time(text: str) -> float | None: ...
 def online_ctr_by_query(
-    log: OnlineLog, n: int = ..., normalize: bool = False
+    log: OnlineLog, n: int | None = None, normalize: bool = False
 ) -> list[tuple[str, int, int, float]]: ...
 
 ONLINE_FIELDS: list[str]

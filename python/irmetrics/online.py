@@ -412,6 +412,4 @@ def ctr_by_query(
     by text), the first ``n`` (``None``: all); ``normalize=True`` counts queries
     lowercased with runs of white space as one space."""
     lg = read_log(log, **read)
-    if n is None:
-        return _core.online_ctr_by_query(lg, normalize=normalize)
     return _core.online_ctr_by_query(lg, n, normalize)

@@ -66,10 +66,23 @@ pub fn differences(x: &[f64], y: &[f64]) -> Result<Vec<f64>> {
     Ok(x.iter().zip(y).map(|(a, b)| a - b).collect())
 }
 
-/// An error for the first value that is not a finite number.
+/// The largest magnitude of a value a test takes. The tests sum squares of values and
+/// of their differences (variances, sums of squares): below 1e100 those sums stay
+/// finite in double precision for any number of values (4 n 1e200 < 1.8e308 while n <
+/// 4e107). Beyond it a variance became infinite or NaN: a t statistic of 0 (a wrong
+/// p-value of 1), or a NaN that the t and F distributions refuse.
+pub const MAX_MAGNITUDE: f64 = 1e100;
+
+/// An error for the first value that is not a finite number, or whose magnitude passes
+/// [`MAX_MAGNITUDE`].
 pub(crate) fn check_finite(v: &[f64], what: &str) -> Result<()> {
-    match v.iter().position(|v| !v.is_finite()) {
+    match v.iter().position(|v| v.is_nan() || v.abs() > MAX_MAGNITUDE) {
         None => Ok(()),
+        Some(i) if v[i].is_finite() => Err(Error::Input(format!(
+            "{what} holds {:e} at position {i}: significance tests take values of magnitude \
+             up to 1e100 (their squares are summed in double precision)",
+            v[i]
+        ))),
         Some(i) => Err(Error::Input(format!(
             "{what} holds {} at position {i}: significance tests need a number for every \
              query (a geometric-mean measure of a zero gives NaN: compare its arithmetic \
@@ -607,6 +620,11 @@ mod tests {
         assert!(ttest(&[1.0, 2.0], &[2.0]).is_err());
         assert!(wilcoxon(&[1.0, f64::NAN], &[2.0, 1.0]).is_err());
         assert!(randomization_test(&X, &Y, 0, 1, None).is_err());
+        // squares that overflow: before, a NaN t reached the t distribution (a panic)
+        let e = ttest(&[0.0, 0.4, 0.5, 0.0], &[1e308, 1e308, 0.5, 1e308]).unwrap_err();
+        assert!(e.to_string().contains("1e308 at position 0"), "{e}");
+        assert!(ttest(&[1e100, 0.0, 2.0], &[-1e100, 1.0, 0.0]).is_ok());
+        assert!(ttest(&[1.1e100, 0.0, 2.0], &[0.0, 1.0, 0.0]).is_err());
     }
 
     #[test]

@@ -779,8 +779,9 @@ pub(super) fn _qrels_from_pickle(py: Python<'_>, data: &Bound<'_, PyBytes>) -> P
 /// Set the longest line accepted in TREC files, in bytes (default 1 MiB, or
 /// `IRMETRICS_MAX_LINE_BYTES`); returns the previous limit.
 #[pyfunction]
-pub(super) fn set_max_line_bytes(n: usize) -> usize {
+pub(super) fn set_max_line_bytes(n: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let n = convert::int_arg(n, "n", 0usize, None)?;
     let before = crate::trec::max_line_bytes();
     crate::trec::set_max_line_bytes(n);
-    before
+    Ok(before)
 }

@@ -11,6 +11,7 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
+use super::convert::int_arg;
 use super::{errors, heavy};
 use crate::error::{Error, Unit};
 use crate::online::{
@@ -571,27 +572,29 @@ fn online_combine(
 
 /// The top `n` queries in `window` (`(start, end)` seconds): `[(query, count, share)]`.
 #[pyfunction]
-#[pyo3(signature = (log, n = 10, window = None, normalize = false))]
+#[pyo3(signature = (log, n = None, window = None, normalize = false))]
 fn online_top_queries(
     py: Python<'_>,
     log: &PyOnlineLog,
-    n: usize,
+    n: Option<&Bound<'_, PyAny>>,
     window: Option<(f64, f64)>,
     normalize: bool,
 ) -> PyResult<Vec<(String, u64, f64)>> {
+    let n = n.map_or(Ok(10), |n| int_arg(n, "n", 0usize, None))?;
     let log = log.inner.clone();
     heavy(py, move |_| online::top_queries(&log, n, window, normalize))
 }
 
 /// CTR per query: `[(query, serps, clicked, ctr)]`, most SERPs first, the first `n`.
 #[pyfunction]
-#[pyo3(signature = (log, n = usize::MAX, normalize = false))]
+#[pyo3(signature = (log, n = None, normalize = false))]
 fn online_ctr_by_query(
     py: Python<'_>,
     log: &PyOnlineLog,
-    n: usize,
+    n: Option<&Bound<'_, PyAny>>,
     normalize: bool,
 ) -> PyResult<Vec<(String, u64, u64, f64)>> {
+    let n = n.map_or(Ok(usize::MAX), |n| int_arg(n, "n", 0usize, None))?;
     let log = log.inner.clone();
     heavy(py, move |_| online::ctr_by_query(&log, n, normalize))
 }
