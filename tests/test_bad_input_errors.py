@@ -493,6 +493,23 @@ def test_counts_are_whole_numbers_everywhere() -> None:
         irmetrics.set_max_line_bytes(-1)
 
 
+def test_bad_options_of_the_python_layer_are_irmetrics_errors() -> None:
+    """The options checked in Python raise InputError (a ValueError) like the rest."""
+    q, r = {"q": {"d": 1}}, {"q": {"d": 1.0}}
+    for call, match in (
+        (lambda: irmetrics.evaluate(q, r, "map", output="xml"), "output must be"),
+        (lambda: irmetrics.evaluate(q, r, "map", stream=True), "needs the run as a file"),
+        (lambda: irmetrics.aggregate([1.0, 2.0], "mean", ddof=1), "ddof applies"),
+        (lambda: irmetrics.aggregate([1.0, 2.0], "std", ddof=2), "ddof must be 0"),
+        (
+            lambda: irmetrics.system_correlation({"a": 1.0}, {"a": 2.0}, "pearson"),
+            "must be 'kendall' or 'spearman'",
+        ),
+    ):
+        with pytest.raises(InputError, match=match):
+            call()
+
+
 # ---------------------------------------------------------------------------------
 # measures and options
 

@@ -172,7 +172,7 @@ def evaluate(
     aggregate = _statistic(aggregate, ddof)
     ev = Evaluator(qrels, measures, **options)
     if stream and not isinstance(run, (str, os.PathLike)):
-        raise TypeError("stream=True needs the run as a file path")
+        raise InputError("stream=True needs the run as a file path")
 
     if stream and progress:
         raise InputError("progress is not reported with stream=True")
@@ -182,7 +182,7 @@ def evaluate(
             return ev.evaluate_file(run, per_query=per_query, aggregate=aggregate)  # type: ignore[arg-type]
         return ev.evaluate(run, per_query=per_query, aggregate=aggregate, progress=progress)
     if output not in _TABLES:
-        raise ValueError(f"output must be 'dict', {', '.join(map(repr, _TABLES))}, not {output!r}")
+        raise InputError(f"output must be 'dict', {', '.join(map(repr, _TABLES))}, not {output!r}")
     table = ev.evaluate_table(run, stream=stream, progress=progress)
     return _TABLES[output](*table)
 
@@ -276,7 +276,7 @@ def diversity(
         df.attrs["all"] = dict(zip(names, means))
         return df
     if output != "dict":
-        raise ValueError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")
+        raise InputError(f"output must be 'dict', 'numpy' or 'pandas', not {output!r}")
     if per_query:
         return {n: dict(zip(ids, values[:, i].tolist())) for i, n in enumerate(names)}
     return dict(zip(names, means))
@@ -329,9 +329,9 @@ def _statistic(how: str, ddof: int | None) -> str:
     if ddof is None:
         return how
     if how != "std":
-        raise ValueError(f"ddof applies to how='std' only, not {how!r}")
+        raise InputError(f"ddof applies to how='std' only, not {how!r}")
     if isinstance(ddof, bool) or ddof not in (0, 1):
-        raise ValueError(f"ddof must be 0 (population) or 1 (sample), not {ddof!r}")
+        raise InputError(f"ddof must be 0 (population) or 1 (sample), not {ddof!r}")
     return "std" if ddof == 1 else "std_pop"
 
 
@@ -419,4 +419,4 @@ def system_correlation(
         return kendall_tau(x, y)
     if method == "spearman":
         return spearman_rho(x, y)
-    raise ValueError(f"method must be 'kendall' or 'spearman', not {method!r}")
+    raise InputError(f"method must be 'kendall' or 'spearman', not {method!r}")

@@ -118,7 +118,7 @@ class Report:
         if kind == "means":
             return pd.DataFrame(self.means).loc[self.systems, self.measures]
         if kind != "pairs":
-            raise ValueError(f"kind must be 'pairs' or 'means', not {kind!r}")
+            raise InputError(f"kind must be 'pairs' or 'means', not {kind!r}")
         rows = []
         for p in self.pairs:
             row = dict(p)

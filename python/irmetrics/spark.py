@@ -274,7 +274,7 @@ def _evaluated(
         "run_columns": r_shown,
     }
     if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+        raise InputError(f"method must be one of {METHODS}, not {method!r}")
     return _parts(q, r, spec, method), driver
 
 
