@@ -126,6 +126,13 @@ def test_cli_option_raises_the_limit(tmp_path: Path) -> None:
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["map", "all", f"{MAP:.4f}"]
+    # a value that is not a number: the default limit applies, and its error says so
+    env["IRMETRICS_MAX_LINE_BYTES"] = "2M"
+    (tmp_path / "r").write_text(RUN.replace(" r\n", " " + "t" * (2 << 20) + "\n"))
+    p = subprocess.run(cmd[:3] + cmd[5:], capture_output=True, text=True, env=env)
+    assert p.returncode == 1, p.stderr
+    assert "line longer than 1048576 bytes" in p.stderr, p.stderr
+    assert 'IRMETRICS_MAX_LINE_BYTES="2M" is not a whole number of bytes' in p.stderr
 
 
 def test_endless_repeated_lines_are_refused_early_in_bounded_memory() -> None:

@@ -42,11 +42,18 @@ pub fn max_line_bytes() -> usize {
     }
 }
 
-/// The message for a line over the limit.
+/// The message for a line over the limit; it names an `IRMETRICS_MAX_LINE_BYTES` that
+/// is not a number (the default applied then: the variable is read where no error can
+/// be returned, and only matters once a line is this long).
 pub(super) fn too_long() -> String {
+    let unread = std::env::var("IRMETRICS_MAX_LINE_BYTES")
+        .ok()
+        .filter(|v| v.trim().parse::<usize>().is_err())
+        .map(|v| format!("; IRMETRICS_MAX_LINE_BYTES={v:?} is not a whole number of bytes"))
+        .unwrap_or_default();
     format!(
         "line longer than {} bytes (is this a TREC file? raise the limit with \
-         --max-line-bytes or IRMETRICS_MAX_LINE_BYTES if it is)",
+         --max-line-bytes or IRMETRICS_MAX_LINE_BYTES if it is{unread})",
         max_line_bytes()
     )
 }
