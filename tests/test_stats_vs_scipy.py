@@ -366,3 +366,17 @@ def test_values_up_to_1e100_agree_with_scipy_and_statsmodels():
     a = stats.anova2([x, y, z])
     assert close(a.statistic, table.loc["C(system)", "F"])
     assert close(a.pvalue, table.loc["C(system)", "PR(>F)"])
+
+
+def test_bootstrap_ci_of_values_holding_nan_is_nan_as_scipy():
+    import warnings
+
+    values = np.array([math.nan, 1.0, 2.0])
+    with warnings.catch_warnings():  # scipy warns that the data are degenerate
+        warnings.simplefilter("ignore")
+        ref = scipy_stats.bootstrap(
+            (values,), np.mean, method="percentile", n_resamples=100, random_state=0
+        ).confidence_interval
+    assert math.isnan(ref.low) and math.isnan(ref.high)
+    low, high = irmetrics.bootstrap_ci(values.tolist())
+    assert math.isnan(low) and math.isnan(high)

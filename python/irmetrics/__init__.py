@@ -358,7 +358,8 @@ def bootstrap_ci(
     """Percentile-bootstrap confidence interval ``(low, high)`` for the mean.
 
     Resamples the per-query values with replacement ``resamples`` times; the same
-    ``seed`` always gives the same interval.
+    ``seed`` always gives the same interval. Values holding NaN give ``(nan, nan)``,
+    as ``scipy.stats.bootstrap`` does.
     """
     return _core.bootstrap_ci(_values(values), confidence, resamples, seed)
 
