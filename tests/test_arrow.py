@@ -297,6 +297,15 @@ def test_a_null_in_polars_is_refused_too() -> None:
         irmetrics.Qrels.from_dataframe(df)
 
 
+def test_a_polars_column_of_only_nulls_is_named() -> None:
+    # polars types it Null; arrow-rs refuses the buffer polars exports for it, and the
+    # error names the column instead of the C data interface's complaint alone
+    df = pl.DataFrame({"qid": ["1"], "docno": pl.Series([None]), "relevance": [1]})
+    assert df.schema["docno"] == pl.Null
+    with pytest.raises(irmetrics.Error, match=r"'docno'"):
+        irmetrics.Qrels.from_dataframe(df)
+
+
 @pytest.mark.parametrize(
     ("column", "values", "works"),
     [

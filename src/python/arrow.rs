@@ -123,7 +123,22 @@ fn stream_batches(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatc
     let schema = arrow_array::RecordBatchReader::schema(&reader);
     let batches = reader
         .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| bad(e.to_string()))?;
+        .map_err(|e| {
+            // polars exports a column of type Null (every value missing) with a buffer
+            // arrow-rs refuses: name such columns, not only the interface's complaint
+            let null: Vec<String> = (schema.fields().iter())
+                .filter(|f| f.data_type() == &DataType::Null)
+                .map(|f| format!("'{}'", f.name()))
+                .collect();
+            if null.is_empty() {
+                return bad(e.to_string());
+            }
+            bad(format!(
+                "column {} has Arrow type Null (every value missing); drop or fill it \
+                 first ({e})",
+                null.join(", ")
+            ))
+        })?;
     Ok((schema, batches))
 }
 
