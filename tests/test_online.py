@@ -268,6 +268,18 @@ def test_bad_input_names_the_line(tmp_path, second, words):
         online.evaluate(_write(tmp_path, [Q, second]))
 
 
+def test_bad_csv_rows_are_told_in_words(tmp_path):
+    p = tmp_path / "bad.csv"
+    p.write_text("session_id,timestamp,type,query\na,1,query,x\na,2,click\n")
+    with pytest.raises(
+        irmetrics.FormatError, match=r"bad.csv:3: 3 fields, where the header has 4$"
+    ):
+        online.evaluate(p)
+    p.write_bytes(b"session_id,timestamp,type,query\na,1,query,\xff\n")
+    with pytest.raises(irmetrics.FormatError, match=r"bad.csv:2: field 4 is not UTF-8 text$"):
+        online.evaluate(p)
+
+
 def test_bad_frames_name_columns_and_rows():
     with pytest.raises(irmetrics.InputError, match=r"'sid' \(session_id\)"):
         online.evaluate(

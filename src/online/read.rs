@@ -454,12 +454,25 @@ fn read_csv(
         .from_reader(input);
     let csv_err = |e: csv::Error| {
         let line = e.position().map_or(0, |p| p.line());
+        let shown = e.to_string();
         match e.into_kind() {
             csv::ErrorKind::Io(e) => Error::Io {
                 path: source.into(),
                 source: e,
             },
-            k => Error::format(source, line, format!("{k:?}")),
+            csv::ErrorKind::UnequalLengths {
+                expected_len, len, ..
+            } => Error::format(
+                source,
+                line,
+                format!("{len} fields, where the header has {expected_len}"),
+            ),
+            csv::ErrorKind::Utf8 { err, .. } => Error::format(
+                source,
+                line,
+                format!("field {} is not UTF-8 text", err.field() + 1),
+            ),
+            _ => Error::format(source, line, shown),
         }
     };
     let header = r.headers().map_err(csv_err)?.clone();
