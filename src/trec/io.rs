@@ -26,15 +26,21 @@ pub fn set_max_line_bytes(n: usize) {
     MAX_LINE.store(n.max(64), Ordering::Relaxed);
 }
 
+/// `IRMETRICS_MAX_LINE_BYTES`: None when unset, its text when not a whole number.
+fn env_max_line_bytes() -> Option<std::result::Result<usize, String>> {
+    let v = std::env::var("IRMETRICS_MAX_LINE_BYTES").ok()?;
+    Some(v.trim().parse::<usize>().map_err(|_| v))
+}
+
 /// The longest line accepted in TREC files, in bytes.
 pub fn max_line_bytes() -> usize {
     match MAX_LINE.load(Ordering::Relaxed) {
         0 => {
-            let n = std::env::var("IRMETRICS_MAX_LINE_BYTES")
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .unwrap_or(DEFAULT_MAX_LINE_BYTES)
-                .max(64);
+            let n = match env_max_line_bytes() {
+                Some(Ok(n)) => n,
+                _ => DEFAULT_MAX_LINE_BYTES,
+            }
+            .max(64);
             MAX_LINE.store(n, Ordering::Relaxed);
             n
         }
@@ -46,11 +52,10 @@ pub fn max_line_bytes() -> usize {
 /// is not a number (the default applied then: the variable is read where no error can
 /// be returned, and only matters once a line is this long).
 pub(super) fn too_long() -> String {
-    let unread = std::env::var("IRMETRICS_MAX_LINE_BYTES")
-        .ok()
-        .filter(|v| v.trim().parse::<usize>().is_err())
-        .map(|v| format!("; IRMETRICS_MAX_LINE_BYTES={v:?} is not a whole number of bytes"))
-        .unwrap_or_default();
+    let unread = match env_max_line_bytes() {
+        Some(Err(v)) => format!("; IRMETRICS_MAX_LINE_BYTES={v:?} is not a whole number of bytes"),
+        _ => String::new(),
+    };
     format!(
         "line longer than {} bytes (is this a TREC file? raise the limit with \
          --max-line-bytes or IRMETRICS_MAX_LINE_BYTES if it is{unread})",
