@@ -144,8 +144,24 @@ impl Error {
     }
 }
 
-/// Shows bytes (an id from the input) readably: valid UTF-8 as is, other bytes escaped.
+/// Shows bytes (an id from the input) readably: valid UTF-8 as is, other bytes escaped;
+/// cut to about 200 bytes (for messages).
 pub(crate) fn show(bytes: &[u8]) -> String {
+    let mut out = show_whole(bytes);
+    if out.len() > 200 {
+        let mut cut = 200;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("...");
+    }
+    out
+}
+
+/// [`show`] without the cut: control characters and bytes that are not UTF-8 escaped
+/// (`\n`, `\xff`), for text laid out in lines and columns (the comparison tables).
+pub(crate) fn show_whole(bytes: &[u8]) -> String {
     let mut out = String::new();
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
@@ -158,14 +174,6 @@ pub(crate) fn show(bytes: &[u8]) -> String {
         for b in chunk.invalid() {
             out.push_str(&format!("\\x{b:02x}"));
         }
-    }
-    if out.len() > 200 {
-        let mut cut = 200;
-        while !out.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        out.truncate(cut);
-        out.push_str("...");
     }
     out
 }

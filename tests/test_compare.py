@@ -162,6 +162,21 @@ def test_baseline_and_formats(data):
     assert csv[0].startswith("measure,system_a,system_b") and len(csv) == 7
 
 
+def test_names_with_line_breaks_keep_the_tables_in_shape(data):
+    """A system's name holding a line break or a tab is shown escaped in the text and
+    Markdown tables (raw, it split a row in two); CSV quotes it, LaTeX and HTML have
+    their own escapes."""
+    qrels, runs = data
+    named = {"a\nb": runs["sys0"], "c\td|e": runs["sys1"]}
+    r = irmetrics.compare(qrels, named, ["map@100"])
+    md = r.to_markdown().split("\n\n")[0].splitlines()
+    assert len(md) == 4 and md[2].startswith("| a | a\\nb | ") and "c\\td\\|e" in md[3]
+    text = str(r).split("\n\n")
+    assert len(text[0].splitlines()) == 4 and "a\\nb" in text[0]
+    assert len(text[2].splitlines()) == 3 and "c\\td|e" in text[2]
+    assert r.to_dataframe()["system_a"].tolist() == ["a\nb"]
+
+
 def test_runs_as_a_list_are_named_by_run_tag(data):
     qrels, runs = data
     objs = [irmetrics.Run.from_dict(r, name=n) for n, r in runs.items()]

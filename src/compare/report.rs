@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::paired::{self, SignFlips, TestResult, EXACT_RANDOMIZATION_MAX};
 use super::{effect_size, Correction, Test};
-use crate::error::{show, Error, Result};
+use crate::error::{show, show_whole, Error, Result};
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::MeasureSet;
 use crate::progress::Progress;
@@ -588,7 +588,9 @@ impl Report {
                 .join("|")
         ));
         for r in rows {
-            let escaped: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            let escaped: Vec<String> = (r.iter())
+                .map(|c| show_whole(c.as_bytes()).replace('|', "\\|"))
+                .collect();
             out.push_str(&format!("| {} |\n", escaped.join(" | ")));
         }
         out.push('\n');
@@ -833,11 +835,16 @@ fn latex_escape(s: &str) -> String {
     out
 }
 
-/// Columns padded to their widest cell (in characters), two spaces apart.
+/// Columns padded to their widest cell (in characters), two spaces apart; a cell's
+/// line breaks, tabs and other control characters shown escaped (a system's name can
+/// hold them, and they would break the layout).
 fn aligned(headers: &[String], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = (rows.iter())
+        .map(|r| r.iter().map(|c| show_whole(c.as_bytes())).collect())
+        .collect();
     let width = |s: &str| s.chars().count();
     let mut w: Vec<usize> = headers.iter().map(|h| width(h)).collect();
-    for r in rows {
+    for r in &rows {
         for (i, c) in r.iter().enumerate() {
             w[i] = w[i].max(width(c));
         }
@@ -853,7 +860,7 @@ fn aligned(headers: &[String], rows: &[Vec<String>]) -> String {
     let mut out = line(headers);
     let rule: Vec<String> = w.iter().map(|n| "-".repeat(*n)).collect();
     out.push_str(&line(&rule));
-    for r in rows {
+    for r in &rows {
         out.push_str(&line(r));
     }
     out
