@@ -26,23 +26,10 @@ fn csv_err(e: csv::Error) -> Error {
     }
 }
 
-/// Text for people: valid UTF-8 as it is, other bytes and control characters as
-/// `\xNN` (the aligned table; error messages).
+/// Text for people: valid UTF-8 as it is, control characters and other bytes escaped
+/// (the aligned table; error messages), as everywhere ([`crate::error::show_whole`]).
 fn escaped(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if c.is_control() && (c as u32) < 0x100 {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            } else {
-                out.push(c);
-            }
-        }
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    out
+    crate::error::show_whole(bytes)
 }
 
 /// A file name's bytes as the user gave them (any encoding).
