@@ -114,6 +114,8 @@ ROUTES: dict[str, Callable[[pa.Table, pa.Table], tuple[Any, Any]]] = {
     "pyarrow_table": lambda q, r: (q, r),
     "record_batch_reader": lambda q, r: (batches(q, 5), batches(r, 7)),
     "polars": lambda q, r: (pl.from_arrow(q), pl.from_arrow(r)),
+    # collected, then read as the frame it gives (and no polars warning on the way)
+    "polars_lazy": lambda q, r: (pl.from_arrow(q).lazy(), pl.from_arrow(r).lazy()),
     "large_string": lambda q, r: (
         recast(q, cast_strings(pa.large_string())),
         recast(r, cast_strings(pa.large_string())),
@@ -269,6 +271,27 @@ def test_a_missing_column_says_what_was_found_and_how_to_name_it() -> None:
     assert "no query id column" in msg and "'topic'" in msg and "name it explicitly" in msg
     with pytest.raises(irmetrics.InputError, match="looked for 'nope'"):
         irmetrics.Run.from_arrow(t, query="nope")
+
+
+def test_a_column_that_is_the_frames_index_is_named_as_such() -> None:
+    qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = pd.DataFrame({"qid": ["q", "q"], "docno": ["a", "b"], "score": [2.0, 1.0]})
+    # the worked example both ways: AP = 1 with the ids as columns
+    assert irmetrics.evaluate(qrels, run, "map") == {"map": 1.0}
+    for q, r in [(qrels.set_index("query_id"), run), (qrels, run.set_index(["qid", "docno"]))]:
+        with pytest.raises(irmetrics.InputError) as e:
+            irmetrics.evaluate(q, r, "map")
+        msg = str(e.value)
+        assert "no query id column" in msg and "is the frame's index" in msg, msg
+        assert "reset_index()" in msg
+    with pytest.raises(irmetrics.InputError, match="'topic' is the frame's index"):
+        irmetrics.Run.from_dataframe(
+            run.rename(columns={"qid": "topic"}).set_index("topic"), query="topic"
+        )
+    # an index of another name is not mentioned
+    with pytest.raises(irmetrics.InputError) as e:
+        irmetrics.evaluate(qrels.drop(columns="query_id"), run, "map")
+    assert "index" not in str(e.value)
 
 
 def test_an_ambiguous_column_is_refused() -> None:

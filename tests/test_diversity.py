@@ -15,6 +15,8 @@ from pathlib import Path
 
 import ir_measures
 import pandas as pd
+import polars as pl
+import pyarrow as pa
 import pyndeval
 import pytest
 
@@ -262,6 +264,10 @@ def test_inputs_files_rows_frames_and_run_objects_agree(web, tmp_path):
         (qrels_df, irmetrics.Run.from_dict(run)),
         (str(path), str(runfile)),
         (pyndeval_rows(rows), run),
+        (pl.from_pandas(qrels_df), run),
+        (pl.from_pandas(qrels_df).lazy(), run),
+        (pa.Table.from_pandas(qrels_df, preserve_index=False), run),
+        (qrels_df.rename(columns={"subtopic_id": "iteration"}), run),
     ]:
         assert irmetrics.diversity(q_in, r_in, ["alpha_nDCG@20", "NRBP"], per_query=True) == want
     df = irmetrics.diversity(path, run, ["alpha_nDCG@20"], output="pandas")
@@ -308,6 +314,12 @@ def test_bad_input(tmp_path):
         irmetrics.diversity([("1", "1", "d1", 1)], run, ties="random")
     with pytest.raises(irmetrics.Error, match="no topic"):
         irmetrics.diversity([("2", "1", "d1", 1)], run)
+    frame = pd.DataFrame({"query_id": ["1"], "subtopic_id": ["1"], "docno": ["d1"], "rel": [1]})
+    for table in (frame, pl.from_pandas(frame), pl.from_pandas(frame).lazy()):
+        with pytest.raises(
+            irmetrics.InputError, match=r"lacks the column\(s\) \['doc_id', 'relevance'\]"
+        ):
+            irmetrics.diversity(table, run)
 
 
 def test_the_readme_table_names_equal_pyndeval():

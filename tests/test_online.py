@@ -401,6 +401,7 @@ def test_arrow_routes_match_the_truth(gen):
         "dictionaries": encoded,
         "reader": pa.RecordBatchReader.from_batches(table.schema, table.to_batches()),
         "polars": pl.from_arrow(table),
+        "polars lazy": pl.from_arrow(table).lazy(),
         "polars categorical": pl.from_arrow(table).with_columns(
             pl.col("session_id", "query").cast(pl.Categorical)
         ),

@@ -209,8 +209,9 @@ def diversity(
 
     ``qrels``: subtopic judgments, a file path (``topic subtopic docno rel`` lines, as
     ndeval reads), ``(query_id, subtopic_id, doc_id, relevance)`` rows (pyndeval's
-    ``SubtopicQrel``) or a DataFrame with columns ``query_id``, ``subtopic_id`` (or
-    ir_measures' ``iteration``), ``doc_id``, ``relevance``. ``run``: anything
+    ``SubtopicQrel``) or a table (pandas, polars, a polars LazyFrame, pyarrow) with
+    columns ``query_id``, ``subtopic_id`` (or ir_measures' ``iteration``), ``doc_id``,
+    ``relevance``. ``run``: anything
     :func:`evaluate` takes (a :class:`Run`, a path, a dict, a DataFrame, Arrow data).
 
     ``measures``: ir_measures' names (``"alpha_nDCG@20"``, ``"alpha_DCG@20"``,
@@ -236,23 +237,7 @@ def diversity(
     """
     if isinstance(measures, str):
         measures = [measures]
-    if hasattr(qrels, "columns") and hasattr(qrels, "itertuples"):
-        cols = list(qrels.columns)
-        sub = "subtopic_id" if "subtopic_id" in cols else "iteration"
-        missing = [c for c in ("query_id", sub, "doc_id", "relevance") if c not in cols]
-        if missing:
-            raise InputError(
-                f"subtopic qrels DataFrame lacks the column(s) {missing}; it needs "
-                "query_id, subtopic_id (or iteration), doc_id, relevance"
-            )
-        qrels = list(
-            zip(
-                qrels["query_id"].tolist(),
-                qrels[sub].tolist(),
-                qrels["doc_id"].tolist(),
-                qrels["relevance"].tolist(),
-            )
-        )
+    qrels = _subtopic_rows(qrels)
     names, ids, values, means = _core.diversity(
         qrels,
         run,
@@ -280,6 +265,39 @@ def diversity(
     if per_query:
         return {n: dict(zip(ids, values[:, i].tolist())) for i, n in enumerate(names)}
     return dict(zip(names, means))
+
+
+def _subtopic_rows(qrels: Any) -> Any:
+    """Subtopic judgments given as a table (pandas, polars, a polars LazyFrame, Arrow)
+    as ``(query_id, subtopic_id, doc_id, relevance)`` rows; anything else as given."""
+    kind = type(qrels)
+    if kind.__module__.startswith("polars") and kind.__name__ == "LazyFrame":
+        qrels = qrels.collect()
+    if hasattr(qrels, "column_names") and hasattr(qrels, "to_pylist"):  # pyarrow
+        cols = list(qrels.column_names)
+    elif hasattr(qrels, "columns") and (
+        hasattr(qrels, "itertuples") or hasattr(qrels, "iter_rows")
+    ):
+        cols = list(qrels.columns)
+    else:
+        return qrels
+    sub = "subtopic_id" if "subtopic_id" in cols else "iteration"
+    need = ("query_id", sub, "doc_id", "relevance")
+    missing = [c for c in need if c not in cols]
+    if missing:
+        raise InputError(
+            f"subtopic qrels table lacks the column(s) {missing} (it has {cols}); it "
+            "needs query_id, subtopic_id (or iteration), doc_id, relevance"
+        )
+
+    def values(name: str) -> list[Any]:
+        column = qrels[name]
+        for method in ("tolist", "to_list", "to_pylist"):  # pandas, polars, pyarrow
+            if hasattr(column, method):
+                return list(getattr(column, method)())
+        return list(column)
+
+    return list(zip(*(values(c) for c in need)))
 
 
 def _numpy_table(ids: list[str], columns: list[str], values: Any, summary: Any) -> Any:

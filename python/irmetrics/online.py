@@ -118,6 +118,8 @@ def _is_arrow(data: Any) -> bool:
     module = type(data).__module__
     if module == "pandas" or module.startswith("pandas."):
         return False
+    if module.startswith("polars") and type(data).__name__ == "LazyFrame":
+        return True  # collected, then read as the DataFrame it gives
     return hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__")
 
 

@@ -59,6 +59,12 @@ fn import_unguarded(obj: &Bound<'_, PyAny>) -> PyResult<Option<Table>> {
     }
     let bad = |e: String| errors::input_err(py, format!("reading Arrow data: {e}"));
     if module == "polars" || module.starts_with("polars.") {
+        // a LazyFrame: its query run, the DataFrame it gives read as any other (known
+        // by its type's name: asking a lazy frame for its columns makes polars warn
+        // that resolving its schema may be expensive)
+        if obj.get_type().name().is_ok_and(|n| n == "LazyFrame") && obj.hasattr("collect")? {
+            return import_unguarded(&obj.call_method0("collect")?);
+        }
         if let Some(table) = polars_slices(obj)? {
             return Ok(Some(table));
         }

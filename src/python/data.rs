@@ -562,8 +562,24 @@ fn frame_column<'py>(
     let shown = || labels.iter().map(convert::short_repr).collect();
     let dedupe = ", e.g. df.loc[:, ~df.columns.duplicated()]";
     let pick = find_column(&names, &shown, given, candidates, what, dedupe)
-        .map_err(|e| errors::input_err(df.py(), e))?;
+        .map_err(|e| errors::input_err(df.py(), e + &index_hint(df, given, candidates)))?;
     df.get_item(&labels[pick])
+}
+
+/// When the column looked for is the frame's index (or a level of it: pandas'
+/// `set_index`), the words that say so; empty otherwise.
+fn index_hint(df: &Bound<'_, PyAny>, given: Option<&str>, candidates: &[&str]) -> String {
+    let names: Vec<String> = (df.getattr("index").and_then(|i| i.getattr("names")))
+        .and_then(|n| n.try_iter()?.map(|x| x?.extract::<String>()).collect())
+        .unwrap_or_default();
+    let wanted = |n: &String| given.map_or(candidates.contains(&n.as_str()), |g| g == n);
+    match names.iter().find(|n| wanted(n)) {
+        Some(n) => format!(
+            "; '{}' is the frame's index, not a column: df.reset_index() makes it one",
+            crate::error::show(n.as_bytes())
+        ),
+        None => String::new(),
+    }
 }
 
 /// The columns of Arrow data holding the query ids, the document ids and the values
