@@ -126,13 +126,32 @@ def test_cli_option_raises_the_limit(tmp_path: Path) -> None:
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["map", "all", f"{MAP:.4f}"]
-    # a value that is not a number: the default limit applies, and its error says so
+    # a value that is not a number: refused before any file is read, by every command
     env["IRMETRICS_MAX_LINE_BYTES"] = "2M"
+    bad = 'IRMETRICS_MAX_LINE_BYTES="2M" is not a whole number of bytes'
+    quiet: dict = {"capture_output": True, "text": True}
+    q, r = str(tmp_path / "q"), str(tmp_path / "r")
+    for args in (["-m", "map", q, r], ["compare", "-m", "map", q, r, r], ["fuse", r, r]):
+        p = subprocess.run([sys.executable, "-m", "irmetrics", *args], **quiet, env=env)
+        assert p.returncode == 2 and bad in p.stderr and not p.stdout, (args, p.stderr)
+    # ... unless --max-line-bytes sets the limit
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    # in Python, where a file is read before anything checks it, the default limit
+    # applies and the error of a line over it names the variable; an evaluator refuses it
     (tmp_path / "r").write_text(RUN.replace(" r\n", " " + "t" * (2 << 20) + "\n"))
-    p = subprocess.run(cmd[:3] + cmd[5:], capture_output=True, text=True, env=env)
-    assert p.returncode == 1, p.stderr
-    assert "line longer than 1048576 bytes" in p.stderr, p.stderr
-    assert 'IRMETRICS_MAX_LINE_BYTES="2M" is not a whole number of bytes' in p.stderr
+    code = (
+        "import irmetrics, sys\n"
+        "try: irmetrics.Run.from_file(sys.argv[1])\n"
+        "except irmetrics.FormatError as e: print(e)\n"
+        "try: irmetrics.Evaluator({'q': {'d': 1}}, 'map')\n"
+        "except irmetrics.InputError as e: print(e)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code, r], **quiet, env=env)
+    lines = p.stdout.splitlines()
+    assert len(lines) == 2, p.stdout + p.stderr
+    assert "line longer than 1048576 bytes" in lines[0] and bad in lines[0], lines
+    assert lines[1].startswith(bad), lines
 
 
 def test_endless_repeated_lines_are_refused_early_in_bounded_memory() -> None:

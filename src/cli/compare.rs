@@ -181,7 +181,7 @@ pub fn run_compare(
             .write_all(COMPARE_USAGE.as_bytes())
             .map_err(super::write_err);
     }
-    crate::parallel::env_threads()?;
+    crate::check_environment()?;
     let measures = MeasureSet::parse(&args.measures)?;
     let qrels = crate::formats::read_qrels(&args.qrels, None, cancel)?;
     let ev = Evaluator::new(qrels, measures, args.options.clone())?;

@@ -215,7 +215,7 @@ pub(crate) fn run_fuse_with(
             .write_all(FUSE_USAGE.as_bytes())
             .map_err(super::write_err);
     }
-    crate::parallel::env_threads()?;
+    crate::check_environment()?;
     if !a.optimize && a.qrels.is_none() && fusion::streamable(&a.runs).unwrap_or(false) {
         // fused as the files are read; any error: read whole below (its output, or
         // its message)

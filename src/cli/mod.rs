@@ -46,11 +46,11 @@ pub fn evaluate_args_with(
     cancel: Option<&AtomicBool>,
     progress: Option<&Progress>,
 ) -> Result<Vec<(PathBuf, Results)>> {
-    // the variable is checked up front, before any file is read
-    crate::parallel::env_threads()?;
     if let Some(n) = args.max_line_bytes {
         crate::trec::set_max_line_bytes(n);
     }
+    // the variables are checked up front, before any file is read
+    crate::check_environment()?;
     let measures = MeasureSet::parse(&args.measures)?;
     let results = if args.rel_format == RelFormat::Qrels {
         let qrels = crate::formats::read_qrels(&args.qrels, None, cancel)?;

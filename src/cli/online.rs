@@ -488,7 +488,7 @@ pub fn run_online(
             .write_all(ONLINE_USAGE.as_bytes())
             .map_err(super::write_err);
     }
-    crate::parallel::env_threads()?;
+    crate::check_environment()?;
     let format = LogFormat::of(&a.log_format, &a.log)?;
     let text = crate::parallel::with_threads(a.threads, || -> Result<Vec<u8>> {
         if let Some(stream) = &a.stream {

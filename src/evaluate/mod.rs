@@ -269,7 +269,7 @@ impl Evaluator {
         }
         measures.check_judgments(crate::measure::JudgmentKind::Qrels)?;
         crate::parallel::check_threads(options.n_threads as i128, "n_threads (--threads)")?;
-        crate::parallel::env_threads()?;
+        crate::check_environment()?;
         check_num_docs(&qrels, options.num_docs_in_collection)?;
         if let Some(m) = measures
             .measures()

@@ -20,10 +20,26 @@ pub(super) const BLOCK: usize = 16 << 20;
 pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
 
 static MAX_LINE: AtomicUsize = AtomicUsize::new(0);
+/// Whether [`set_max_line_bytes`] set the limit (the variable is not read then).
+static MAX_LINE_SET: AtomicBool = AtomicBool::new(false);
 
 /// Set the longest line accepted in TREC files, in bytes (at least 64).
 pub fn set_max_line_bytes(n: usize) {
     MAX_LINE.store(n.max(64), Ordering::Relaxed);
+    MAX_LINE_SET.store(true, Ordering::Relaxed);
+}
+
+/// An `IRMETRICS_MAX_LINE_BYTES` that is not a whole number as an error, unless
+/// [`set_max_line_bytes`] set the limit (see [`crate::check_environment`]).
+pub fn check_max_line_env() -> Result<()> {
+    match env_max_line_bytes() {
+        Some(Err(v)) if !MAX_LINE_SET.load(Ordering::Relaxed) => Err(Error::Option(format!(
+            "IRMETRICS_MAX_LINE_BYTES={v:?} is not a whole number of bytes; give the \
+             longest line accepted in bytes (e.g. 4194304) or unset it (default {})",
+            DEFAULT_MAX_LINE_BYTES
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// `IRMETRICS_MAX_LINE_BYTES`: None when unset, its text when not a whole number.
@@ -53,7 +69,9 @@ pub fn max_line_bytes() -> usize {
 /// be returned, and only matters once a line is this long).
 pub(super) fn too_long() -> String {
     let unread = match env_max_line_bytes() {
-        Some(Err(v)) => format!("; IRMETRICS_MAX_LINE_BYTES={v:?} is not a whole number of bytes"),
+        Some(Err(v)) if !MAX_LINE_SET.load(Ordering::Relaxed) => {
+            format!("; IRMETRICS_MAX_LINE_BYTES={v:?} is not a whole number of bytes")
+        }
         _ => String::new(),
     };
     format!(

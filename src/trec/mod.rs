@@ -24,11 +24,11 @@ mod qrels;
 mod run;
 mod write;
 
-pub(crate) use io::{input_size, Blocks};
 pub use io::{
-    max_line_bytes, open_input, read_input, read_input_cancellable, set_max_line_bytes,
-    DEFAULT_MAX_LINE_BYTES,
+    check_max_line_env, max_line_bytes, open_input, read_input, read_input_cancellable,
+    set_max_line_bytes, DEFAULT_MAX_LINE_BYTES,
 };
+pub(crate) use io::{input_size, Blocks};
 pub use qrels::{parse_qrels, read_qrels_cancellable};
 pub use run::{parse_run, parse_run_reader, read_run, read_run_cancellable};
 pub(crate) use run::{read_run_blocks, read_run_counted, RunReader};
