@@ -504,8 +504,16 @@ impl Place<'_> {
 
     /// The column's type `ty` is not one this role takes (`works` says which do).
     pub fn unsupported(&self, ty: &DataType, works: &str) -> Error {
+        // polars exports a column of Python objects (its Object type) as their 8-byte
+        // pointers, with nothing in the schema to tell it from other such columns
+        let objects = if ty == &DataType::FixedSizeBinary(8) {
+            " (a polars Object column, of Python objects, is exported so: cast it to \
+             pl.String or a number first)"
+        } else {
+            ""
+        };
         Error::Input(format!(
-            "{}: the {} column '{}' has Arrow type {ty}; {works}",
+            "{}: the {} column '{}' has Arrow type {ty}; {works}{objects}",
             self.source, self.what, self.column
         ))
     }

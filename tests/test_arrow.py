@@ -346,6 +346,18 @@ def test_an_unsupported_type_says_which_types_work(
     with pytest.raises(irmetrics.InputError) as e:
         irmetrics.Run.from_arrow(pa.table(data))
     assert f"'{column}'" in str(e.value) and works in str(e.value)
+    assert "polars Object" not in str(e.value)
+
+
+@pytest.mark.parametrize("column", ["query_id", "doc_id", "score"])
+def test_a_polars_object_column_is_named_as_such(column: str) -> None:
+    # polars exports Python objects as 8-byte pointers (FixedSizeBinary(8))
+    data: dict = {"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]}
+    data[column] = pl.Series([object(), object()], dtype=pl.Object)
+    with pytest.raises(irmetrics.InputError) as e:
+        irmetrics.evaluate({"1": {"a": 1}}, pl.DataFrame(data), "map")
+    msg = str(e.value)
+    assert f"'{column}'" in msg and "polars Object column" in msg and "pl.String" in msg, msg
 
 
 def test_labels_must_be_whole_numbers() -> None:
