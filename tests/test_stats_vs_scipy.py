@@ -309,6 +309,12 @@ def test_identical_systems_give_p_one():
         (lambda: stats.tau_ap([1.0, 1.0, 2.0], [1.0, 2.0, 3.0]), "ties"),
         (lambda: stats.studentized_range_sf(3.0, -1, 5.0), "k must be a whole number"),
         (lambda: stats.studentized_range_sf(3.0, 2.5, 5.0), "k must be a whole number"),
+        # one system's values, not a matrix (was a TypeError: 'int' object is not iterable)
+        (
+            lambda: stats.anova2([1.0, 2.0, 3.0]),
+            "sample 0 must be a sequence of numbers, got float",
+        ),
+        (lambda: stats.tukey_hsd(1, 2), "sample 0 must be a sequence of numbers, got int"),
     ],
 )
 def test_bad_input_is_an_irmetrics_error(call, match):

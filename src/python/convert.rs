@@ -832,8 +832,17 @@ impl Floats<'_> {
                 return Ok(Floats::Owned(a.as_array().to_vec()));
             }
         }
+        let items = col.try_iter().map_err(|_| {
+            super::errors::input_err(
+                col.py(),
+                format!(
+                    "{what} must be a sequence of numbers, got {}",
+                    type_name(col)
+                ),
+            )
+        })?;
         let mut out = Vec::new();
-        for (row, v) in col.try_iter()?.enumerate() {
+        for (row, v) in items.enumerate() {
             out.push(score_value(&v?, &|| format!("{what} at row {row}"))?);
         }
         Ok(Floats::Owned(out))

@@ -76,7 +76,9 @@ pub fn write_atomically_with(
         // the mode passes through the umask, as for any new file
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut tmp = builder.tempfile_in(dir).map_err(err)?;
+    let mut tmp = builder
+        .tempfile_in(dir)
+        .map_err(|e| err(without_temp_name(e)))?;
     if let Some(m) = &existing {
         // an existing file keeps its permission bits exactly
         std::fs::set_permissions(tmp.path(), m.permissions()).map_err(err)?;
@@ -92,6 +94,18 @@ pub fn write_atomically_with(
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// tempfile's error in creating the temporary file, without the name it gave it: the
+/// error names the file asked for, not `.irmetrics-XXXX.tmp`. tempfile wraps the
+/// system's error in one of its own that only adds ` at path "..."` to its text (its
+/// `source` is not the system's error), so that suffix is cut; the kind is kept.
+fn without_temp_name(e: std::io::Error) -> std::io::Error {
+    let text = e.to_string();
+    match text.rsplit_once(" at path \"") {
+        Some((system, _)) => std::io::Error::new(e.kind(), system.to_string()),
+        None => e,
+    }
 }
 
 /// What the readers take for something other than text at the very start of a file: a
@@ -174,6 +188,23 @@ pub fn write_qrels(qrels: &Qrels, w: &mut impl std::io::Write) -> std::io::Resul
 mod tests {
     use super::*;
     use crate::trec::parse_run;
+
+    #[test]
+    fn a_missing_folder_is_told_without_the_temporary_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no-such-folder").join("out.run");
+        let msg = write_atomically(&path, b"x").unwrap_err().to_string();
+        assert!(
+            msg.starts_with(&format!("cannot write {}: ", path.display())),
+            "{msg}"
+        );
+        assert!(
+            !msg.contains(".irmetrics-") && !msg.contains(" at path "),
+            "{msg}"
+        );
+        let os = std::io::Error::from_raw_os_error(2).to_string();
+        assert!(msg.ends_with(&os), "{msg}");
+    }
 
     #[cfg(unix)]
     #[test]
