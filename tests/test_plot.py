@@ -216,6 +216,18 @@ def test_bad_requests_are_irmetrics_errors(case, tmp_path):
         plot.by_cutoff(q, r, "P", cutoffs=[0])
     with pytest.raises(irmetrics.InputError, match="extension"):
         plot.histogram(q, r).save(tmp_path / "x.jpg")
+    for bins in (0, -3, 2.5, True):  # matplotlib's ValueError before, or a silent bin
+        with pytest.raises(irmetrics.InputError, match="bins must be a whole number"):
+            plot.histogram(q, r, bins=bins)
+    for measure in ("P@5", "P.5", "ndcg_cut.10"):  # was "bad parameters '5@1' for 'P'"
+        with pytest.raises(irmetrics.InputError, match="without its cut-off"):
+            plot.by_cutoff(q, r, measure)
+    # the folder of a file to write is missing: the file is named, not the temporary one
+    # (a FileNotFoundError naming '.x.png.<random>.tmp' before)
+    with pytest.raises(irmetrics.FileError) as e:
+        plot.histogram(q, r).save(tmp_path / "missing" / "x.png")
+    assert str(e.value).startswith(f"cannot write {tmp_path / 'missing' / 'x.png'}: ")
+    assert ".tmp" not in str(e.value).replace(str(tmp_path), "")
     # different topics: named, with the way out
     a = {"q1": {"d1": 1.0}, "q2": {"d1": 1.0}}
     b = {"q1": {"d1": 1.0}}

@@ -18,6 +18,7 @@ through to :class:`~irmetrics.Evaluator`.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
 from . import _core
@@ -222,6 +223,8 @@ def histogram(
     _pyplot()  # matplotlib first: a missing extra fails before any work
     import numpy as np
 
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise InputError(f"bins must be a whole number >= 1, not {bins!r}")
     ev = Evaluator(qrels, [measure], **options)
     column = _one_measure(ev, measure)
     name, r = _one_run(run)
@@ -332,6 +335,11 @@ def by_cutoff(
     ``data``: ``{run: {"k": [...], "values": [...]}}`` (mean over topics).
     """
     _pyplot()  # matplotlib first: a missing extra fails before any work
+    if "@" in measure or re.search(r"\.\d", measure):
+        raise InputError(
+            f"by_cutoff takes a measure without its cut-off (such as 'P' or 'nDCG'), "
+            f"not {measure!r}: the cut-offs are cutoffs="
+        )
     ks = [int(k) for k in cutoffs]
     if not ks or any(k < 1 for k in ks):
         raise InputError("cutoffs must be whole numbers >= 1")

@@ -792,6 +792,18 @@ pub(super) fn _qrels_from_pickle(py: Python<'_>, data: &Bound<'_, PyBytes>) -> P
     })
 }
 
+/// Write `data` to `path` atomically, as every file irmetrics writes (see
+/// `trec::write_atomically`): the Python layer's plots and HTML pages go through it.
+#[pyfunction]
+pub(super) fn _write_file(
+    py: Python<'_>,
+    path: PathBuf,
+    data: &Bound<'_, PyBytes>,
+) -> PyResult<()> {
+    let data = data.as_bytes().to_vec();
+    heavy(py, move |_| crate::trec::write_atomically(&path, &data))
+}
+
 /// Set the longest line accepted in TREC files, in bytes (default 1 MiB, or
 /// `IRMETRICS_MAX_LINE_BYTES`); returns the previous limit.
 #[pyfunction]

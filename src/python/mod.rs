@@ -46,7 +46,7 @@ use pyo3::prelude::*;
 use crate::error::Result as CoreResult;
 use crate::progress::Progress;
 use cli::{canonical_names, cli_main, measures, parse_cli_args, parse_compare_args, trec_eval};
-use data::{as_qrels, as_run, set_max_line_bytes, PyQrels, PyRun};
+use data::{_write_file, as_qrels, as_run, set_max_line_bytes, PyQrels, PyRun};
 use evaluate::PyEvaluator;
 
 /// Run `f` without the GIL on a worker thread, checking for Ctrl-C meanwhile. Errors
@@ -287,6 +287,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(as_qrels, m)?)?;
     m.add_function(wrap_pyfunction!(as_run, m)?)?;
     m.add_function(wrap_pyfunction!(set_max_line_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(_write_file, m)?)?;
     m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(_require, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
