@@ -175,6 +175,11 @@ def test_names_with_line_breaks_keep_the_tables_in_shape(data):
     assert len(text[0].splitlines()) == 4 and "a\\nb" in text[0]
     assert len(text[2].splitlines()) == 3 and "c\\td|e" in text[2]
     assert r.to_dataframe()["system_a"].tolist() == ["a\nb"]
+    # LaTeX: the control characters as the text shows them, "|" by name (OT1 prints "|"
+    # as a dash)
+    rows = r.to_latex().split("\\midrule\n")[1].splitlines()[:2]
+    assert rows[0].startswith("a & a\\textbackslash{}nb & ")
+    assert rows[1].startswith("b & c\\textbackslash{}td\\textbar{}e & ")
 
 
 def test_runs_as_a_list_are_named_by_run_tag(data):

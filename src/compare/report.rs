@@ -818,6 +818,10 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// Text as LaTeX typesets it literally: its special characters escaped; `|`, `<` and
+/// `>` by name (LaTeX's default OT1 font encoding prints them as other glyphs); a
+/// control character as the text tables show it (`\n`, escaped in turn: a blank line
+/// would end the table's paragraph).
 fn latex_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -829,6 +833,12 @@ fn latex_escape(s: &str) -> String {
             '~' => out.push_str("\\textasciitilde{}"),
             '^' => out.push_str("\\textasciicircum{}"),
             '\\' => out.push_str("\\textbackslash{}"),
+            '|' => out.push_str("\\textbar{}"),
+            '<' => out.push_str("\\textless{}"),
+            '>' => out.push_str("\\textgreater{}"),
+            c if c.is_control() => {
+                out.push_str(&latex_escape(&show_whole(c.to_string().as_bytes())));
+            }
             _ => out.push(c),
         }
     }
