@@ -80,6 +80,12 @@ def test_formats_and_baseline(files):
     assert js["test"] == "wilcoxon" and len(js["measures"]) == 2
     table = cli(*args).stdout.decode()
     assert "p_corr" in table and "sys2.run" in table
+    # -o / --output: the same bytes in a file, nothing on standard output
+    out = files["qrels"].parent / "table.txt"
+    for flag in ("-o", "--output"):
+        r = cli(flag, str(out), *args)
+        assert r.returncode == 0 and not r.stdout and out.read_text() == table, r.stderr
+        out.unlink()
     assert cli("--help").stdout.decode().startswith("usage: irmetrics compare")
 
 

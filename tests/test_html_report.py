@@ -184,8 +184,8 @@ def test_cli_writes_the_same_page_atomically(tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8") == want
     assert [p.name for p in tmp_path.iterdir()] == ["r.html"]  # no temporary left
 
-    # standard output, a title, a baseline
-    cmd = [sys.executable, "-m", "irmetrics", "report", "--title", "DL 2019", "--output", "-"]
+    # standard output (-o, as the issue spells it), a title, a baseline
+    cmd = [sys.executable, "-m", "irmetrics", "report", "--title", "DL 2019", "-o", "-"]
     cmd += ["--baseline", "dl19-bm25.run", str(QRELS), *(str(p) for p in RUNS.values())]
     page = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     assert "<title>DL 2019</title>" in page
@@ -197,10 +197,13 @@ def test_cli_writes_the_same_page_atomically(tmp_path: Path) -> None:
     ("args", "status", "message"),
     [
         (["--output", "OUT", "QRELS"], 2, "at least 2 run files"),
-        (["QRELS", "RUN", "RUN"], 2, "needs --output"),
+        (["QRELS", "RUN", "RUN"], 2, "needs -o/--output"),
         (["--format", "latex", "--output", "OUT", "QRELS", "RUN", "RUN"], 2, "writes HTML"),
         (["-m", "nDCG@x", "--output", "OUT", "QRELS", "RUN", "RUN"], 2, "'x'"),
         (["--output", "OUT", "QRELS", "RUN", "MISSING"], 1, "missing.run"),
+        # the command named is report, whose options are compare's
+        (["-x", "-o", "OUT", "QRELS", "RUN", "RUN"], 2, "unknown option -x of report"),
+        (["-o", "OUT", "QRELS", "RUN"], 2, "report expects a qrels file and at least 2 run"),
     ],
 )
 def test_cli_errors_leave_nothing_behind(tmp_path: Path, args, status, message) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from ._core import Error, MeasureError, cli_main, parse_compare_args
 
 REPORT_USAGE = """\
-usage: irmetrics report [options] --output FILE QRELS RUN1 [RUN ...]
+usage: irmetrics report [options] -o FILE QRELS RUN1 [RUN ...]
 
 Write one self-contained HTML page (open it in a browser; nothing is fetched): the
 means with significance letters, every pair's test, precision-recall curves,
@@ -20,7 +20,7 @@ irmetrics compare's (irmetrics compare --help): -m MEASURE (repeatable) [default
 and nDCG@10], --test, --correction, --alpha, --baseline, --n-resamples, --seed, -c,
 -l, -M, -J, --threads; and
 
-  --output FILE      the page (written atomically; - for standard output)
+  -o, --output FILE  the page (written atomically; - for standard output)
   --title TEXT       the page's title [default: irmetrics report]
   -h, --help         show this help
 
@@ -53,13 +53,13 @@ def _report(args: list[str]) -> int:
         print(REPORT_USAGE, end="")
         return 0
     try:
-        parsed = parse_compare_args(rest)
+        parsed = parse_compare_args(rest, "report")
     except Error as e:
         print(f"irmetrics: {e}", file=sys.stderr)
         return 2
     output = None if parsed["output"] is None else os.fspath(parsed["output"])
     if output is None:
-        print("irmetrics: report needs --output FILE (- for standard output)", file=sys.stderr)
+        print("irmetrics: report needs -o/--output FILE (- for standard output)", file=sys.stderr)
         return 2
     try:
         page = html_report(

@@ -34,7 +34,7 @@ options:
                      [default: 10000]
   --seed N           seed of the resampling tests [default: 42]
   --format FMT       table [default], markdown, latex, csv or json
-  --output FILE      write to FILE (atomically)
+  -o, --output FILE  write to FILE (atomically)
   -c                 score judged queries missing from a run 0 (trec_eval -c);
                      without it, such a query is an error
   -l LEVEL, -M K, -J, --threads N, --no-progress    as for evaluation
@@ -65,6 +65,16 @@ pub struct CompareArgs {
 
 /// Parse the arguments after `compare`.
 pub fn parse_compare_args<I, T>(argv: I) -> Result<CompareArgs>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    parse_compare_args_of("compare", argv)
+}
+
+/// [`parse_compare_args`] for `command`, which takes compare's arguments (`report`):
+/// its messages name it.
+pub fn parse_compare_args_of<I, T>(command: &str, argv: I) -> Result<CompareArgs>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,
@@ -124,19 +134,19 @@ where
                 a.how.n_resamples = num("--n-resamples", &v)?
             }
             Long("seed") => a.how.seed = num("--seed", &text("--seed", p.value().map_err(lex)?)?)?,
-            Long("output") => a.output = Some(p.value().map_err(lex)?.into()),
+            Short('o') | Long("output") => a.output = Some(p.value().map_err(lex)?.into()),
             Value(v) => positional.push(v.into()),
-            Short(c) => return Err(usage_err(format!("unknown option -{c} of compare"))),
-            Long(o) => return Err(usage_err(format!("unknown option --{o} of compare"))),
+            Short(c) => return Err(usage_err(format!("unknown option -{c} of {command}"))),
+            Long(o) => return Err(usage_err(format!("unknown option --{o} of {command}"))),
         }
     }
     if a.help {
         return Ok(a);
     }
     if positional.len() < 3 {
-        return Err(usage_err(
-            "compare expects a qrels file and at least 2 run files",
-        ));
+        return Err(usage_err(format!(
+            "{command} expects a qrels file and at least 2 run files"
+        )));
     }
     a.runs = positional.split_off(1);
     a.qrels = positional.remove(0);

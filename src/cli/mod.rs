@@ -14,7 +14,9 @@ mod online;
 mod output;
 
 pub use args::{parse_args, Args, Format, USAGE};
-pub use compare::{parse_compare_args, run_names, CompareArgs, COMPARE_USAGE};
+pub use compare::{
+    parse_compare_args, parse_compare_args_of, run_names, CompareArgs, COMPARE_USAGE,
+};
 pub use fuse::{parse_fuse_args, run_fuse, FuseArgs, FUSE_USAGE};
 pub use online::{parse_online_args, run_online, OnlineArgs, ONLINE_USAGE};
 

@@ -195,12 +195,14 @@ fn options_dict<'py>(
 /// `measures`, `compare` (`compare()`'s keyword arguments), `options` (the
 /// Evaluator's), `output`, `help`.
 #[pyfunction]
+#[pyo3(signature = (argv, command = "compare"))]
 pub(super) fn parse_compare_args<'py>(
     py: Python<'py>,
     argv: Vec<OsString>,
+    command: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let a = guarded(py, || {
-        crate::cli::parse_compare_args(argv).map_err(|e| errors::to_py(py, e))
+        crate::cli::parse_compare_args_of(command, argv).map_err(|e| errors::to_py(py, e))
     })?;
     let d = PyDict::new(py);
     d.set_item("help", a.help)?;
