@@ -80,6 +80,20 @@ def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
     )
 
 
+def test_cli_fuse_writes_with_o_or_output(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("q1 Q0 x 1 2.0 a\nq1 Q0 y 2 1.0 a\n")
+    b.write_text("q1 Q0 y 1 5.0 b\n")
+    printed = cli("--method", "rrf", str(a), str(b))
+    # RRF, k = 60: y 1/62 + 1/61 first, x 1/61
+    assert printed.returncode == 0 and printed.stdout.split()[2::6] == [b"y", b"x"]
+    for flag in ("-o", "--output"):
+        dest = tmp_path / f"fused{flag}.run"
+        out = cli("--method", "rrf", flag, str(dest), str(a), str(b))
+        assert out.returncode == 0 and out.stdout == b"", out.stderr
+        assert dest.read_bytes() == printed.stdout
+
+
 @pytest.mark.parametrize(
     ("args", "status", "message"),
     [

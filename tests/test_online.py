@@ -303,9 +303,14 @@ def test_bad_frames_name_columns_and_rows():
         online.evaluate({"session_id": ["a"], "timestamp": [1.0], "type": ["query"]}, by="variant")
 
 
-def test_cli_prints_what_evaluate_computes(capfd):
+def test_cli_prints_what_evaluate_computes(capfd, tmp_path):
     assert main(["online", "--format", "json", str(SMALL)]) == 0
-    doc = json.loads(capfd.readouterr().out)
+    printed = capfd.readouterr().out
+    doc = json.loads(printed)
+    # -o / --output: the same text in a file
+    for flag in ("-o", "--output"):
+        assert main(["online", "--format", "json", flag, str(tmp_path / "m.json"), str(SMALL)]) == 0
+        assert capfd.readouterr().out == "" and (tmp_path / "m.json").read_text() == printed
     assert doc["metrics"] == pytest.approx(HAND)
     assert (doc["events"], doc["sessions"], doc["ignored"]) == (10, 4, {"hover": 1})
     assert main(["online", "--by", "variant", "-m", "ctr", "--n-resamples", "200", str(SMALL)]) == 0

@@ -39,7 +39,7 @@ options:
   --step X           the grid's step [ranx's: 10 for k, 0.01, 0.1 for weights]
   --report           with --optimize: a line 'SETTING SCORE' per setting tried
   --name TAG         the run tag written [default: the method's name]
-  --output FILE      write to FILE (atomically: a temporary file, then renamed);
+  -o, --output FILE  write to FILE (atomically: a temporary file, then renamed);
                      '-' or none: standard output
   --threads N        worker threads, 0 to 4096 [default 0: all cores]
   --no-progress      no progress bar for --optimize (irmetrics --help)
@@ -149,7 +149,7 @@ pub fn parse_fuse_args(argv: Vec<OsString>) -> Result<FuseArgs> {
                 }
             }
             Long("name") => a.name = Some(text("--name", p.value().map_err(lex)?)?),
-            Long("output") => {
+            Short('o') | Long("output") => {
                 let v: PathBuf = p.value().map_err(lex)?.into();
                 a.output = (v.as_os_str() != "-").then_some(v);
             }

@@ -57,7 +57,7 @@ options:
   --time-slack S       with --stream: seconds an event may come before the latest
                        one [default: 0]
   --format FMT         table [default], json or csv
-  --output FILE        write to FILE (atomically)
+  -o, --output FILE    write to FILE (atomically)
   --threads N          worker threads, 0 to 4096 [default 0: all cores]
   -h, --help           show this help
 ";
@@ -206,7 +206,7 @@ pub fn parse_online_args(argv: Vec<OsString>) -> Result<OnlineArgs> {
                 }
                 a.format = v;
             }
-            Long("output") => {
+            Short('o') | Long("output") => {
                 let v: PathBuf = p.value().map_err(lex)?.into();
                 a.output = (v.as_os_str() != "-").then_some(v);
             }
