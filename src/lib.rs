@@ -103,6 +103,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub use error::{Error, Result};
 
+pub use evaluate::{evaluate, pooled_auroc, read_credibility, Evaluator, Options, QueryStream};
+pub use intake::Rows;
+pub use measure::{parse_measure, parse_measure_as, Family, Measure, MeasureSet, Names};
+pub use qrels::{Qrels, QrelsBuilder, QrelsQuery};
+pub use results::{Column, Results};
+pub use run::{Run, RunBuilder, RunQuery};
+
 /// The settings read from the environment (`IRMETRICS_NUM_THREADS`,
 /// `IRMETRICS_MAX_LINE_BYTES`) checked, a bad value an [`Error::Option`]: where an
 /// evaluator is built and where a command starts, before any file is read (the places
@@ -111,9 +118,3 @@ pub fn check_environment() -> Result<()> {
     parallel::env_threads()?;
     trec::check_max_line_env()
 }
-pub use evaluate::{evaluate, pooled_auroc, read_credibility, Evaluator, Options, QueryStream};
-pub use intake::Rows;
-pub use measure::{parse_measure, parse_measure_as, Family, Measure, MeasureSet, Names};
-pub use qrels::{Qrels, QrelsBuilder, QrelsQuery};
-pub use results::{Column, Results};
-pub use run::{Run, RunBuilder, RunQuery};

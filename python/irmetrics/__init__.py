@@ -43,6 +43,7 @@ from ._core import (
     set_max_line_bytes,
     spearman_rho,
 )
+from ._frames import is_lazy_frame
 from .report import Report, compare, compare_values, html_report
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
@@ -270,8 +271,7 @@ def diversity(
 def _subtopic_rows(qrels: Any) -> Any:
     """Subtopic judgments given as a table (pandas, polars, a polars LazyFrame, Arrow)
     as ``(query_id, subtopic_id, doc_id, relevance)`` rows; anything else as given."""
-    kind = type(qrels)
-    if kind.__module__.startswith("polars") and kind.__name__ == "LazyFrame":
+    if is_lazy_frame(qrels):
         qrels = qrels.collect()
     if hasattr(qrels, "column_names") and hasattr(qrels, "to_pylist"):  # pyarrow
         cols = list(qrels.column_names)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._core import InputError, OnlineLog
+from ._frames import is_lazy_frame
 
 if TYPE_CHECKING:
     import numpy as np
@@ -118,8 +119,8 @@ def _is_arrow(data: Any) -> bool:
     module = type(data).__module__
     if module == "pandas" or module.startswith("pandas."):
         return False
-    if module.startswith("polars") and type(data).__name__ == "LazyFrame":
-        return True  # collected, then read as the DataFrame it gives
+    if is_lazy_frame(data):
+        return True  # collected by the extension, then read as the DataFrame it gives
     return hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__")
 
 

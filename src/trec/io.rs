@@ -32,13 +32,23 @@ pub fn set_max_line_bytes(n: usize) {
 /// An `IRMETRICS_MAX_LINE_BYTES` that is not a whole number as an error, unless
 /// [`set_max_line_bytes`] set the limit (see [`crate::check_environment`]).
 pub fn check_max_line_env() -> Result<()> {
-    match env_max_line_bytes() {
-        Some(Err(v)) if !MAX_LINE_SET.load(Ordering::Relaxed) => Err(Error::Option(format!(
-            "IRMETRICS_MAX_LINE_BYTES={v:?} is not a whole number of bytes; give the \
-             longest line accepted in bytes (e.g. 4194304) or unset it (default {})",
-            DEFAULT_MAX_LINE_BYTES
+    match unread_env() {
+        Some(what) => Err(Error::Option(format!(
+            "{what}; give the longest line accepted in bytes (e.g. 4194304) or unset it \
+             (default {DEFAULT_MAX_LINE_BYTES})"
         ))),
-        _ => Ok(()),
+        None => Ok(()),
+    }
+}
+
+/// What is wrong with an `IRMETRICS_MAX_LINE_BYTES` that is not a whole number, unless
+/// [`set_max_line_bytes`] set the limit and the variable goes unread.
+fn unread_env() -> Option<String> {
+    match env_max_line_bytes() {
+        Some(Err(v)) if !MAX_LINE_SET.load(Ordering::Relaxed) => Some(format!(
+            "IRMETRICS_MAX_LINE_BYTES={v:?} is not a whole number of bytes"
+        )),
+        _ => None,
     }
 }
 
@@ -68,12 +78,7 @@ pub fn max_line_bytes() -> usize {
 /// is not a number (the default applied then: the variable is read where no error can
 /// be returned, and only matters once a line is this long).
 pub(super) fn too_long() -> String {
-    let unread = match env_max_line_bytes() {
-        Some(Err(v)) if !MAX_LINE_SET.load(Ordering::Relaxed) => {
-            format!("; IRMETRICS_MAX_LINE_BYTES={v:?} is not a whole number of bytes")
-        }
-        _ => String::new(),
-    };
+    let unread = unread_env().map_or_else(String::new, |what| format!("; {what}"));
     format!(
         "line longer than {} bytes (is this a TREC file? raise the limit with \
          --max-line-bytes or IRMETRICS_MAX_LINE_BYTES if it is{unread})",
