@@ -34,6 +34,10 @@ const NORMS: &[(&str, Norm)] = &[
     // ranx's other spellings
     ("min_max", Norm::MinMax),
     ("min_max_inverted", Norm::MinMaxInverted),
+    // the z-score by its usual name (ranx: zmuv, zero mean and unit variance)
+    ("z-score", Norm::Zmuv),
+    ("zscore", Norm::Zmuv),
+    ("z_score", Norm::Zmuv),
 ];
 
 impl Norm {
@@ -403,6 +407,9 @@ mod tests {
             assert_eq!(Norm::parse(n.name()).unwrap(), n);
         }
         assert_eq!(Norm::parse("min_max").unwrap(), Norm::MinMax);
+        for z in ["z-score", "zscore", "Z_Score"] {
+            assert_eq!(Norm::parse(z).unwrap(), Norm::Zmuv);
+        }
         let e = Method::parse("rff").unwrap_err().to_string();
         assert!(
             e.starts_with("unknown fusion method 'rff'; did you mean 'rrf'"),
