@@ -222,6 +222,11 @@ def test_bad_requests_are_irmetrics_errors(case, tmp_path):
     for measure in ("P@5", "P.5", "ndcg_cut.10"):  # was "bad parameters '5@1' for 'P'"
         with pytest.raises(irmetrics.InputError, match="without its cut-off"):
             plot.by_cutoff(q, r, measure)
+    # a parameter's decimal point is not a cut-off: the same values as the measure's own
+    gains = "nDCG(gains={0:0,1:1,2:2.5,3:3})"
+    p = plot.by_cutoff(q, {"r": r}, gains, cutoffs=[5, 10])
+    want = irmetrics.evaluate(q, r, [f"{gains}@5", f"{gains}@10"])
+    assert p.data["r"]["values"] == list(want.values())
     # the folder of a file to write is missing: the file is named, not the temporary one
     # (a FileNotFoundError naming '.x.png.<random>.tmp' before)
     with pytest.raises(irmetrics.FileError) as e:

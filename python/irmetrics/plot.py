@@ -335,7 +335,8 @@ def by_cutoff(
     ``data``: ``{run: {"k": [...], "values": [...]}}`` (mean over topics).
     """
     _pyplot()  # matplotlib first: a missing extra fails before any work
-    if "@" in measure or re.search(r"\.\d", measure):
+    # "P@5", or trec_eval's "P.5" (a parameter's decimal point, "RBP(p=0.8)", is not one)
+    if "@" in measure or re.search(r"\.\d", measure.split("(", 1)[0]):
         raise InputError(
             f"by_cutoff takes a measure without its cut-off (such as 'P' or 'nDCG'), "
             f"not {measure!r}: the cut-offs are cutoffs="

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::args::{Args, Format};
-use crate::error::{Error, Result};
+use crate::error::{show_whole, Error, Result};
 use crate::measure::Family;
 use crate::results::Results;
 
@@ -26,12 +26,6 @@ fn csv_err(e: csv::Error) -> Error {
     }
 }
 
-/// Text for people: valid UTF-8 as it is, control characters and other bytes escaped
-/// (the aligned table; error messages), as everywhere ([`crate::error::show_whole`]).
-fn escaped(bytes: &[u8]) -> String {
-    crate::error::show_whole(bytes)
-}
-
 /// A file name's bytes as the user gave them (any encoding).
 fn path_bytes(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
@@ -45,12 +39,12 @@ fn json_text(bytes: &[u8], what: &str, path: &Path) -> Result<String> {
         let whose = if bytes == path_bytes(path) {
             String::new()
         } else {
-            format!(" (run {})", escaped(path_bytes(path)))
+            format!(" (run {})", show_whole(path_bytes(path)))
         };
         Error::Input(format!(
             "{what} '{}'{whose} is not UTF-8: JSON holds only Unicode text, so --format \
              json cannot write it; --format trec or csv write ids and tags as they were read",
-            escaped(bytes),
+            show_whole(bytes),
         ))
     })
 }
@@ -180,7 +174,7 @@ fn render(
             // cells as bytes: CSV writes ids as read, the table escapes them
             let id_cell = |id: &[u8]| -> Vec<u8> {
                 if table {
-                    escaped(id).into_bytes()
+                    show_whole(id).into_bytes()
                 } else {
                     id.to_vec()
                 }
@@ -367,14 +361,14 @@ fn side_by_side(results: &[(PathBuf, Results)], args: &Args, out: &mut Vec<u8>) 
         })
         .collect();
     let mut header = vec!["query".to_string(), "measure".to_string()];
-    header.extend(results.iter().map(|(p, _)| escaped(path_bytes(p))));
+    header.extend(results.iter().map(|(p, _)| show_whole(path_bytes(p))));
     let mut rows = vec![header];
     for (name, family, per_query) in &measures {
         if !(args.per_query && *per_query) {
             continue;
         }
         for id in &queries {
-            let mut r = vec![escaped(id), name.clone()];
+            let mut r = vec![show_whole(id), name.clone()];
             for ((_, res), pos) in results.iter().zip(&positions) {
                 r.push(match (column(res, name), pos.get(id)) {
                     (Some(c), Some(&q)) => fmt(*family, res.value(q, c)),
@@ -429,8 +423,8 @@ fn table(rows: &[Vec<Vec<u8>>], res: &Results, path: &Path, out: &mut Vec<u8>) {
     out.extend_from_slice(
         format!(
             "run {} (runid {}), {} queries\n",
-            escaped(path_bytes(path)),
-            escaped(res.runid()),
+            show_whole(path_bytes(path)),
+            show_whole(res.runid()),
             res.num_queries()
         )
         .as_bytes(),

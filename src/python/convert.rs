@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 
-use super::errors::{format_err, to_py};
+use super::errors::{format_err, input_err, to_py};
 use crate::error::Unit;
 use crate::evaluate::Evaluator;
 use crate::ids::{same_id, RepeatFinder};
@@ -833,7 +833,7 @@ impl Floats<'_> {
             }
         }
         let items = col.try_iter().map_err(|_| {
-            super::errors::input_err(
+            input_err(
                 col.py(),
                 format!(
                     "{what} must be a sequence of numbers, got {}",

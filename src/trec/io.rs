@@ -75,8 +75,8 @@ pub fn max_line_bytes() -> usize {
 }
 
 /// The message for a line over the limit; it names an `IRMETRICS_MAX_LINE_BYTES` that
-/// is not a number (the default applied then: the variable is read where no error can
-/// be returned, and only matters once a line is this long).
+/// is not a number (the default applied then: a file read before anything called
+/// [`crate::check_environment`], as Python's `Run.from_file` may be).
 pub(super) fn too_long() -> String {
     let unread = unread_env().map_or_else(String::new, |what| format!("; {what}"));
     format!(
