@@ -195,12 +195,8 @@ fn bootstrap_means(
 ) -> Result<Vec<f64>> {
     let n = values.len();
     let mut rng = SplitMix64(seed);
-    let mut means: Vec<f64> = Vec::new();
-    means.try_reserve_exact(resamples).map_err(|_| {
-        Error::Option(format!(
-            "resamples = {resamples} needs more memory than can be had; use fewer"
-        ))
-    })?;
+    let mut means: Vec<f64> =
+        crate::compare::paired::resample_room("resamples", resamples, resamples)?;
     for r in 0..resamples {
         if r % 1024 == 0 && cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
             return Err(Error::Interrupted);

@@ -487,7 +487,7 @@ def test_counts_are_whole_numbers_everywhere() -> None:
             call()
     assert online.top_queries(log, n=0) == []
     assert [q for q, *_ in online.ctr_by_query(log)] == ["x"]
-    with pytest.raises(InputError, match="k must be a whole number of at least 0, got -1"):
+    with pytest.raises(InputError, match="k must be a whole number from 0 to 10000, got -1"):
         stats.studentized_range_sf(3.0, -1, 5.0)
     with pytest.raises(InputError, match="n must be a whole number of at least 0, got -1"):
         irmetrics.set_max_line_bytes(-1)
@@ -504,6 +504,19 @@ def test_bad_options_of_the_python_layer_are_irmetrics_errors() -> None:
         (
             lambda: irmetrics.system_correlation({"a": 1.0}, {"a": 2.0}, "pearson"),
             "must be 'kendall' or 'spearman'",
+        ),
+        # these three were a ValueError of float() or of numpy's truth value
+        (
+            lambda: irmetrics.system_correlation({"a": 1.0, "b": "x"}, {"a": 2.0, "b": 1.0}),
+            r"scores_a\['b'\] must be a number, got 'x'",
+        ),
+        (
+            lambda: irmetrics.system_correlation({"a": 1.0}, {"a": 2.0}, np.array([1, 2])),
+            "must be 'kendall' or 'spearman'",
+        ),
+        (
+            lambda: irmetrics.online.read_log({"session_id": ["s"]}, columns=["sid"]),
+            r"columns must map log fields to column names \(str: str\), got \['sid'\]",
         ),
     ):
         with pytest.raises(InputError, match=match):

@@ -315,6 +315,36 @@ def test_identical_systems_give_p_one():
             "sample 0 must be a sequence of numbers, got float",
         ),
         (lambda: stats.tukey_hsd(1, 2), "sample 0 must be a sequence of numbers, got int"),
+        # the room for 2^62 resamples was asked of the allocator, which aborted the process
+        (
+            lambda: stats.bootstrap_test([1.0, 2.0, 3.0], [2.0, 2.0, 1.0], n_resamples=2**62),
+            "n_resamples = 4611686018427387904 needs more memory than can be had",
+        ),
+        (
+            lambda: stats.randomization_test(
+                [float(i) for i in range(40)], [1.1 * i for i in range(40)], n_resamples=2**62
+            ),
+            "n_resamples = 4611686018427387904 needs more memory",
+        ),
+        (
+            lambda: stats.randomized_tukey_hsd(
+                *[[float(i * s % 7) for i in range(40)] for s in (1, 2, 3)], n_resamples=2**62
+            ),
+            "n_resamples = 4611686018427387904 needs more memory",
+        ),
+        (
+            lambda: irmetrics.compare_values(
+                {"ap": {"a": [i / 40 for i in range(40)], "b": [0.5] * 40}},
+                test="fisher",
+                n_resamples=2**62,
+            ),
+            "n_resamples = 4611686018427387904 needs more memory",
+        ),
+        (lambda: stats.studentized_range_sf(3.0, 10_001, 5.0), "from 0 to 10000, got 10001"),
+        (
+            lambda: irmetrics.compare_values({"ap": [0.1, 0.2]}),
+            r"values\['ap'\] must be a mapping \{system: per-query values\}, got list",
+        ),
     ],
 )
 def test_bad_input_is_an_irmetrics_error(call, match):

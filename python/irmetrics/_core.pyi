@@ -465,8 +465,8 @@ def online_evaluate(
     dwell_threshold: float = 30.0,
     by_variant: bool = False,
     baseline: str | None = None,
-    n_resamples: int = 1000,
-    seed: int = 42,
+    n_resamples: int | None = None,
+    seed: int | None = None,
     confidence: float = 0.95,
 ) -> tuple[
     list[str],
@@ -501,8 +501,8 @@ def online_combine(
     *,
     by_variant: bool = False,
     baseline: str | None = None,
-    n_resamples: int = 1000,
-    seed: int = 42,
+    n_resamples: int | None = None,
+    seed: int | None = None,
     confidence: float = 0.95,
     source: str = ...,
 ) -> tuple[

@@ -183,7 +183,8 @@ def randomized_tukey_hsd(
 def studentized_range_sf(q: float, k: int, df: float) -> float:
     """P(Q > q) of the studentized range with ``k`` groups and ``df`` degrees of freedom
     (``math.inf`` for the range of k normals). As scipy's ``studentized_range``, ``df``
-    of 100,000 or more is taken as infinite (the two differ by at most 2e-5 there)."""
+    of 100,000 or more is taken as infinite (the two differ by at most 2e-5 there).
+    ``k`` is at most 10,000 (computed to 1e-10 of scipy's up to there)."""
     return _core.studentized_range_sf(q, k, df)
 
 

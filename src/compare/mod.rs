@@ -26,7 +26,7 @@ pub use paired::{
 pub use report::{
     compare, compare_values, compare_values_with, CompareOptions, Format, PairResult, Report,
 };
-pub use tukey::{ptukey_sf, randomized_tukey_hsd, tukey_hsd, TukeyHsd};
+pub use tukey::{ptukey_sf, randomized_tukey_hsd, tukey_hsd, TukeyHsd, TUKEY_MAX_GROUPS};
 
 use crate::error::Result;
 

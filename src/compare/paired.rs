@@ -282,10 +282,27 @@ fn signed_sum(signs: &[f64], v: &[f64]) -> f64 {
 }
 
 /// Resamples per work item of the parallel loops.
-const CHUNK: usize = 64;
+pub(crate) const CHUNK: usize = 64;
 
-fn chunk_starts(n_resamples: usize) -> Vec<usize> {
-    (0..n_resamples).step_by(CHUNK).collect()
+/// The first resample of each work item.
+pub(crate) fn chunk_starts(n_resamples: usize) -> Result<Vec<usize>> {
+    let mut starts: Vec<usize> =
+        resample_room("n_resamples", n_resamples, n_resamples.div_ceil(CHUNK))?;
+    starts.extend((0..n_resamples).step_by(CHUNK));
+    Ok(starts)
+}
+
+/// An empty list with room for `len` values kept for `n` resamples (the parameter
+/// `name`), or an error asking for fewer: never the allocator's abort of the process
+/// (2^63 resamples asked 2^60 bytes of it).
+pub(crate) fn resample_room<T>(name: &str, n: usize, len: usize) -> Result<Vec<T>> {
+    let mut room = Vec::new();
+    room.try_reserve_exact(len).map_err(|_| {
+        Error::Option(format!(
+            "{name} = {n} needs more memory than can be had; use fewer"
+        ))
+    })?;
+    Ok(room)
 }
 
 fn interrupted(cancel: Option<&AtomicBool>) -> bool {
@@ -319,7 +336,7 @@ impl SignFlips {
             .collect();
         let streams = Streams::new(seed);
         let chunks = crate::parallel::map_with(
-            &chunk_starts(n_resamples),
+            &chunk_starts(n_resamples)?,
             || vec![0.0f64; n],
             |signs, &start| -> Result<Vec<f64>> {
                 if interrupted(cancel) {
@@ -335,7 +352,8 @@ impl SignFlips {
                 Ok(out)
             },
         );
-        let mut sums = Vec::with_capacity(n_resamples * systems.len());
+        let per = n_resamples.saturating_mul(systems.len());
+        let mut sums = resample_room("n_resamples", n_resamples, per)?;
         for c in chunks {
             sums.extend(c?);
         }
@@ -515,7 +533,7 @@ pub fn bootstrap_tests(
     let nf = n as f64;
     let streams = Streams::new(seed);
     let counts = crate::parallel::map_with(
-        &chunk_starts(n_resamples),
+        &chunk_starts(n_resamples)?,
         || (vec![0.0; k], vec![0.0; k]),
         |(s, ss), &start| -> Result<Vec<usize>> {
             if interrupted(cancel) {

@@ -109,8 +109,14 @@ pub(crate) fn big_phi(z: f64) -> f64 {
     0.5 * libm::erfc(-z / std::f64::consts::SQRT_2)
 }
 
+/// Groups from which [`range_sf`]'s difference of powers is taken in closed form.
+const RANGE_SUM_MAX_K: usize = 64;
+
 /// P(range of k standard normals >= w): k ∫ φ(z) (Φ(z)^(k-1) - (Φ(z) - Φ(z-w))^(k-1)) dz,
-/// the difference of powers written as Φ(z-w) Σ a^j b^(k-2-j) (no cancellation).
+/// the difference of powers a^(k-1) - b^(k-1) (a = Φ(z), b = a - c, c = Φ(z-w)) without
+/// cancellation: for few groups as c Σ a^j b^(k-2-j) (k - 2 products), for more as
+/// a^(k-1) (-expm1((k-1) ln(1 - c/a))), a few ulps either way; the sum's loop made a
+/// p-value for 10,000 groups take 23 s, and for 10^8 it never ended.
 fn range_sf(w: f64, k: usize) -> f64 {
     if w <= 0.0 {
         return 1.0;
@@ -118,6 +124,14 @@ fn range_sf(w: f64, k: usize) -> f64 {
     let f = |z: f64| {
         let a = big_phi(z);
         let c = big_phi(z - w);
+        if k > RANGE_SUM_MAX_K {
+            if a <= 0.0 {
+                return 0.0;
+            }
+            let m = (k - 1) as f64;
+            let gone = -(m * (-(c / a).min(1.0)).ln_1p()).exp_m1();
+            return phi(z) * a.powf(m) * gone;
+        }
         let b = (a - c).max(0.0);
         // S_m = Σ_{j=0}^{m} a^j b^(m-j) = a^m + b S_(m-1), m = k - 2
         let (mut sum, mut apow) = (1.0, 1.0);
@@ -139,9 +153,19 @@ fn range_sf(w: f64, k: usize) -> f64 {
 /// `tukey_hsd` equal to `scipy.stats.tukey_hsd` for systems with many queries.
 pub const TUKEY_LARGE_DF: f64 = 100_000.0;
 
+/// The most groups the studentized range is computed for: up to 10,000 it agrees with
+/// scipy's to 1e-10 in at most 0.2 s a p-value at every df (measured at df 1 to
+/// infinity, q 0.3 to 9); at 100,000 groups and one degree of freedom a p-value took
+/// 229 s and was 2e-7 off.
+pub const TUKEY_MAX_GROUPS: usize = 10_000;
+
 /// Survival function of the studentized range: P(Q > q) for `k` groups and `df` degrees
-/// of freedom of the error (`df` >= [`TUKEY_LARGE_DF`]: the range of normals, as scipy).
+/// of freedom of the error (`df` >= [`TUKEY_LARGE_DF`]: the range of normals, as scipy);
+/// NaN for `k` above [`TUKEY_MAX_GROUPS`].
 pub fn ptukey_sf(q: f64, k: usize, df: f64) -> f64 {
+    if k > TUKEY_MAX_GROUPS {
+        return f64::NAN;
+    }
     studentized_range_sf(q, k, df, true)
 }
 
@@ -380,6 +404,12 @@ pub fn tukey_hsd(groups: &[&[f64]]) -> Result<TukeyHsd> {
             "Tukey's HSD needs at least 2 groups, got {k}"
         )));
     }
+    if k > TUKEY_MAX_GROUPS {
+        return Err(Error::Input(format!(
+            "Tukey's HSD takes at most {TUKEY_MAX_GROUPS} groups (the studentized range is \
+             not computed for more), got {k}"
+        )));
+    }
     for (i, g) in groups.iter().enumerate() {
         if g.len() < 2 {
             return Err(Error::Input(format!(
@@ -506,7 +536,7 @@ pub fn randomized_tukey_hsd(
     // k! for one draw per query (k <= 20), else Fisher-Yates draw by draw
     let factorial: Option<u64> = (1..=k as u64).try_fold(1u64, |a, i| a.checked_mul(i));
     let streams = Streams::new(seed);
-    let starts: Vec<usize> = (0..n_resamples).step_by(64).collect();
+    let starts = super::paired::chunk_starts(n_resamples)?;
     let ranges = crate::parallel::map_with(
         &starts,
         || (vec![0.0f64; k], vec![0usize; k]),
@@ -514,7 +544,7 @@ pub fn randomized_tukey_hsd(
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(Error::Interrupted);
             }
-            let end = (start + 64).min(n_resamples);
+            let end = (start + super::paired::CHUNK).min(n_resamples);
             let mut out = Vec::with_capacity(end - start);
             for r in start..end {
                 let mut rng = streams.stream(r as u64);
@@ -553,7 +583,7 @@ pub fn randomized_tukey_hsd(
             Ok(out)
         },
     );
-    let mut all = Vec::with_capacity(n_resamples);
+    let mut all = super::paired::resample_room("n_resamples", n_resamples, n_resamples)?;
     for r in ranges {
         all.extend(r?);
     }

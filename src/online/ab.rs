@@ -11,6 +11,7 @@
 //! exactly when the interval leaves out 0. Resamples where a metric is undefined (an
 //! arm without SERPs drawn) are left out of that metric's quantiles and count.
 
+use crate::compare::paired::resample_room;
 use crate::compare::rng::{below, Streams};
 use crate::error::{Error, Result};
 
@@ -78,7 +79,16 @@ pub(crate) fn compare_arms(
     let w = table.metrics.len();
     let arms = [Arm::new(table, base), Arm::new(table, arm)];
     let streams = Streams::new(how.seed);
-    let rows: Vec<u64> = (0..how.n_resamples as u64).collect();
+    // every resample's w differences are held (in a list of their own: a header of
+    // three words); too many resamples are refused here, not by the allocator's abort
+    let n = how.n_resamples;
+    drop(resample_room::<f64>(
+        "n_resamples",
+        n,
+        n.saturating_mul(w + 4),
+    )?);
+    let mut rows: Vec<u64> = resample_room("n_resamples", n, n)?;
+    rows.extend(0..n as u64);
     let diffs: Vec<Vec<f64>> =
         crate::parallel::map_with(&rows, Vec::new, |counts: &mut Vec<f64>, &r| {
             let mut rng = streams.stream(r);

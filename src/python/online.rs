@@ -431,15 +431,19 @@ fn evaluated(r: online::OnlineResults) -> Evaluated {
     )
 }
 
+/// The options of `online_evaluate` and `online_combine`; `n_resamples` and `seed`
+/// whole numbers, as the significance tests take them (default 1,000 and 42).
 fn online_options(
     dwell_threshold: f64,
     by_variant: bool,
     baseline: Option<String>,
-    n_resamples: usize,
-    seed: u64,
+    n_resamples: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
     confidence: f64,
-) -> OnlineOptions {
-    OnlineOptions {
+) -> PyResult<OnlineOptions> {
+    let n_resamples = n_resamples.map_or(Ok(1000), |n| int_arg(n, "n_resamples", 1, None))?;
+    let seed = seed.map_or(Ok(42), |s| int_arg(s, "seed", 0, None))?;
+    Ok(OnlineOptions {
         dwell_threshold,
         by_variant,
         baseline,
@@ -448,13 +452,13 @@ fn online_options(
             seed,
             confidence,
         },
-    }
+    })
 }
 
 /// The metrics: `(names, groups, comparisons)`; a group is `(name, sessions, values)`,
 /// a comparison `(metric, baseline, variant, difference, ci_low, ci_high, pvalue)`.
 #[pyfunction]
-#[pyo3(signature = (log, metrics = None, *, dwell_threshold = 30.0, by_variant = false, baseline = None, n_resamples = 1000, seed = 42, confidence = 0.95))]
+#[pyo3(signature = (log, metrics = None, *, dwell_threshold = 30.0, by_variant = false, baseline = None, n_resamples = None, seed = None, confidence = 0.95))]
 #[allow(clippy::too_many_arguments)]
 fn online_evaluate(
     py: Python<'_>,
@@ -463,8 +467,8 @@ fn online_evaluate(
     dwell_threshold: f64,
     by_variant: bool,
     baseline: Option<String>,
-    n_resamples: usize,
-    seed: u64,
+    n_resamples: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
     confidence: f64,
 ) -> PyResult<Evaluated> {
     let log = log.inner.clone();
@@ -475,7 +479,7 @@ fn online_evaluate(
         n_resamples,
         seed,
         confidence,
-    );
+    )?;
     let metrics = metrics.unwrap_or_default();
     let r = heavy(py, move |_| online::evaluate(&log, &metrics, &opts))?;
     Ok(evaluated(r))
@@ -517,7 +521,7 @@ fn online_session_parts<'py>(
 /// arrays of `online_session_parts`, concatenated): what `online_evaluate` gives on
 /// the whole log. `sessions` (their names, for errors) may be left out.
 #[pyfunction]
-#[pyo3(signature = (metrics, sessions, variant, variants, num, den, ttfc, ttfc_ends, *, by_variant = false, baseline = None, n_resamples = 1000, seed = 42, confidence = 0.95, source = "log".to_string()))]
+#[pyo3(signature = (metrics, sessions, variant, variants, num, den, ttfc, ttfc_ends, *, by_variant = false, baseline = None, n_resamples = None, seed = None, confidence = 0.95, source = "log".to_string()))]
 #[allow(clippy::too_many_arguments)]
 fn online_combine(
     py: Python<'_>,
@@ -531,8 +535,8 @@ fn online_combine(
     ttfc_ends: PyReadonlyArray1<'_, u64>,
     by_variant: bool,
     baseline: Option<String>,
-    n_resamples: usize,
-    seed: u64,
+    n_resamples: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
     confidence: f64,
     source: String,
 ) -> PyResult<Evaluated> {
@@ -563,7 +567,7 @@ fn online_combine(
         n_resamples,
         seed,
         confidence,
-    );
+    )?;
     let r = heavy(py, move |_| {
         online::evaluate_sessions(parts, &opts, &source)
     })?;

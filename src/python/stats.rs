@@ -245,7 +245,8 @@ fn randomized_tukey_hsd(
 /// The studentized range's upper tail P(Q > q) for k groups and df degrees of freedom.
 #[pyfunction]
 fn studentized_range_sf(q: f64, k: &Bound<'_, PyAny>, df: f64) -> PyResult<f64> {
-    Ok(compare::ptukey_sf(q, int_arg(k, "k", 0usize, None)?, df))
+    let k = int_arg(k, "k", 0usize, Some(compare::TUKEY_MAX_GROUPS))?;
+    Ok(compare::ptukey_sf(q, k, df))
 }
 
 /// Two-way ANOVA without replication of the rows (systems) x columns (topics).
