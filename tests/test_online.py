@@ -9,6 +9,7 @@ of columns) gives the same numbers; plots are rendered to PNG and their data che
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -97,6 +98,15 @@ def test_hand_computed_variants():
     assert ctr["difference"] == pytest.approx(2 / 3)
     frame = online.evaluate(SMALL, ["ctr"], by="variant", output="pandas", n_resamples=500)
     assert frame.loc["ctr", "B-A"] == pytest.approx(2 / 3)
+    # resamples and seeds as the significance tests take them (were an OverflowError)
+    for bad, match in [
+        ({"n_resamples": -1}, "n_resamples must be a whole number of at least 1, got -1"),
+        ({"n_resamples": 2**64}, "n_resamples must be a whole number"),
+        ({"n_resamples": 2**62}, "n_resamples = 4611686018427387904 needs more memory"),
+        ({"seed": -3}, "seed must be a whole number of at least 0, got -3"),
+    ]:
+        with pytest.raises(irmetrics.InputError, match=match):
+            online.evaluate(SMALL, ["ctr"], by="variant", **bad)
 
 
 def test_ctr_by_query_by_hand_and_against_the_generator(gen):
@@ -120,6 +130,18 @@ def test_top_queries_and_queries_per_by_hand():
     assert online.top_queries(SMALL, 1, normalize=True) == [("laptop", 3, 0.6)]
     window = ("2024-05-01T00:00:00Z", "2024-05-01T00:16:40Z")
     assert online.top_queries(SMALL, 5, window) == [("laptop", 1, 0.5), ("laptop bag", 1, 0.5)]
+    # a window that is not a pair of times (was an IndexError or KeyError), NaN, or
+    # backwards (was an empty list)
+    for bad, match in [
+        ([], "window must be a pair"),
+        ("ab", "window must be a pair"),
+        ({"a": 1, "b": 2}, "window must be a pair"),
+        ((0, math.nan), "NaN is not a time"),
+        ((0, object()), "is not a time"),
+        ((5.0, 1.0), r"window ends \(1.0\) before it starts \(5.0\)"),
+    ]:
+        with pytest.raises(irmetrics.InputError, match=match):
+            online.top_queries(SMALL, 5, bad)
     t = online.queries_per(SMALL, "hour")
     assert t["count"].tolist() == [4, 1]
     assert t["start"].tolist() == list(pd.to_datetime(["2024-05-01 00:00", "2024-05-01 01:00"]))

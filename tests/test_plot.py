@@ -216,9 +216,14 @@ def test_bad_requests_are_irmetrics_errors(case, tmp_path):
         plot.by_cutoff(q, r, "P", cutoffs=[0])
     with pytest.raises(irmetrics.InputError, match="extension"):
         plot.histogram(q, r).save(tmp_path / "x.jpg")
-    for bins in (0, -3, 2.5, True):  # matplotlib's ValueError before, or a silent bin
+    # matplotlib's or numpy's ValueError before, or a silent bin count
+    for bins in (0, -3, 2.5, True, 2**63, [0.0, 0.5, 1.0]):
         with pytest.raises(irmetrics.InputError, match="bins must be a whole number"):
             plot.histogram(q, r, bins=bins)
+    with pytest.raises(irmetrics.InputError, match="cutoffs must be a list of whole numbers"):
+        plot.by_cutoff(q, r, "P", cutoffs=["x"])  # int()'s ValueError before
+    with pytest.raises(irmetrics.InputError, match="measure must be a str, got list"):
+        plot.by_cutoff(q, r, ["P"])  # an AttributeError before
     for measure in ("P@5", "P.5", "ndcg_cut.10"):  # was "bad parameters '5@1' for 'P'"
         with pytest.raises(irmetrics.InputError, match="without its cut-off"):
             plot.by_cutoff(q, r, measure)

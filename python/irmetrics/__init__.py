@@ -43,7 +43,7 @@ from ._core import (
     set_max_line_bytes,
     spearman_rho,
 )
-from ._frames import is_lazy_frame
+from ._frames import is_lazy_frame as _is_lazy_frame
 from .report import Report, compare, compare_values, html_report
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (start-up time)
@@ -271,7 +271,7 @@ def diversity(
 def _subtopic_rows(qrels: Any) -> Any:
     """Subtopic judgments given as a table (pandas, polars, a polars LazyFrame, Arrow)
     as ``(query_id, subtopic_id, doc_id, relevance)`` rows; anything else as given."""
-    if is_lazy_frame(qrels):
+    if _is_lazy_frame(qrels):
         qrels = qrels.collect()
     if hasattr(qrels, "column_names") and hasattr(qrels, "to_pylist"):  # pyarrow
         cols = list(qrels.column_names)
@@ -431,11 +431,28 @@ def system_correlation(
     systems in only one of them are ignored. ``method``: ``"kendall"`` (tau-b) or
     ``"spearman"`` (rho).
     """
+    if not isinstance(method, str) or method not in ("kendall", "spearman"):
+        raise InputError(f"method must be 'kendall' or 'spearman', not {method!r:.80}")
+    for which, scores in (("scores_a", scores_a), ("scores_b", scores_b)):
+        if not isinstance(scores, Mapping):
+            raise InputError(
+                f"{which} must map system names to scores, got {type(scores).__name__}"
+            )
     common = [s for s in scores_a if s in scores_b]
-    x = [float(scores_a[s]) for s in common]
-    y = [float(scores_b[s]) for s in common]
+
+    def score(which: str, scores: Mapping[str, float], system: str) -> float:
+        v = scores[system]
+        if isinstance(v, (str, bytes)):
+            raise InputError(f"{which}[{system!r}] must be a number, got {v!r:.80}")
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            raise InputError(
+                f"{which}[{system!r}] must be a number, got {type(v).__name__}"
+            ) from None
+
+    x = [score("scores_a", scores_a, s) for s in common]
+    y = [score("scores_b", scores_b, s) for s in common]
     if method == "kendall":
         return kendall_tau(x, y)
-    if method == "spearman":
-        return spearman_rho(x, y)
-    raise InputError(f"method must be 'kendall' or 'spearman', not {method!r}")
+    return spearman_rho(x, y)

@@ -13,3 +13,9 @@ def is_lazy_frame(data: Any) -> bool:
     ``columns`` (asking a lazy frame for them makes polars warn)."""
     kind = type(data)
     return kind.__module__.startswith("polars") and kind.__name__ == "LazyFrame"
+
+
+def is_pandas_frame(data: Any) -> bool:
+    """A pandas DataFrame (known by its type: pandas need not be imported to ask)."""
+    kind = type(data)
+    return kind.__module__.startswith("pandas") and kind.__name__ == "DataFrame"

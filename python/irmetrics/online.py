@@ -17,6 +17,7 @@ README ("Online metrics from search logs").
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._core import InputError, OnlineLog
-from ._frames import is_lazy_frame
+from ._frames import is_lazy_frame as _is_lazy_frame
 
 if TYPE_CHECKING:
     import numpy as np
@@ -119,9 +120,21 @@ def _is_arrow(data: Any) -> bool:
     module = type(data).__module__
     if module == "pandas" or module.startswith("pandas."):
         return False
-    if is_lazy_frame(data):
+    if _is_lazy_frame(data):
         return True  # collected by the extension, then read as the DataFrame it gives
     return hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__")
+
+
+def _columns(columns: Any) -> dict[str, str]:
+    """``columns={field: your_name}``, checked to be such a mapping."""
+    if columns is None:
+        return {}
+    if not isinstance(columns, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in columns.items()
+    ):
+        shown = repr(columns).splitlines()[0][:80]
+        raise InputError(f"columns must map log fields to column names (str: str), got {shown}")
+    return dict(columns)
 
 
 def read_log(
@@ -145,7 +158,7 @@ def read_log(
         return _core.online_read(
             os.fspath(log),
             format=format,
-            columns=dict(columns or {}),
+            columns=_columns(columns),
             success_events=events,
             dwell_cap=dwell_cap,
             time_unit=time_unit,
@@ -153,7 +166,7 @@ def read_log(
     if _is_arrow(log):
         return _core.online_from_arrow(
             log,
-            columns=dict(columns or {}),
+            columns=_columns(columns),
             success_events=events,
             dwell_cap=dwell_cap,
             time_unit=time_unit,
@@ -163,7 +176,7 @@ def read_log(
             "a log is a file path, a DataFrame, a dict of columns or an OnlineLog, "
             f"not {type(log).__name__}"
         )
-    mapping = dict(columns or {})
+    mapping = _columns(columns)
     unknown = sorted(set(mapping) - set(FIELDS))
     if unknown:
         raise InputError(f"unknown log field(s) {unknown}; the fields are {', '.join(FIELDS)}")
@@ -256,7 +269,7 @@ def evaluate(
             session_timeout=session_timeout,
             time_slack=time_slack,
             format=opts.get("format", "auto"),
-            columns=dict(opts.get("columns") or {}),
+            columns=_columns(opts.get("columns")),
             success_events=_events(opts.get("success_events", ("copy", "purchase"))),
             dwell_cap=opts.get("dwell_cap", 1800.0),
             time_unit=opts.get("time_unit", "auto"),
@@ -343,7 +356,32 @@ def _seconds(t: Any) -> float:
     numpy = sys.modules.get("numpy")  # a numpy datetime64 means numpy is imported
     if numpy is not None and isinstance(t, numpy.datetime64):
         return float(t.astype("datetime64[ns]").astype(numpy.int64) / 1e9)
-    return float(t)
+    try:
+        s = float(t)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"window: {t!r:.80} is not a time (seconds, ISO 8601 text or a datetime)"
+        ) from None
+    if math.isnan(s):
+        raise InputError("window: NaN is not a time")
+    return s
+
+
+def _window(window: Any) -> tuple[float, float] | None:
+    """``(start, end)`` in seconds, or None for no window."""
+    if window is None:
+        return None
+    if isinstance(window, (str, bytes, Mapping)) or not hasattr(window, "__len__"):
+        pair = None
+    else:
+        pair = tuple(window) if len(window) == 2 else None
+    if pair is None:
+        shown = repr(window).splitlines()[0][:80]
+        raise InputError(f"window must be a pair (start, end), got {shown}")
+    start, end = _seconds(pair[0]), _seconds(pair[1])
+    if end < start:
+        raise InputError(f"window ends ({pair[1]!r}) before it starts ({pair[0]!r})")
+    return start, end
 
 
 def top_queries(
@@ -358,9 +396,8 @@ def top_queries(
     the SERPs in ``window`` (``(start, end)``: seconds since the epoch, ISO 8601 text
     or datetimes; start included, end not); ties by query text. ``normalize=True``
     counts queries lowercased with runs of white space as one space."""
-    lg = read_log(log, **read)
-    w = None if window is None else (_seconds(window[0]), _seconds(window[1]))
-    return _core.online_top_queries(lg, n, w, normalize)
+    w = _window(window)
+    return _core.online_top_queries(read_log(log, **read), n, w, normalize)
 
 
 def queries_per(

@@ -203,6 +203,17 @@ def _one_measure(ev: Evaluator, measure: str) -> str:
     return columns[0]
 
 
+# more bins than a figure has pixels across show nothing more
+_MAX_BINS = 10_000
+
+
+def _whole(v: Any) -> bool:
+    """A whole number (Python's or numpy's), not a bool."""
+    import numpy as np
+
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
 def histogram(
     qrels: Any,
     run: Any,
@@ -223,8 +234,8 @@ def histogram(
     _pyplot()  # matplotlib first: a missing extra fails before any work
     import numpy as np
 
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise InputError(f"bins must be a whole number >= 1, not {bins!r}")
+    if not _whole(bins) or not 1 <= bins <= _MAX_BINS:
+        raise InputError(f"bins must be a whole number from 1 to {_MAX_BINS}, not {bins!r:.80}")
     ev = Evaluator(qrels, [measure], **options)
     column = _one_measure(ev, measure)
     name, r = _one_run(run)
@@ -335,15 +346,18 @@ def by_cutoff(
     ``data``: ``{run: {"k": [...], "values": [...]}}`` (mean over topics).
     """
     _pyplot()  # matplotlib first: a missing extra fails before any work
+    if not isinstance(measure, str):
+        raise InputError(f"measure must be a str, got {type(measure).__name__}")
     # "P@5", or trec_eval's "P.5" (a parameter's decimal point, "RBP(p=0.8)", is not one)
     if "@" in measure or re.search(r"\.\d", measure.split("(", 1)[0]):
         raise InputError(
             f"by_cutoff takes a measure without its cut-off (such as 'P' or 'nDCG'), "
             f"not {measure!r}: the cut-offs are cutoffs="
         )
-    ks = [int(k) for k in cutoffs]
-    if not ks or any(k < 1 for k in ks):
-        raise InputError("cutoffs must be whole numbers >= 1")
+    ks = list(cutoffs) if isinstance(cutoffs, (list, tuple, range)) else None
+    if not ks or not all(_whole(k) and k >= 1 for k in ks):
+        raise InputError(f"cutoffs must be a list of whole numbers >= 1, got {cutoffs!r:.80}")
+    ks = [int(k) for k in ks]
     names = [f"{measure}@{k}" for k in ks]
     ev = Evaluator(qrels, names, **options)
     data: dict[str, Any] = {}

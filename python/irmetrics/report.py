@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from . import _core
 from ._core import Evaluator, InputError
 from ._files import atomic_write
+from ._frames import is_pandas_frame
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -491,9 +492,21 @@ def compare_values(
     """:func:`compare` for per-query values computed elsewhere:
     ``values = {measure: {system: array of per-query values}}`` (same query order
     everywhere)."""
+    if not isinstance(values, Mapping):
+        raise InputError(
+            f"values must be a mapping {{measure: {{system: per-query values}}}}, got "
+            f"{type(values).__name__}"
+        )
     measures = list(values.items())
     if not measures:
         raise InputError("no measures to compare")
+    for name, per_system in measures:
+        # a pandas DataFrame (a column per system) is taken as such a mapping
+        if not isinstance(per_system, Mapping) and not is_pandas_frame(per_system):
+            raise InputError(
+                f"values[{name!r}] must be a mapping {{system: per-query values}}, got "
+                f"{type(per_system).__name__}"
+            )
     systems = list(measures[0][1])
     rows = []
     for name, per_system in measures:

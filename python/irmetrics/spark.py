@@ -559,7 +559,7 @@ def online(
         raise InputError("success_events must be a list of event types, not one str")
     if isinstance(metrics, str):
         metrics = [metrics]
-    mapping = dict(columns or {})
+    mapping = local._columns(columns)
     # the log's columns, read by the same code as a local log's (an empty batch of the
     # DataFrame's schema): missing columns, wrong types and metrics refused before any job
     fields = {f: mapping.get(f, f) for f in local.FIELDS if f != "doc_id"}
