@@ -501,6 +501,10 @@ def test_bad_options_of_the_python_layer_are_irmetrics_errors() -> None:
         (lambda: irmetrics.evaluate(q, r, "map", stream=True), "needs the run as a file"),
         (lambda: irmetrics.aggregate([1.0, 2.0], "mean", ddof=1), "ddof applies"),
         (lambda: irmetrics.aggregate([1.0, 2.0], "std", ddof=2), "ddof must be 0"),
+        # text was parsed ("0.5" taken as 0.5) or iterated (b"ab" had a mean of 97.5)
+        (lambda: irmetrics.aggregate(["0.5", 1.0]), "value 0 must be a number, got '0.5'"),
+        (lambda: irmetrics.aggregate(b"ab"), "list of numbers, got bytes"),
+        (lambda: irmetrics.bootstrap_ci({"q1": None}), r"values\['q1'\] must be a number"),
         (
             lambda: irmetrics.system_correlation({"a": 1.0}, {"a": 2.0}, "pearson"),
             "must be 'kendall' or 'spearman'",

@@ -222,6 +222,12 @@ def test_bad_requests_are_irmetrics_errors(case, tmp_path):
             plot.histogram(q, r, bins=bins)
     with pytest.raises(irmetrics.InputError, match="cutoffs must be a list of whole numbers"):
         plot.by_cutoff(q, r, "P", cutoffs=["x"])  # int()'s ValueError before
+    with pytest.raises(irmetrics.InputError, match="cutoffs must be whole numbers"):
+        plot.precision_recall(q, r, interpolated=False, cutoffs=[5, "x"])  # int()'s ValueError
+    with pytest.raises(irmetrics.InputError, match="cutoffs apply to the raw curve"):
+        plot.precision_recall(q, r, cutoffs=[5, 10])  # ignored before
+    with pytest.raises(irmetrics.InputError, match="k must be a whole number >= 1, not 'x'"):
+        plot.confusion_matrix(q, r, "x", num_docs_in_collection=1000)
     with pytest.raises(irmetrics.InputError, match="measure must be a str, got list"):
         plot.by_cutoff(q, r, ["P"])  # an AttributeError before
     for measure in ("P@5", "P.5", "ndcg_cut.10"):  # was "bad parameters '5@1' for 'P'"

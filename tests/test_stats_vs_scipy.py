@@ -315,6 +315,9 @@ def test_identical_systems_give_p_one():
             "sample 0 must be a sequence of numbers, got float",
         ),
         (lambda: stats.tukey_hsd(1, 2), "sample 0 must be a sequence of numbers, got int"),
+        # bytes were their byte values (a t-test of b"abc" against b"abd")
+        (lambda: stats.ttest(b"abc", b"abd"), "x must be a sequence of numbers, got bytes"),
+        (lambda: stats.ttest([1.0, 2.0], "12"), "y must be a sequence of numbers, got str"),
         # the room for 2^62 resamples was asked of the allocator, which aborted the process
         (
             lambda: stats.bootstrap_test([1.0, 2.0, 3.0], [2.0, 2.0, 1.0], n_resamples=2**62),

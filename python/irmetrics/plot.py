@@ -160,8 +160,10 @@ def _precision_recall_data(
     options: dict[str, Any],
 ) -> dict[str, Any]:
     """:func:`precision_recall`'s ``data`` (also the HTML report's curves)."""
+    if interpolated and cutoffs is not None:
+        raise InputError("cutoffs apply to the raw curve (interpolated=False) only")
     ks = list(cutoffs) if cutoffs is not None else list(range(1, 101))
-    if not interpolated and (not ks or any(int(k) != k or k < 1 for k in ks)):
+    if not interpolated and (not ks or not all(_whole(k) and k >= 1 for k in ks)):
         raise InputError("cutoffs must be whole numbers >= 1")
     if interpolated:
         measures = ["iprec_at_recall"]
@@ -475,8 +477,8 @@ def confusion_matrix(
     import numpy as np
 
     n = _need_n(options, "confusion_matrix")
-    if int(k) != k or k < 1:
-        raise InputError(f"k must be a whole number >= 1, not {k!r}")
+    if not _whole(k) or k < 1:
+        raise InputError(f"k must be a whole number >= 1, not {k!r:.80}")
     k = int(k)
     ev = Evaluator(qrels, [f"hits@{k}", "num_ret", "num_rel"], **options)
     name, r = _one_run(run)

@@ -832,7 +832,7 @@ impl Floats<'_> {
                 return Ok(Floats::Owned(a.as_array().to_vec()));
             }
         }
-        let items = col.try_iter().map_err(|_| {
+        let not_numbers = || {
             input_err(
                 col.py(),
                 format!(
@@ -840,7 +840,16 @@ impl Floats<'_> {
                     type_name(col)
                 ),
             )
-        })?;
+        };
+        // text is no sequence of numbers (bytes iterate as their byte values: the mean
+        // of b"abc" was 98)
+        if col.is_instance_of::<PyBytes>()
+            || col.is_instance_of::<pyo3::types::PyByteArray>()
+            || col.is_instance_of::<PyString>()
+        {
+            return Err(not_numbers());
+        }
+        let items = col.try_iter().map_err(|_| not_numbers())?;
         let mut out = Vec::new();
         for (row, v) in items.enumerate() {
             out.push(score_value(&v?, &|| format!("{what} at row {row}"))?);
