@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -317,6 +318,22 @@ def test_bad_frames_name_columns_and_rows():
     )
     with pytest.raises(irmetrics.FormatError, match=r"row 1: position"):
         online.evaluate(frame, columns={"session_id": "sid"})
+    # lists and dicts in a frame's object column: pandas' "unhashable type" TypeError
+    # before, and a tuple was taken as its repr
+    for column, value, kind in [
+        ("session_id", {}, "dict {}"),
+        ("type", ["query"], "list ['query']"),
+        ("type", ("query",), "tuple ('query',)"),
+        ("timestamp", {}, "dict {}"),
+    ]:
+        frame = pd.DataFrame({"session_id": ["a", "a"], "timestamp": [1.0, 2.0]})
+        frame["type"] = ["query", "query"]
+        frame[column] = pd.Series(["a", value], dtype=object)
+        with pytest.raises(
+            irmetrics.InputError,
+            match=re.escape(f"column '{column}' must hold text or numbers, got {kind}"),
+        ):
+            online.evaluate(frame)
     with pytest.raises(irmetrics.MeasureError, match="cut-off must be a whole number"):
         online.evaluate(SMALL, ["ctr@"])
     with pytest.raises(irmetrics.MeasureError, match="unknown online metric 'ndcg'"):

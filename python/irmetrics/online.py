@@ -62,8 +62,14 @@ def _codes(values: Any, name: str) -> tuple[np.ndarray, list[str]]:
 
         if hasattr(values, "to_numpy") and pd.api.types.is_string_dtype(values.dtype):
             values = values.to_numpy(dtype=object)  # factorized faster than pandas' str
-        codes, uniques = pd.factorize(values)
-        texts = [u if type(u) is str else _text(u) for u in uniques.tolist()]
+        try:
+            codes, uniques = pd.factorize(values)
+        except TypeError:  # an unhashable value (a list, a dict): named here
+            for v in values:
+                if v is not None and not _is_text_or_number(v):
+                    _text(v, name)
+            raise
+        texts = [u if type(u) is str else _text(u, name) for u in list(uniques)]
         return np.asarray(codes, dtype=np.int64), texts
     except ImportError:
         seen: dict[Any, int] = {}
@@ -72,11 +78,25 @@ def _codes(values: Any, name: str) -> tuple[np.ndarray, list[str]]:
             if v is None or (isinstance(v, float) and v != v):
                 out[i] = -1
             else:
-                out[i] = seen.setdefault(v, len(seen))
-        return out, [_text(u) for u in seen]
+                out[i] = seen.setdefault(_text(v, name), len(seen))
+        return out, list(seen)
 
 
-def _text(v: Any) -> str:
+def _is_text_or_number(v: Any) -> bool:
+    import numbers
+
+    return isinstance(v, (str, numbers.Real))
+
+
+def _text(v: Any, name: str) -> str:
+    """A value of a text column as text: numbers (ids) as their decimal text, bools
+    (an A/B flag) as True and False; other objects (lists, dicts) are refused, not
+    written out as their repr."""
+    if not _is_text_or_number(v):
+        shown = repr(v).splitlines()[0][:80]
+        raise InputError(
+            f"column '{name}' must hold text or numbers, got {type(v).__name__} {shown}"
+        )
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
