@@ -185,6 +185,19 @@ fn check_bootstrap(values: &[f64], confidence: f64, resamples: usize) -> Result<
     Ok(())
 }
 
+/// An empty list with room for `len` values kept for `n` resamples (the parameter
+/// `name`), or an error asking for fewer: never the allocator's abort of the process
+/// (2^63 resamples asked 2^60 bytes of it).
+pub(crate) fn resample_room<T>(name: &str, n: usize, len: usize) -> Result<Vec<T>> {
+    let mut room = Vec::new();
+    room.try_reserve_exact(len).map_err(|_| {
+        Error::Option(format!(
+            "{name} = {n} needs more memory than can be had; use fewer"
+        ))
+    })?;
+    Ok(room)
+}
+
 /// The sorted means of `resamples` resamples of `values` with replacement (the seeded
 /// SplitMix64 stream of [`bootstrap_ci`]).
 fn bootstrap_means(
@@ -195,8 +208,7 @@ fn bootstrap_means(
 ) -> Result<Vec<f64>> {
     let n = values.len();
     let mut rng = SplitMix64(seed);
-    let mut means: Vec<f64> =
-        crate::compare::paired::resample_room("resamples", resamples, resamples)?;
+    let mut means: Vec<f64> = resample_room("resamples", resamples, resamples)?;
     for r in 0..resamples {
         if r % 1024 == 0 && cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
             return Err(Error::Interrupted);

@@ -8,11 +8,13 @@ of columns) gives the same numbers; plots are rendered to PNG and their data che
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import re
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import matplotlib
@@ -325,15 +327,32 @@ def test_bad_frames_name_columns_and_rows():
         ("type", ["query"], "list ['query']"),
         ("type", ("query",), "tuple ('query',)"),
         ("timestamp", {}, "dict {}"),
+        ("query", b"\xff", ""),
     ]:
         frame = pd.DataFrame({"session_id": ["a", "a"], "timestamp": [1.0, 2.0]})
         frame["type"] = ["query", "query"]
         frame[column] = pd.Series(["a", value], dtype=object)
-        with pytest.raises(
-            irmetrics.InputError,
-            match=re.escape(f"column '{column}' must hold text or numbers, got {kind}"),
-        ):
+        want = (
+            f"must hold text or numbers, got {kind}" if kind else "holds bytes that are not UTF-8"
+        )
+        with pytest.raises(irmetrics.InputError, match=re.escape(f"column '{column}' {want}")):
             online.evaluate(frame)
+    # a UUID or UTF-8 bytes as a session id: their text, as before (a str of its repr for
+    # bytes before)
+    uid = uuid.uuid4()
+    log = {"session_id": [uid, str(uid).encode()], "timestamp": [1.0, 2.0]}
+    log["type"] = ["query", "click"]
+    log["position"] = [None, 1]
+    assert online.evaluate(log, ["ctr", "abandonment_rate"]) == {
+        "ctr": 1.0,
+        "abandonment_rate": 0.0,
+    }
+    # datetimes in a list (an object column) stay times, naive or with a zone
+    for zone in (None, datetime.timezone.utc):
+        times = [datetime.datetime(2024, 5, 1, 0, 0, s, tzinfo=zone) for s in (0, 5)]
+        log = {"session_id": ["a", "a"], "timestamp": times, "type": ["query", "click"]}
+        log["position"] = [None, 1]
+        assert online.evaluate(log, ["time_to_first_click"]) == {"time_to_first_click": 5.0}
     with pytest.raises(irmetrics.MeasureError, match="cut-off must be a whole number"):
         online.evaluate(SMALL, ["ctr@"])
     with pytest.raises(irmetrics.MeasureError, match="unknown online metric 'ndcg'"):

@@ -66,8 +66,10 @@ def _codes(values: Any, name: str) -> tuple[np.ndarray, list[str]]:
             codes, uniques = pd.factorize(values)
         except TypeError:  # an unhashable value (a list, a dict): named here
             for v in values:
-                if v is not None and not _is_text_or_number(v):
-                    _text(v, name)
+                try:
+                    hash(v)
+                except TypeError:
+                    raise _not_text(v, name) from None
             raise
         texts = [u if type(u) is str else _text(u, name) for u in list(uniques)]
         return np.asarray(codes, dtype=np.int64), texts
@@ -82,21 +84,25 @@ def _codes(values: Any, name: str) -> tuple[np.ndarray, list[str]]:
         return out, list(seen)
 
 
-def _is_text_or_number(v: Any) -> bool:
-    import numbers
-
-    return isinstance(v, (str, numbers.Real))
+def _not_text(v: Any, name: str) -> InputError:
+    shown = repr(v).splitlines()[0][:80]
+    return InputError(f"column '{name}' must hold text or numbers, got {type(v).__name__} {shown}")
 
 
 def _text(v: Any, name: str) -> str:
-    """A value of a text column as text: numbers (ids) as their decimal text, bools
-    (an A/B flag) as True and False; other objects (lists, dicts) are refused, not
-    written out as their repr."""
-    if not _is_text_or_number(v):
-        shown = repr(v).splitlines()[0][:80]
-        raise InputError(
-            f"column '{name}' must hold text or numbers, got {type(v).__name__} {shown}"
-        )
+    """A value of a text column as text: numbers (ids) as their decimal text, UTF-8
+    bytes decoded, other objects (datetimes, UUIDs, bools) as ``str`` gives them;
+    containers (a list, a tuple, a dict), whose ``str`` is their repr, and bytes that
+    are not UTF-8 are refused."""
+    if isinstance(v, (bytes, bytearray)):
+        try:
+            return bytes(v).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(
+                f"column '{name}' holds bytes that are not UTF-8 text: {bytes(v)[:40]!r}"
+            ) from None
+    if isinstance(v, (list, tuple, dict, set, frozenset)):
+        raise _not_text(v, name)
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)

@@ -9,6 +9,7 @@ use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
 
 use super::rng::{below, fill_signs, Streams};
 use crate::error::{Error, Result};
+use crate::stats::resample_room;
 
 /// The outcome of a test.
 #[derive(Clone, Debug, PartialEq)]
@@ -292,19 +293,6 @@ pub(crate) fn chunk_starts(n_resamples: usize) -> Result<Vec<usize>> {
     Ok(starts)
 }
 
-/// An empty list with room for `len` values kept for `n` resamples (the parameter
-/// `name`), or an error asking for fewer: never the allocator's abort of the process
-/// (2^63 resamples asked 2^60 bytes of it).
-pub(crate) fn resample_room<T>(name: &str, n: usize, len: usize) -> Result<Vec<T>> {
-    let mut room = Vec::new();
-    room.try_reserve_exact(len).map_err(|_| {
-        Error::Option(format!(
-            "{name} = {n} needs more memory than can be had; use fewer"
-        ))
-    })?;
-    Ok(room)
-}
-
 fn interrupted(cancel: Option<&AtomicBool>) -> bool {
     cancel.is_some_and(|c| c.load(Ordering::Relaxed))
 }
@@ -334,6 +322,10 @@ impl SignFlips {
             .iter()
             .map(|s| s.iter().map(|v| v.abs()).sum())
             .collect();
+        // the room for every resample's sums first: too many are refused before any
+        // is drawn
+        let per = n_resamples.saturating_mul(systems.len());
+        let mut sums = resample_room("n_resamples", n_resamples, per)?;
         let streams = Streams::new(seed);
         let chunks = crate::parallel::map_with(
             &chunk_starts(n_resamples)?,
@@ -352,8 +344,6 @@ impl SignFlips {
                 Ok(out)
             },
         );
-        let per = n_resamples.saturating_mul(systems.len());
-        let mut sums = resample_room("n_resamples", n_resamples, per)?;
         for c in chunks {
             sums.extend(c?);
         }

@@ -536,6 +536,7 @@ pub fn randomized_tukey_hsd(
     // k! for one draw per query (k <= 20), else Fisher-Yates draw by draw
     let factorial: Option<u64> = (1..=k as u64).try_fold(1u64, |a, i| a.checked_mul(i));
     let streams = Streams::new(seed);
+    let mut all = crate::stats::resample_room("n_resamples", n_resamples, n_resamples)?;
     let starts = super::paired::chunk_starts(n_resamples)?;
     let ranges = crate::parallel::map_with(
         &starts,
@@ -583,7 +584,6 @@ pub fn randomized_tukey_hsd(
             Ok(out)
         },
     );
-    let mut all = super::paired::resample_room("n_resamples", n_resamples, n_resamples)?;
     for r in ranges {
         all.extend(r?);
     }

@@ -11,9 +11,9 @@
 //! exactly when the interval leaves out 0. Resamples where a metric is undefined (an
 //! arm without SERPs drawn) are left out of that metric's quantiles and count.
 
-use crate::compare::paired::resample_room;
 use crate::compare::rng::{below, Streams};
 use crate::error::{Error, Result};
+use crate::stats::resample_room;
 
 use super::metrics::{Metric, SessionTable};
 
