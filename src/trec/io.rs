@@ -210,7 +210,15 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
 /// even while a read waits (a FIFO without a writer, a terminal).
 pub fn read_input_cancellable(path: &Path, cancel: Option<&AtomicBool>) -> Result<Vec<u8>> {
     let mut blocks = Blocks::open(path, None, cancel)?;
+    // room for a file's size at once (a compressed file's grows past it): grown by
+    // doubling, the old and new buffers were held together at each step (a 38 MB
+    // qrels file peaked at 64 MB of buffer)
+    let size = input_size(path)?.map_or(0, |n| n as usize);
     let mut data = Vec::new();
+    data.try_reserve_exact(size).map_err(|_| Error::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(format!("{size} bytes cannot be held in memory")),
+    })?;
     while let Some(b) = blocks.next_block() {
         match b {
             Ok(b) => data.extend_from_slice(b),
