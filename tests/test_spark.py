@@ -345,6 +345,26 @@ def test_fuse_bad_input(spark, small) -> None:  # noqa: ANN001
         irs.fuse([rd, rd.withColumnRenamed("score", "s")], "rrf")
 
 
+def test_compare_options_are_checked_before_any_job(spark, small) -> None:  # noqa: ANN001
+    # they were checked by compare_values on the driver after every run's evaluation
+    # had run as a job; runs not a dict gave dict()'s ValueError
+    qd, rd = small
+    sc = spark.sparkContext
+    sc.setJobGroup("compare-options", "options checked first")
+    for kw, match in [
+        ({"test": "nosuch"}, "unknown test 'nosuch'"),
+        ({"alpha": 1.5}, "alpha must lie strictly between 0 and 1, got 1.5"),
+        ({"n_resamples": -1}, "n_resamples must be a whole number of at least 1"),
+        ({"correction": "hlm"}, "did you mean 'holm'"),
+    ]:
+        with pytest.raises(irmetrics.Error, match=match):
+            irs.compare(qd, {"a": rd, "b": rd}, ["map"], **kw)
+    with pytest.raises(irmetrics.InputError, match=r"runs must be a dict \{name: run DataFrame\}"):
+        irs.compare(qd, "x", ["map"])
+    assert sc.statusTracker().getJobIdsForGroup("compare-options") == []
+    sc.setJobGroup("", "")
+
+
 def test_compare_equals_local(spark) -> None:  # noqa: ANN001
     qrels, run = generate(60, 20, 8, seed=3)
     runs = {}

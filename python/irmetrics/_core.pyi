@@ -61,6 +61,7 @@ __all__ = [
     "effect_size",
     "compare_runs_report",
     "compare_values_report",
+    "check_compare_options",
     "tukey_hsd",
     "randomized_tukey_hsd",
     "studentized_range_sf",
@@ -403,6 +404,14 @@ def tukey_hsd(samples: Sequence[_Floats]) -> tuple[list[float], list[float]]: ..
 def randomized_tukey_hsd(
     samples: Sequence[_Floats], n_resamples: int, seed: int
 ) -> list[float]: ...
+def check_compare_options(
+    test: str,
+    correction: str,
+    alpha: float,
+    baseline: str | None,
+    n_resamples: int,
+    seed: int,
+) -> None: ...
 def studentized_range_sf(q: float, k: int, df: float) -> float: ...
 def anova2(rows: Sequence[_Floats]) -> dict[str, list[float]]: ...
 

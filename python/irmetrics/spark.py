@@ -25,6 +25,7 @@ Needs pyspark >= 3.5 (``pip install 'irmetrics[spark]'``); ``method="cogroup"``
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from . import _core
@@ -480,11 +481,16 @@ def compare(
     ``irmetrics.compare``."""
     from .report import compare_values
 
+    # the test's options and the runs checked before any job runs
+    _core.check_compare_options(test, correction, alpha, baseline, n_resamples, seed)
+    if not isinstance(runs, Mapping) or not runs:
+        shown = repr(runs).splitlines()[0][:80]
+        raise InputError(f"runs must be a dict {{name: run DataFrame}}, got {shown}")
     columns = {"query": query, "doc": doc, "label": label, "score": score}
     per_system: dict[str, dict[str, list[float]]] = {}
     ids: list[str] | None = None
     options = {**evaluate_options, "complete": complete}
-    for name, run_df in dict(runs).items():
+    for name, run_df in runs.items():
         parts, driver = _evaluated(qrels_df, run_df, measures, options, columns, "partition")
         values = _combined(parts, driver, complete, per_query=True)
         for measure, by_query in values.items():

@@ -127,14 +127,17 @@ impl Format {
     }
 }
 
-fn check_options(o: &CompareOptions) -> Result<()> {
-    if !(o.alpha > 0.0 && o.alpha < 1.0) {
-        return Err(Error::Option(format!(
-            "alpha must lie strictly between 0 and 1, got {}",
-            o.alpha
-        )));
+impl CompareOptions {
+    /// An error for an alpha outside (0, 1) or no resamples.
+    pub fn check(&self) -> Result<()> {
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err(Error::Option(format!(
+                "alpha must lie strictly between 0 and 1, got {}",
+                self.alpha
+            )));
+        }
+        paired::check_resamples(self.n_resamples)
     }
-    paired::check_resamples(o.n_resamples)
 }
 
 /// Evaluate `runs` (name, run) on `qrels` with `measures` and compare them. Without
@@ -148,7 +151,7 @@ pub fn compare(
     how: &CompareOptions,
     cancel: Option<&AtomicBool>,
 ) -> Result<Report> {
-    check_options(how)?;
+    how.check()?;
     let ev = Evaluator::new(qrels.clone(), MeasureSet::parse(measures)?, options)?;
     let names: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
     let runs: Vec<&Run> = runs.iter().map(|(_, r)| *r).collect();
@@ -296,7 +299,7 @@ pub fn compare_values_with(
     cancel: Option<&AtomicBool>,
     progress: Option<&Progress>,
 ) -> Result<Report> {
-    check_options(how)?;
+    how.check()?;
     let k = names.len();
     if k < 2 {
         return Err(Error::Input(format!(

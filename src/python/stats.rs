@@ -323,14 +323,32 @@ fn options(
     seed: &Bound<'_, PyAny>,
 ) -> PyResult<CompareOptions> {
     let (n_resamples, seed) = resamples_and_seed(n_resamples, seed)?;
-    Ok(CompareOptions {
+    let how = CompareOptions {
         test: Test::parse(test).map_err(|e| errors::to_py(py, e))?,
         correction: Correction::parse(correction).map_err(|e| errors::to_py(py, e))?,
         alpha,
         baseline,
         n_resamples,
         seed,
-    })
+    };
+    how.check().map_err(|e| errors::to_py(py, e))?;
+    Ok(how)
+}
+
+/// Check a comparison's options before any work (the Spark glue, whose evaluation
+/// runs as jobs first): the errors `compare` would give.
+#[pyfunction]
+#[pyo3(signature = (test, correction, alpha, baseline, n_resamples, seed))]
+fn check_compare_options(
+    py: Python<'_>,
+    test: &str,
+    correction: &str,
+    alpha: f64,
+    baseline: Option<String>,
+    n_resamples: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    options(py, test, correction, alpha, baseline, n_resamples, seed).map(|_| ())
 }
 
 /// Evaluate the runs `[(name, Run)]` with the evaluator and compare them.
@@ -413,5 +431,6 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(studentized_range_sf, m)?)?;
     m.add_function(wrap_pyfunction!(anova2, m)?)?;
     m.add_function(wrap_pyfunction!(compare_values_report, m)?)?;
+    m.add_function(wrap_pyfunction!(check_compare_options, m)?)?;
     Ok(())
 }
