@@ -71,7 +71,7 @@ def _codes(values: Any, name: str) -> tuple[np.ndarray, list[str]]:
                 except TypeError:
                     raise _not_text(v, name) from None
             raise
-        texts = [u if type(u) is str else _text(u, name) for u in list(uniques)]
+        texts = [u if type(u) is str else _text(u, name) for u in uniques.tolist()]
         return np.asarray(codes, dtype=np.int64), texts
     except ImportError:
         seen: dict[Any, int] = {}

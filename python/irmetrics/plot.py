@@ -213,7 +213,7 @@ def _whole(v: Any) -> bool:
     """A whole number (Python's or numpy's), not a bool."""
     import numpy as np
 
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)  # np.bool_ is neither
 
 
 def histogram(
