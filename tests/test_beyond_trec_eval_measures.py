@@ -260,6 +260,36 @@ def test_published_worked_examples() -> None:
     assert res["relative_map@3"] == pytest.approx((1 + 2 / 3) / 3)
 
 
+def test_aggregate_of_arrays_and_series_against_numpy() -> None:
+    """Values given as a numpy array (any real dtype, strided), a pandas Series, a
+    list or a dict give numpy's statistics; the array is read at once in Rust, not
+    value by value."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    base = rng.random(10_001)
+    forms = {
+        "float64": base,
+        "float32": base.astype(np.float32),
+        "strided": np.repeat(base, 2)[::2],
+        "series": pd.Series(base),
+        "list": base.tolist(),
+        "dict": {f"q{i}": v for i, v in enumerate(base.tolist())},
+    }
+    for name, values in forms.items():
+        x = np.asarray(base, dtype=np.float32 if name == "float32" else np.float64)
+        x = x.astype(np.float64)
+        assert irmetrics.aggregate(values) == pytest.approx(np.mean(x), rel=1e-13), name
+        assert irmetrics.aggregate(values, "median") == np.median(x), name
+        assert irmetrics.aggregate(values, "std") == pytest.approx(np.std(x, ddof=1), rel=1e-12)
+        gmean = np.exp(np.mean(np.log(np.maximum(x, 1e-5))))
+        assert irmetrics.aggregate(values, "gmean") == pytest.approx(gmean, rel=1e-12), name
+    ints = np.arange(1, 8, dtype=np.int64)
+    assert irmetrics.aggregate(ints, "median") == 4.0
+    assert irmetrics.bootstrap_ci(base, seed=5) == irmetrics.bootstrap_ci(base.tolist(), seed=5)
+
+
 def test_std_ddof_against_numpy_and_ranx() -> None:
     """``std``: the sample standard deviation by default (ddof=1), the population one
     with ``ddof=0`` (numpy's ``ddof=0``; ranx's reports use ``np.std``)."""

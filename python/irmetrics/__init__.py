@@ -336,25 +336,18 @@ _TABLES = {
 }
 
 
-def _values(values: Mapping[Any, float] | Iterable[float]) -> list[float]:
-    """Per-query values as floats; text is refused, not parsed (a str of digits was
-    taken as its number, and bytes as their byte values: b"ab" had a mean of 97.5)."""
+def _values(values: Mapping[Any, float] | Iterable[float]) -> Any:
+    """Per-query values as ``_core`` reads them (a dict, an array or a sequence, converted
+    there at once); text is refused, not parsed (a str of digits was taken as its
+    number, and bytes as their byte values: b"ab" had a mean of 97.5)."""
     if isinstance(values, (str, bytes, bytearray)) or not hasattr(values, "__iter__"):
         raise InputError(
             f"values must be a dict {{query_id: value}} or a list of numbers, got "
             f"{type(values).__name__}"
         )
-    items = values.items() if isinstance(values, Mapping) else enumerate(values)
-    out = []
-    for key, v in items:
-        try:
-            if isinstance(v, (str, bytes, bytearray)):
-                raise TypeError
-            out.append(float(v))
-        except (TypeError, ValueError):
-            where = f"values[{key!r}]" if isinstance(values, Mapping) else f"value {key}"
-            raise InputError(f"{where} must be a number, got {v!r:.80}") from None
-    return out
+    if isinstance(values, Mapping) and not isinstance(values, dict):
+        return dict(values)
+    return values
 
 
 def _statistic(how: str, ddof: int | None) -> str:

@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::convert::{id_to_py, int_arg};
+use super::convert::{id_to_py, int_arg, values_vec};
 use super::{errors, PyQrels, PyRun};
 use crate::correlation::{self, RunComparison};
 use crate::stats::{self, Statistic};
@@ -14,9 +14,10 @@ use crate::stats::{self, Statistic};
 /// sum and count (0).
 #[pyfunction]
 #[pyo3(signature = (values, how = "mean"))]
-fn aggregate(py: Python<'_>, values: Vec<f64>, how: &str) -> PyResult<f64> {
+fn aggregate(py: Python<'_>, values: &Bound<'_, PyAny>, how: &str) -> PyResult<f64> {
     let s = Statistic::parse(how).map_err(|e| errors::to_py(py, e))?;
-    Ok(s.of(&values))
+    let values = values_vec(values, "values")?;
+    Ok(py.detach(|| s.of(&values)))
 }
 
 /// Seeded percentile-bootstrap confidence interval `(low, high)` for the mean.
@@ -24,7 +25,7 @@ fn aggregate(py: Python<'_>, values: Vec<f64>, how: &str) -> PyResult<f64> {
 #[pyo3(signature = (values, confidence = 0.95, resamples = None, seed = None))]
 fn bootstrap_ci(
     py: Python<'_>,
-    values: Vec<f64>,
+    values: &Bound<'_, PyAny>,
     confidence: f64,
     resamples: Option<&Bound<'_, PyAny>>,
     seed: Option<&Bound<'_, PyAny>>,
@@ -37,6 +38,7 @@ fn bootstrap_ci(
         Some(s) if !s.is_none() => int_arg(s, "seed", 0, None)?,
         _ => 0,
     };
+    let values = values_vec(values, "values")?;
     super::heavy(py, move |cancel| {
         stats::bootstrap_ci_cancellable(&values, confidence, resamples, seed, Some(cancel))
     })
