@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -180,6 +182,49 @@ def test_names_with_line_breaks_keep_the_tables_in_shape(data):
     rows = r.to_latex().split("\\midrule\n")[1].splitlines()[:2]
     assert rows[0].startswith("a & a\\textbackslash{}nb & ")
     assert rows[1].startswith("b & c\\textbackslash{}td\\textbar{}e & ")
+
+
+def _pdflatex() -> str:
+    path = shutil.which("pdflatex")
+    if not path:
+        pytest.skip("no pdflatex (Debian's texlive-latex-recommended; .ci/run installs it)")
+    return path
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"test": "t", "correction": "holm"},
+        {"test": "randomization", "n_resamples": 200, "baseline": "base_&%#$<1>|x\\y{z}~^"},
+        {"test": "tukey", "alpha": 0.001},
+    ],
+)
+def test_latex_tables_compile_with_pdflatex(data, tmp_path, options):
+    """to_latex() is a table a paper includes as it is: pdflatex (TeX Live) compiles it
+    with booktabs, whatever the systems are called, the test, its correction and
+    alpha, and finds every glyph. (The caption's "p <= alpha" was written as math
+    with only its closing $: no table compiled.)"""
+    qrels, runs = data
+    names = ["base_&%#$<1>|x\\y{z}~^", "dense\nrun\t\u00e9", "plain"]
+    named = dict(zip(names, runs.values()))
+    r = irmetrics.compare(qrels, named, ["ndcg@10", "map@100"], **options)
+    doc = (
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+        + r.to_latex()
+        + "\n\\end{document}\n"
+    )
+    (tmp_path / "t.tex").write_text(doc, encoding="utf-8")
+    out = subprocess.run(
+        [_pdflatex(), "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stdout[-3000:]
+    log = (tmp_path / "t.log").read_text(encoding="utf-8", errors="replace")
+    assert "Missing character" not in log
+    assert (tmp_path / "t.pdf").stat().st_size > 1000
 
 
 def test_runs_as_a_list_are_named_by_run_tag(data):

@@ -505,6 +505,12 @@ impl Report {
 
     /// The sentence explaining the marks: test, correction, alpha.
     pub fn caption(&self) -> String {
+        format!("{}p <= {}).", self.caption_head(), self.options.alpha)
+    }
+
+    /// The caption up to its last words, "p <= alpha).", which each format writes its
+    /// way (LaTeX in math mode; the head is escaped, it holds the systems' names).
+    fn caption_head(&self) -> String {
         let o = &self.options;
         let family = match self.baseline_index {
             Some(b) => format!("each system against {}", self.systems[b]),
@@ -526,13 +532,11 @@ impl Report {
         };
         format!(
             "Means over {} queries; best per measure in bold. A superscript letter marks a \
-             system significantly better than the system of that letter ({}{}, {}, \
-             p <= {}).",
+             system significantly better than the system of that letter ({}{}, {}, ",
             self.query_ids.len(),
             o.test.label(),
             resamples,
             correction,
-            o.alpha
         )
     }
 
@@ -620,10 +624,9 @@ impl Report {
         out.push_str("% needs \\usepackage{booktabs}\n");
         out.push_str("\\begin{table}[t]\n\\centering\n");
         out.push_str(&format!(
-            "\\caption{{{}}}\n",
-            latex_escape(&self.caption())
-                .replace("p <= ", "$p \\le ")
-                .replace(").", "$).")
+            "\\caption{{{}$p \\le {}$).}}\n",
+            latex_escape(&self.caption_head()),
+            self.options.alpha
         ));
         out.push_str("\\label{tab:comparison}\n");
         out.push_str(&format!(
