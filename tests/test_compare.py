@@ -172,7 +172,7 @@ def test_names_with_line_breaks_keep_the_tables_in_shape(data):
     named = {"a\nb": runs["sys0"], "c\td|e": runs["sys1"]}
     r = irmetrics.compare(qrels, named, ["map@100"])
     md = r.to_markdown().split("\n\n")[0].splitlines()
-    assert len(md) == 4 and md[2].startswith("| a | a\\nb | ") and "c\\td\\|e" in md[3]
+    assert len(md) == 4 and md[2].startswith("| a | a\\\\nb | ") and "c\\\\td\\|e" in md[3]
     text = str(r).split("\n\n")
     assert len(text[0].splitlines()) == 4 and "a\\nb" in text[0]
     assert len(text[2].splitlines()) == 3 and "c\\td|e" in text[2]
@@ -225,6 +225,30 @@ def test_latex_tables_compile_with_pdflatex(data, tmp_path, options):
     log = (tmp_path / "t.log").read_text(encoding="utf-8", errors="replace")
     assert "Missing character" not in log
     assert (tmp_path / "t.pdf").stat().st_size > 1000
+
+
+def test_markdown_shows_names_as_they_are(data):
+    """A CommonMark/GFM renderer (markdown-it-py, tables on) shows each system's name,
+    each measure's name and the caption as plain text: a name holding "*", "_", "<b>",
+    "`", "[x](y)", "~~", "&amp;" or "|" is neither emphasis, code, a link, HTML, an
+    entity nor a cell break (it was all of these)."""
+    from markdown_it import MarkdownIt
+
+    qrels, runs = data
+    names = ["*bm25*|_x_", "<b>dense</b> `c` [l](u)", "~~s~~ &amp; \\\\ z"]
+    named = dict(zip(names, runs.values()))
+    r = irmetrics.compare(qrels, named, ["ndcg_cut_10", "map"], baseline=names[2])
+    tokens = MarkdownIt("commonmark").enable("table").parse(r.to_markdown())
+    inline = [t for t in tokens if t.type == "inline"]
+    for t in inline:
+        kinds = {c.type for c in t.children or []}
+        assert kinds <= {"text", "strong_open", "strong_close"}, (t.content, kinds)
+    text = ["".join(c.content for c in t.children or [] if c.type == "text") for t in inline]
+    header, rows, caption = text[:4], [text[4 + 4 * i : 8 + 4 * i] for i in range(3)], text[-1]
+    assert header == ["#", "system", "ndcg_cut_10", "map"]
+    assert [row[1] for row in rows] == names
+    assert caption == r.to_dict()["caption"]
+    assert f"each system against {names[2]}" in caption
 
 
 def test_runs_as_a_list_are_named_by_run_tag(data):

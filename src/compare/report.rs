@@ -584,7 +584,7 @@ impl Report {
             b.iter().map(|&i| superscript(i)).collect::<String>()
         });
         let mut out = String::new();
-        let h = self.headers();
+        let h: Vec<String> = self.headers().iter().map(|c| markdown_escape(c)).collect();
         out.push_str(&format!("| {} |\n", h.join(" | ")));
         out.push_str(&format!(
             "|{}|\n",
@@ -594,15 +594,16 @@ impl Report {
                 .collect::<Vec<_>>()
                 .join("|")
         ));
-        for r in rows {
-            let escaped: Vec<String> = (r.iter())
-                .map(|c| show_whole(c.as_bytes()).replace('|', "\\|"))
-                .collect();
-            out.push_str(&format!("| {} |\n", escaped.join(" | ")));
+        for mut r in rows {
+            // the system's name (the means are numbers and our own bold)
+            r[1] = markdown_escape(&r[1]);
+            out.push_str(&format!("| {} |\n", r.join(" | ")));
         }
-        out.push('\n');
-        out.push_str(&self.caption());
-        out.push('\n');
+        out.push_str(&format!(
+            "\n{}p <= {}).\n",
+            markdown_escape(&self.caption_head()),
+            self.options.alpha
+        ));
         out
     }
 
@@ -847,6 +848,26 @@ fn latex_escape(s: &str) -> String {
             }
             _ => out.push(c),
         }
+    }
+    out
+}
+
+/// A name as Markdown text shows it: control characters escaped as the text table shows
+/// them, and a backslash before every character that could start Markdown's inline
+/// syntax in a table cell (emphasis, code, links, HTML, entities, strikethrough, the
+/// cell's "|"): a run named "*bm25*" was shown in italics, one named "<b>" made the rest
+/// of a page bold.
+fn markdown_escape(s: &str) -> String {
+    let shown = show_whole(s.as_bytes());
+    let mut out = String::with_capacity(shown.len());
+    for c in shown.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
     }
     out
 }
