@@ -177,3 +177,45 @@ pub(crate) fn show_whole(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Rows as columns padded to their widest cell (in characters), two spaces apart: the
+/// first `left` columns to the left, the others (values) to the right; with `rule`, a
+/// line of dashes under the first row (the headers). Cells are shown as [`show_whole`]
+/// shows them: a line break or tab in a name (a system, a query's text, an A/B arm)
+/// split a row in two.
+pub(crate) fn aligned(rows: &[Vec<String>], left: usize, rule: bool) -> String {
+    let rows: Vec<Vec<String>> = (rows.iter())
+        .map(|r| r.iter().map(|c| show_whole(c.as_bytes())).collect())
+        .collect();
+    let width = |s: &str| s.chars().count();
+    let mut widths: Vec<usize> = Vec::new();
+    for r in &rows {
+        widths.resize(widths.len().max(r.len()), 0);
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(width(c));
+        }
+    }
+    let line = |cells: &[String], out: &mut String| {
+        let padded: Vec<String> = (cells.iter().zip(&widths).enumerate())
+            .map(|(i, (c, &w))| {
+                let pad = " ".repeat(w - width(c));
+                if i < left {
+                    format!("{c}{pad}")
+                } else {
+                    format!("{pad}{c}")
+                }
+            })
+            .collect();
+        out.push_str(padded.join("  ").trim_end());
+        out.push('\n');
+    };
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        line(r, &mut out);
+        if rule && i == 0 {
+            let dashes: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+            line(&dashes, &mut out);
+        }
+    }
+    out
+}

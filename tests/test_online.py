@@ -378,6 +378,45 @@ def test_cli_prints_what_evaluate_computes(capfd, tmp_path):
     assert capfd.readouterr().out.splitlines() == ["query,count,share", "laptop,3,0.6"]
 
 
+def test_cli_tables_keep_one_line_a_row_whatever_the_text(capfd, tmp_path):
+    """A query's text or an A/B arm holding a line break or a tab is shown escaped in
+    the CLI's tables (raw, it split a row in two); CSV and JSON keep it as it is."""
+    events = []
+    for i, (query, arm) in enumerate([("a, b\nc", "A\t1"), ("plain", "B\n2"), ("a, b\nc", "A\t1")]):
+        events.append(
+            {
+                "session_id": f"s{i}",
+                "timestamp": i,
+                "type": "query",
+                "query": query,
+                "n_results": 3,
+                "variant": arm,
+            }
+        )
+        events.append(
+            {
+                "session_id": f"s{i}",
+                "timestamp": i + 0.5,
+                "type": "click",
+                "position": 1,
+                "doc_id": "d",
+            }
+        )
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    assert main(["online", "--top", "5", str(log)]) == 0
+    lines = capfd.readouterr().out.splitlines()
+    rows = [line.rsplit(None, 2) for line in lines[1:]]
+    assert rows == [["a, b\\nc", "2", "0.6667"], ["plain", "1", "0.3333"]]
+    assert main(["online", "--by", "variant", "-m", "ctr", "--n-resamples", "50", str(log)]) == 0
+    lines = capfd.readouterr().out.splitlines()
+    header = next(line for line in lines if line.startswith("metric"))
+    assert header.split()[:4] == ["metric", "A\\t1", "B\\n2", "B\\n2-A\\t1"]
+    assert [line.split()[0] for line in lines[lines.index(header) + 1 :]] == ["ctr"]
+    assert main(["online", "--top", "5", "--format", "json", str(log)]) == 0
+    assert json.loads(capfd.readouterr().out)[0]["query"] == "a, b\nc"
+
+
 def _png(p: plot.Plot, tmp_path: Path) -> None:
     path = tmp_path / "out.png"
     p.save(path)

@@ -391,25 +391,9 @@ fn side_by_side(results: &[(PathBuf, Results)], args: &Args, out: &mut Vec<u8>) 
     Ok(())
 }
 
-/// Rows as aligned columns two spaces apart: the first `left` columns to the left, the
-/// others (values) to the right.
+/// [`crate::error::aligned`] without a rule, appended to `out`.
 pub(super) fn aligned(rows: &[Vec<String>], left: usize, out: &mut Vec<u8>) {
-    let widths: Vec<usize> = (0..rows.first().map_or(0, Vec::len))
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    for r in rows {
-        let cells: Vec<String> = (r.iter().enumerate())
-            .map(|(i, f)| {
-                if i < left {
-                    format!("{f:<w$}", w = widths[i])
-                } else {
-                    format!("{f:>w$}", w = widths[i])
-                }
-            })
-            .collect();
-        out.extend_from_slice(cells.join("  ").trim_end().as_bytes());
-        out.push(b'\n');
-    }
+    out.extend_from_slice(crate::error::aligned(rows, left, false).as_bytes());
 }
 
 /// An aligned table: the first column left, the values right (cells are UTF-8: ids

@@ -872,35 +872,13 @@ fn markdown_escape(s: &str) -> String {
     out
 }
 
-/// Columns padded to their widest cell (in characters), two spaces apart; a cell's
-/// line breaks, tabs and other control characters shown escaped (a system's name can
-/// hold them, and they would break the layout).
+/// Columns padded to their widest cell, left-aligned, under a rule (see
+/// [`crate::error::aligned`]).
 fn aligned(headers: &[String], rows: &[Vec<String>]) -> String {
-    let rows: Vec<Vec<String>> = (rows.iter())
-        .map(|r| r.iter().map(|c| show_whole(c.as_bytes())).collect())
+    let all: Vec<Vec<String>> = std::iter::once(headers.to_vec())
+        .chain(rows.iter().cloned())
         .collect();
-    let width = |s: &str| s.chars().count();
-    let mut w: Vec<usize> = headers.iter().map(|h| width(h)).collect();
-    for r in &rows {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(width(c));
-        }
-    }
-    let line = |cells: &[String]| -> String {
-        let padded: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{c}{}", " ".repeat(w[i] - width(c))))
-            .collect();
-        padded.join("  ").trim_end().to_string() + "\n"
-    };
-    let mut out = line(headers);
-    let rule: Vec<String> = w.iter().map(|n| "-".repeat(*n)).collect();
-    out.push_str(&line(&rule));
-    for r in &rows {
-        out.push_str(&line(r));
-    }
-    out
+    crate::error::aligned(&all, usize::MAX, true)
 }
 
 #[cfg(test)]
