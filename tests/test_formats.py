@@ -134,6 +134,25 @@ def test_writers_round_trip(conformance: Path, tmp_path: Path, fmt: str):
         assert back.to_dict() == run.to_dict()
 
 
+def test_infinite_scores_are_kept_or_refused(tmp_path: Path):
+    """JSON has no infinities (serde_json, like orjson, writes null, read back as no
+    number): the JSON writers refuse such a run and leave no file; TREC text and parquet
+    keep it, read back by pyarrow and by Python's float()."""
+    pa_parquet = pytest.importorskip("pyarrow.parquet")
+    run = irmetrics.Run.from_dict({"q1": {"a": float("inf"), "b": 1.5, "c": float("-inf")}})
+    for fmt in ["jsonl", "json"]:
+        with pytest.raises(irmetrics.Error, match=r"score -?inf of document '[ac]' of query 'q1'"):
+            run.to_file(tmp_path / f"r.{fmt}")
+        assert not (tmp_path / f"r.{fmt}").exists()
+    run.to_file(tmp_path / "r.txt")
+    scores = {f[2]: float(f[4]) for f in _rows(tmp_path / "r.txt")}
+    assert scores == {"a": float("inf"), "b": 1.5, "c": float("-inf")}
+    run.to_file(tmp_path / "r.parquet")
+    t = pa_parquet.read_table(tmp_path / "r.parquet").to_pydict()
+    assert dict(zip(t["doc_id"], t["score"])) == scores
+    assert irmetrics.Run.from_file(tmp_path / "r.parquet").to_dict() == {"q1": scores}
+
+
 def test_msmarco_tsv_run_scores_are_minus_rank(tmp_path: Path):
     (tmp_path / "r.tsv").write_text("q1\td1\t2\nq1\td2\t1\nq1\td3\t3\n")
     assert irmetrics.Run.from_file(tmp_path / "r.tsv").to_dict() == {

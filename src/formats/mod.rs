@@ -475,6 +475,24 @@ fn text(id: &[u8]) -> std::io::Result<String> {
     })
 }
 
+/// A score as JSON, which has no infinities (serde_json would write `null`, read back
+/// as no number): such a run is refused rather than written altered.
+fn score(v: f64, qid: &[u8], doc: &[u8]) -> std::io::Result<Value> {
+    serde_json::Number::from_f64(v)
+        .map(Value::Number)
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "score {v} of document '{}' of query '{}' has no JSON form; write TREC \
+                 or parquet, which keep it",
+                    show(doc),
+                    show(qid)
+                ),
+            )
+        })
+}
+
 /// Write a run in `format`: TREC and TSV ranked (trec_eval's order, ranks from 1; TSV
 /// is MS MARCO's `qid docid rank`, which keeps the order but not the scores), JSONL
 /// one `{"query_id", "doc_id", "score"}` per line, JSON ranx's nested object.
@@ -505,7 +523,7 @@ pub fn write_run(run: &Run, format: Format, w: &mut impl std::io::Write) -> std:
                     let row = serde_json::json!({
                         "query_id": text(&q.qid)?,
                         "doc_id": text(q.docs.get(i as usize))?,
-                        "score": q.values[i as usize],
+                        "score": score(q.values[i as usize], &q.qid, q.docs.get(i as usize))?,
                     });
                     serde_json::to_writer(&mut *w, &row)?;
                     w.write_all(b"\n")?;
@@ -519,7 +537,10 @@ pub fn write_run(run: &Run, format: Format, w: &mut impl std::io::Write) -> std:
                 q.ranking(&mut order);
                 let docs = order
                     .iter()
-                    .map(|&i| Ok((text(q.docs.get(i as usize))?, q.values[i as usize].into())))
+                    .map(|&i| {
+                        let doc = q.docs.get(i as usize);
+                        Ok((text(doc)?, score(q.values[i as usize], &q.qid, doc)?))
+                    })
                     .collect::<std::io::Result<serde_json::Map<String, Value>>>()?;
                 all.insert(text(&q.qid)?, Value::Object(docs));
             }
