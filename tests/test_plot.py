@@ -202,6 +202,38 @@ def test_draws_into_the_users_axes_and_saves_svg_and_pdf(case, tmp_path):
     plt.close(fig)
 
 
+def test_run_names_are_shown_as_they_are(case, tmp_path):
+    """Names are text, not markup: matplotlib's SVG with its text kept as text
+    (svg.fonttype none), read by an XML parser, holds each legend entry and axis label
+    whole; two '$' made mathtext (split into glyph runs in a math font) and a leading '_'
+    dropped the run from the legend."""
+    import xml.etree.ElementTree as ET
+
+    import matplotlib.pyplot as plt
+
+    names = ["cost $5 and $6", "_bm25", "x$", "a\\$b $c$"]
+    runs = {n: case["run"] for n in names}
+
+    def texts(p: plot.Plot, name: str) -> list[str]:
+        with matplotlib.rc_context({"svg.fonttype": "none"}):
+            p.save(tmp_path / name)
+        plt.close(p.figure)
+        svg = ET.parse(tmp_path / name).iter("{http://www.w3.org/2000/svg}text")
+        # a zero-width space keeps a leading '_' in the legend
+        return ["".join(e.itertext()).removeprefix("\u200b") for e in svg]
+
+    for p in [
+        plot.precision_recall(case["qrels"], runs),
+        plot.by_cutoff(case["qrels"], runs, "P"),
+        plot.roc(case["qrels"], runs, num_docs_in_collection=N),
+    ]:
+        got = [t.split(" (AUC")[0] for t in texts(p, "p.svg")]
+        assert all(n in got for n in names), got
+    d = plot.differences(case["qrels"], case["run"], case["run"], names=(names[0], names[3]))
+    got = texts(d, "d.svg")
+    assert f"map: {names[0]} - {names[3]}" in got, got
+
+
 def test_bad_requests_are_irmetrics_errors(case, tmp_path):
     q, r = case["qrels"], case["run"]
     with pytest.raises(irmetrics.InputError, match="num_docs_in_collection"):

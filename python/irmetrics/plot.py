@@ -71,6 +71,16 @@ class Plot:
         return f"<irmetrics.plot.Plot {sorted(self.data)}>"
 
 
+def _shown(name: str) -> str:
+    """A run's name as matplotlib shows it as it is: each '$' escaped (two of them
+    started mathtext: 'cost $5 and $6' came out as math italics), and a zero-width space
+    before a leading '_' (matplotlib leaves a label starting with '_' out of the legend,
+    even one given explicitly, so a run named '_bm25' lost its entry). Titles the user
+    writes are theirs and are left as they are."""
+    name = name.replace("$", r"\$")
+    return "\u200b" + name if name.startswith("_") else name
+
+
 def _pyplot() -> Any:
     _core._require("matplotlib", "irmetrics.plot", "'irmetrics[plot]'")
     import matplotlib.pyplot as plt
@@ -190,7 +200,9 @@ def _draw_precision_recall(
     """Draw :func:`precision_recall`'s ``data`` (``{run: {"recall", "precision"}}``)
     into ``ax`` (used by the HTML report, which has the curves already)."""
     for name, d in data.items():
-        ax.plot(d["recall"], d["precision"], marker="o" if interpolated else None, label=name)
+        ax.plot(
+            d["recall"], d["precision"], marker="o" if interpolated else None, label=_shown(name)
+        )
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision" if interpolated else "precision")
     ax.set_xlim(0, 1)
@@ -312,7 +324,7 @@ def _draw_differences(
     """Draw per-topic differences (``a - b``, in ``query_ids`` order) into ``ax``,
     sorted from the largest gain to the largest loss; returns :func:`differences`'
     ``data`` (used by the HTML report, which has the per-topic values already)."""
-    na, nb = names
+    na, nb = (_shown(n) for n in names)
     order = sorted(range(len(query_ids)), key=lambda i: (-differences[i], query_ids[i]))
     ids = [query_ids[i] for i in order]
     values = [differences[i] for i in order]
@@ -368,7 +380,7 @@ def by_cutoff(
         data[name] = {"k": ks, "values": [means[n] for n in names]}
     fig, ax = _axes(ax)
     for name, d in data.items():
-        ax.plot(d["k"], d["values"], marker="o", label=name)
+        ax.plot(d["k"], d["values"], marker="o", label=_shown(name))
     ax.set_xscale("log")
     ax.set_xlabel("cut-off k")
     ax.set_ylabel(f"{measure}@k")
@@ -443,7 +455,7 @@ def roc(
         curves[name] = (fpr, tpr)
     fig, ax = _axes(ax)
     for name, d in data.items():
-        (line,) = ax.plot(d["fpr"], d["tpr"], label=f"{name} (AUC {d['auc']:.3f})")
+        (line,) = ax.plot(d["fpr"], d["tpr"], label=f"{_shown(name)} (AUC {d['auc']:.3f})")
         if per_query:
             fpr, tpr = curves[name]
             for i in range(fpr.shape[0]):
@@ -499,7 +511,7 @@ def confusion_matrix(
     ax.set_yticks([0, 1], ["not relevant", "relevant"])
     ax.set_xlabel("retrieved")
     ax.set_ylabel("judged")
-    ax.set_title(title or f"Confusion matrix at k={k} ({name})")
+    ax.set_title(title or f"Confusion matrix at k={k} ({_shown(name)})")
     fig.tight_layout()
     return Plot(fig, ax, {"tn": tn, "fp": fp, "fn": fn, "tp": tp, "matrix": matrix})
 
