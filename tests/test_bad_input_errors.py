@@ -327,6 +327,27 @@ def test_no_common_queries() -> None:
         ev.evaluate(Run.from_string("x Q0 d1 1 1 r\n"))
 
 
+def test_an_empty_run_is_named_so() -> None:
+    """An empty file is refused as it is read; an empty table, dict or exhausted Arrow
+    stream makes an empty run, whose evaluation says so (it listed no run queries)."""
+    import pyarrow as pa
+
+    ev = Evaluator(Qrels.from_string(QRELS), "map")
+    table = pa.table({"query_id": pa.array([], pa.string()), "doc_id": pa.array([], pa.string())})
+    table = table.append_column("score", pa.array([], pa.float64()))
+    for run in [Run.from_dict({}), Run.from_arrow(table)]:
+        with pytest.raises(InputError, match="the run is empty: it holds no result"):
+            ev.evaluate(run)
+    with pytest.raises(InputError, match="run 'e': the run is empty"):
+        irmetrics.compare(Qrels.from_string(QRELS), {"r": Run.from_string(RUN), "e": {}}, "map")
+    with pytest.raises(InputError, match="run 'x': no query of the run is judged"):
+        irmetrics.compare(
+            Qrels.from_string(QRELS), {"r": Run.from_string(RUN), "x": {"zz": {"d": 1.0}}}, "map"
+        )
+    # with complete=True an empty run scores every judged query 0, as trec_eval -c
+    assert Evaluator(Qrels.from_string(QRELS), "map", complete=True).evaluate({}) == {"map": 0.0}
+
+
 def test_judged_query_without_results() -> None:
     ev = Evaluator(Qrels.from_string(QRELS + "q3 0 d1 1\n"), "map")
     with pytest.raises(MissingQueryError, match="query 'q3' .*complete=True"):

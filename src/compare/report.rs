@@ -208,13 +208,16 @@ fn at_least_two(n: usize) -> Result<()> {
     Ok(())
 }
 
-/// A judged query missing from run `name` (without `complete`) named with the run.
+/// Run `name`'s evaluation error named with the run: a judged query missing from it
+/// (without `complete`), a run that is empty or shares no query with the qrels. An
+/// error that starts with the name (a run file's path and line) is left as it is.
 fn named(name: &str, res: Result<Results>) -> Result<Results> {
     res.map_err(|e| match e {
         Error::MissingQuery { query } => Error::Input(format!(
             "run '{name}' has no results for query '{query}' (judged in the qrels); \
              pass complete=True (-c) to score missing queries 0, as trec_eval -c"
         )),
+        Error::Input(m) if !m.starts_with(name) => Error::Input(format!("run '{name}': {m}")),
         e => e,
     })
 }

@@ -464,6 +464,9 @@ impl Evaluator {
                     .join(", ")
             };
             let run_ids = run_examples();
+            if run_ids.is_empty() {
+                return Err(empty_run());
+            }
             return Err(Error::Input(format!(
                 "no query of the run is judged in the qrels (run queries: {}; qrels queries: \
                  {}); are the files swapped or from different collections?",
@@ -716,6 +719,12 @@ pub fn pooled_auroc(qrels: &Qrels, run: &Run, rel_level: i64, max_fpr: Option<f6
 pub fn evaluate(qrels: &Qrels, run: &Run, measures: &[&str], options: Options) -> Result<Results> {
     let set = MeasureSet::parse(measures)?;
     Evaluator::new(qrels.clone(), set, options)?.evaluate(run)
+}
+
+/// The error for a run without results (a file without any is refused as it is read;
+/// an empty table, dict or exhausted stream makes an empty run).
+pub(crate) fn empty_run() -> Error {
+    Error::Input("the run is empty: it holds no result (an empty table, dict or stream?)".into())
 }
 
 #[cfg(test)]

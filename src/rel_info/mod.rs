@@ -127,6 +127,9 @@ fn pair_queries<'a, Q>(
 ) -> Result<Vec<(Q, Option<&'a RunQuery>)>> {
     let pairs: Vec<_> = judged.map(|(id, q)| (id, q, run.query(id))).collect();
     if !complete {
+        if run.is_empty() {
+            return Err(crate::evaluate::empty_run());
+        }
         if pairs.iter().all(|p| p.2.is_none()) {
             return Err(Error::Input(
                 "no query of the run is judged; are the files swapped or from different \
