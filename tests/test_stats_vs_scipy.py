@@ -239,17 +239,20 @@ def test_corrections_match_statsmodels(pvalues, ours, theirs):
     assert all(close(a, float(b), atol=1e-15) for a, b in zip(got, ref)), (got, ref)
 
 
-def test_effect_sizes_against_their_formulas():
+@pytest.mark.parametrize("n", [2, 3, 25])
+def test_effect_sizes_against_their_formulas(n):
     from scipy.special import gamma
 
     rng = np.random.default_rng(11)
-    x, y = rng.random(25), rng.random(25)
+    x, y = rng.random(n), rng.random(n)
     e = stats.effect_size(x, y, 0.9, n_resamples=2000, seed=3)
     d = x - y
     dz = d.mean() / d.std(ddof=1)
     df = len(d) - 1
-    j = gamma(df / 2) / (math.sqrt(df / 2) * gamma((df - 1) / 2))
+    j = gamma(df / 2) / (math.sqrt(df / 2) * gamma((df - 1) / 2))  # gamma(0) = inf: J(1) = 0
     assert close(e["d_z"], dz) and close(e["g_z"], dz * j)
+    x2 = stats.effect_size(x[:2], x[:2])  # identical systems over 2 queries
+    assert (x2["d_z"], x2["g_z"]) == (0.0, 0.0)
     assert (e["wins"], e["ties"], e["losses"]) == (
         int(np.sum(d > 0)),
         int(np.sum(d == 0)),

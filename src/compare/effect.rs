@@ -37,9 +37,14 @@ pub struct Effect {
 }
 
 /// Hedges' correction factor J(df) = Γ(df/2) / (sqrt(df/2) Γ((df-1)/2)), through
-/// log-gamma (the gammas overflow beyond df ≈ 340).
+/// log-gamma (the gammas overflow beyond df ≈ 340). J(1) = 0: Γ(0) is a pole (R's
+/// effectsize and the formula in floating point, Γ(0) = inf, give 0 too), so two
+/// queries give g_z = 0.
 pub fn hedges_correction(df: f64) -> f64 {
-    if df <= 1.0 {
+    if df == 1.0 {
+        return 0.0;
+    }
+    if df < 1.0 {
         return f64::NAN;
     }
     (ln_gamma(df / 2.0) - ln_gamma((df - 1.0) / 2.0)).exp() / (df / 2.0).sqrt()
