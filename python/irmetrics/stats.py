@@ -163,7 +163,10 @@ def tukey_hsd(*samples: ArrayLike) -> TukeyResult:
     within-group variance, the studentized range with k groups and N - k degrees of
     freedom. The upper tail is integrated directly (adaptive Gauss-Kronrod), so small
     p-values keep their digits (scipy computes 1 - cdf to an absolute 1e-11). Needs
-    numpy."""
+    numpy.
+
+    Samples without any spread within them (pooled variance 0): ``pvalue`` 1 for equal
+    means, 0 for different ones, as the t-test does for identical systems (scipy: NaN)."""
     diffs, p = _core.tukey_hsd(list(samples))
     k = len(samples)
     return TukeyResult(_square(diffs, k), _square(p, k), "studentized range")
