@@ -209,5 +209,10 @@ class Anova2Result:
 def anova2(matrix: Any) -> Anova2Result:
     """Two-way ANOVA without replication of a systems x topics matrix (one row per
     system, one column per topic), as statsmodels' ``anova_lm`` of
-    ``value ~ C(system) + C(topic)``."""
+    ``value ~ C(system) + C(topic)``.
+
+    Without any residual (every value is its system's effect plus its topic's): F is
+    infinite and ``pvalue`` 0 where the systems differ; where they do not, F is 0/0,
+    NaN, with ``pvalue`` 1. statsmodels computes such cases from rounding noise (F of
+    0.1 or 1e29)."""
     return Anova2Result(_core.anova2(list(matrix)))
