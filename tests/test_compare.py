@@ -13,6 +13,7 @@ import json
 import math
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -288,6 +289,25 @@ def test_missing_queries_are_an_error_unless_complete(data):
     assert len(r.query_ids) == 60
     k = r.query_ids.index("q7")
     assert r.per_query["ndcg@10"]["short"][k] == 0.0
+
+
+def test_two_systems_with_one_name_are_an_error(tmp_path):
+    """Names key the means and per-query values (JSON, dataframes) and pick the
+    baseline: two alike were one system in to_json's means."""
+    import pandas as pd
+
+    frame = pd.DataFrame([[0.1, 0.2], [0.3, 0.5], [0.2, 0.2]], columns=["a", "a"])
+    with pytest.raises(irmetrics.InputError, match="two systems are named 'a'"):
+        irmetrics.compare_values({"map": frame})
+    (tmp_path / "q").write_text("q1 0 a 1\nq2 0 b 1\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 1 r\nq2 Q0 b 1 1 r\n")
+    q, r = str(tmp_path / "q"), str(tmp_path / "r")
+    out = subprocess.run(
+        [sys.executable, "-m", "irmetrics", "compare", "-m", "map", q, r, r],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 1 and f"two systems are named '{r}'" in out.stderr, out
 
 
 @pytest.mark.parametrize(

@@ -170,6 +170,7 @@ pub fn evaluate_runs(
     progress: Option<&Progress>,
 ) -> Result<Vec<Results>> {
     at_least_two(runs.len())?;
+    distinct(names)?;
     if progress.is_some() {
         let units = runs.iter().map(|r| ev.progress_units(r)).sum();
         crate::progress::announce(progress, units);
@@ -192,6 +193,7 @@ pub fn evaluate_run_files(
     progress: Option<&Progress>,
 ) -> Result<Vec<Results>> {
     at_least_two(paths.len())?;
+    distinct(names)?;
     names
         .iter()
         .zip(paths)
@@ -206,6 +208,19 @@ fn at_least_two(n: usize) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Systems' names must differ: they key the means and per-query values of the JSON and
+/// the dataframes, and a baseline is chosen by name.
+pub(crate) fn distinct(names: &[String]) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    match names.iter().find(|n| !seen.insert(n.as_str())) {
+        Some(n) => Err(Error::Input(format!(
+            "two systems are named '{n}' (the same run file given twice?); name each \
+             system once"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Run `name`'s evaluation error named with the run: a judged query missing from it
@@ -309,6 +324,7 @@ pub fn compare_values_with(
             "comparing needs at least 2 systems, got {k}"
         )));
     }
+    distinct(names)?;
     let n = query_ids.len();
     if n < 2 {
         return Err(Error::Input(format!(

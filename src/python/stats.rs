@@ -399,6 +399,8 @@ fn compare_values_report(
     seed: &Bound<'_, PyAny>,
 ) -> PyResult<PyReport> {
     let how = options(py, test, correction, alpha, baseline, n_resamples, seed)?;
+    // names first: a pandas frame's twin columns are a frame, not values
+    compare::report::distinct(&names).map_err(|e| errors::to_py(py, e))?;
     let mut values = Vec::with_capacity(measures.len());
     for (name, rows) in measures {
         let rows = rows
