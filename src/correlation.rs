@@ -200,6 +200,35 @@ fn kendall_p_exact(n: u64, c: u64) -> f64 {
     (2.0 * at_most as f64 / total as f64).min(1.0)
 }
 
+/// A Fenwick (binary indexed) tree counting items by position, for the inversion
+/// counts of [`tau_ap`] and [`kendall_topk_distance`] in O(n log n).
+struct Fenwick(Vec<u64>);
+
+impl Fenwick {
+    fn new(n: usize) -> Self {
+        Fenwick(vec![0; n + 1])
+    }
+
+    /// Count one item at position `i` (0-based).
+    fn add(&mut self, i: usize) {
+        let mut k = i + 1;
+        while k < self.0.len() {
+            self.0[k] += 1;
+            k += k & k.wrapping_neg();
+        }
+    }
+
+    /// The items counted at positions `0..=i`.
+    fn at_most(&self, i: usize) -> u64 {
+        let (mut k, mut n) = (i + 1, 0);
+        while k > 0 {
+            n += self.0[k];
+            k &= k - 1;
+        }
+        n
+    }
+}
+
 /// AP correlation tau_ap (Yilmaz, Aslam and Robertson 2008) of the ranking by `y`
 /// against the reference ranking by `x` (higher scores rank first):
 /// 2/(n-1) Σ_{i=2..n} C(i)/(i-1) - 1, where C(i) counts the items `y` ranks above its
@@ -235,25 +264,15 @@ pub fn tau_ap(x: &[f64], y: &[f64]) -> Result<f64> {
     }
     let mut by_y: Vec<usize> = (0..n).collect();
     by_y.sort_by(|&a, &b| y[b].total_cmp(&y[a]));
-    let mut tree = vec![0u64; n + 1];
+    let mut tree = Fenwick::new(n);
     let mut sum = 0.0;
     for (pos, &i) in by_y.iter().enumerate() {
         if pos > 0 {
             // items seen so far (ranked above by y) with a higher x rank
-            let mut below = 0u64;
-            let mut k = xrank[i] + 1;
-            while k > 0 {
-                below += tree[k];
-                k &= k - 1;
-            }
-            let above = pos as u64 - below;
+            let above = pos as u64 - tree.at_most(xrank[i]);
             sum += above as f64 / pos as f64;
         }
-        let mut k = xrank[i] + 1;
-        while k <= n {
-            tree[k] += 1;
-            k += k & k.wrapping_neg();
-        }
+        tree.add(xrank[i]);
     }
     Ok(2.0 / (n - 1) as f64 * sum - 1.0)
 }
@@ -303,57 +322,100 @@ pub fn spearman_rho(x: &[f64], y: &[f64]) -> Result<f64> {
 /// a pair ranked in both lists costs 1 when the lists order it differently; a pair
 /// with both items in one list and one in the other costs 1 when the other list keeps
 /// the lower-ranked one; a pair split between the lists costs 1; a pair of items both
-/// missing from one list costs `penalty` (0 optimistic, 0.5 neutral). The sum is
-/// divided by the number of pairs of the union: 0 for identical lists, 1 for a list and
-/// its reverse. Only the first `k` items of each list count (all when `k` is None).
-/// Items are assumed distinct within a list.
+/// missing from one list costs `penalty` (0 optimistic, 0.5 neutral; 0 to 1). The sum
+/// is divided by the number of pairs of the union: 0 for identical lists, 1 for a list
+/// and its reverse. Only the first `k` items of each list count (all when `k` is None).
+/// Items must be distinct within a list (an error names the two ranks).
+///
+/// O(n log n): the pairs of each kind are counted, not visited (the discordant pairs
+/// of the common items are the inversions of a's order in b's ranks, by a Fenwick tree).
 pub fn kendall_topk_distance<T: Eq + Hash>(
     a: &[T],
     b: &[T],
     k: Option<usize>,
     penalty: f64,
-) -> f64 {
+) -> Result<f64> {
+    if !(0.0..=1.0).contains(&penalty) {
+        return Err(Error::Option(format!(
+            "the penalty of a pair missing from one list must lie between 0 and 1, got \
+             {penalty}"
+        )));
+    }
     let ka = k.map_or(a.len(), |k| k.min(a.len()));
     let kb = k.map_or(b.len(), |k| k.min(b.len()));
     let (a, b) = (&a[..ka], &b[..kb]);
-    let pos_a: HashMap<&T, usize> = a.iter().enumerate().map(|(i, d)| (d, i)).collect();
-    let pos_b: HashMap<&T, usize> = b.iter().enumerate().map(|(i, d)| (d, i)).collect();
-    let mut union: Vec<&T> = a.iter().collect();
-    union.extend(b.iter().filter(|d| !pos_a.contains_key(d)));
-    let u = union.len();
-    if u < 2 {
-        return 0.0;
-    }
-    let mut cost = 0.0;
-    for i in 0..u {
-        for j in i + 1..u {
-            let (x, y) = (union[i], union[j]);
-            let (ax, ay) = (pos_a.get(x), pos_a.get(y));
-            let (bx, by) = (pos_b.get(x), pos_b.get(y));
-            cost += match (ax, ay, bx, by) {
-                // both in both lists
-                (Some(ax), Some(ay), Some(bx), Some(by)) => f64::from((ax < ay) != (bx < by)),
-                // both in a, one in b: b puts the present one first
-                (Some(ax), Some(ay), Some(_), None) => f64::from(ax > ay),
-                (Some(ax), Some(ay), None, Some(_)) => f64::from(ay > ax),
-                // both in b, one in a
-                (Some(_), None, Some(bx), Some(by)) => f64::from(bx > by),
-                (None, Some(_), Some(bx), Some(by)) => f64::from(by > bx),
-                // both in one list only
-                (Some(_), Some(_), None, None) | (None, None, Some(_), Some(_)) => penalty,
-                // split between the lists
-                _ => 1.0,
-            };
+    let pos_a = positions(a, "first")?;
+    let pos_b = positions(b, "second")?;
+    // a's items in a's order: their ranks in b (common items), and for each common
+    // item the a-only items a ranks above it (each such pair costs 1)
+    let (mut common, mut a_only, mut above_in_a) = (Vec::new(), 0u64, 0u64);
+    for d in a {
+        match pos_b.get(d) {
+            Some(&r) => {
+                common.push(r);
+                above_in_a += a_only;
+            }
+            None => a_only += 1,
         }
     }
-    cost / (u * (u - 1) / 2) as f64
+    let (mut b_only, mut above_in_b) = (0u64, 0u64);
+    for d in b {
+        if pos_a.contains_key(d) {
+            above_in_b += b_only;
+        } else {
+            b_only += 1;
+        }
+    }
+    let u = (a.len() as u64) + b_only;
+    if u < 2 {
+        return Ok(0.0);
+    }
+    // common pairs that b orders the other way: each common item's b rank against the
+    // b ranks of the common items a put above it
+    let mut tree = Fenwick::new(b.len());
+    let mut discordant = 0u64;
+    for (seen, &r) in common.iter().enumerate() {
+        discordant += seen as u64 - tree.at_most(r);
+        tree.add(r);
+    }
+    let pairs = |n: u64| n * n.saturating_sub(1) / 2;
+    let ones = discordant + above_in_a + above_in_b + a_only * b_only;
+    let cost = ones as f64 + penalty * (pairs(a_only) + pairs(b_only)) as f64;
+    Ok(cost / pairs(u) as f64)
+}
+
+/// Each item's position in `list`, which must hold each item once.
+fn positions<'a, T: Eq + Hash>(list: &'a [T], which: &str) -> Result<HashMap<&'a T, usize>> {
+    let mut pos = HashMap::with_capacity(list.len());
+    for (i, d) in list.iter().enumerate() {
+        if let Some(j) = pos.insert(d, i) {
+            return Err(repeated(which, j, i));
+        }
+    }
+    Ok(pos)
+}
+
+fn repeated(which: &str, first: usize, again: usize) -> Error {
+    Error::Input(format!(
+        "the {which} ranked list holds one item at ranks {} and {}; a ranking holds each \
+         item once",
+        first + 1,
+        again + 1
+    ))
 }
 
 /// Extrapolated rank-biased overlap (Webber, Moffat and Zobel 2010, eq. 32) of two
 /// ranked lists with persistence `p`: 1 for identical lists, 0 for disjoint ones.
 /// Lists of different lengths are handled as in the paper (the shorter list's overlap
-/// is extrapolated). Items are assumed distinct within a list.
+/// is extrapolated). Items must be distinct within a list (an error names the ranks).
 pub fn rbo<T: Eq + Hash>(a: &[T], b: &[T], p: f64) -> Result<f64> {
+    positions(a, "first")?;
+    positions(b, "second")?;
+    rbo_of_rankings(a, b, p)
+}
+
+/// [`rbo`] of lists known to hold distinct items (a run's ranked documents).
+fn rbo_of_rankings<T: Eq + Hash>(a: &[T], b: &[T], p: f64) -> Result<f64> {
     if !(p > 0.0 && p < 1.0) {
         return Err(Error::Option(format!(
             "RBO persistence p must lie strictly between 0 and 1, got {p}"
@@ -466,8 +528,15 @@ pub fn compare_runs(
     how: RunComparison,
     k: Option<usize>,
 ) -> Result<Vec<(Box<[u8]>, f64)>> {
-    if let RunComparison::Rbo(p) = how {
-        rbo::<u8>(&[], &[], p)?;
+    // the options are checked once, before any query (and with no query in common)
+    match how {
+        RunComparison::Rbo(p) => {
+            rbo::<u8>(&[], &[], p)?;
+        }
+        RunComparison::KendallTopK(pen) => {
+            kendall_topk_distance::<u8>(&[], &[], None, pen)?;
+        }
+        RunComparison::KendallTau | RunComparison::SpearmanRho => {}
     }
     let mut out = Vec::new();
     let (mut oa, mut ob) = (Vec::new(), Vec::new());
@@ -487,8 +556,8 @@ pub fn compare_runs(
         let docs_a: Vec<&[u8]> = oa.iter().map(|&i| q.docs.get(i as usize)).collect();
         let docs_b: Vec<&[u8]> = ob.iter().map(|&i| r.docs.get(i as usize)).collect();
         let v = match how {
-            RunComparison::Rbo(p) => rbo(&docs_a, &docs_b, p)?,
-            RunComparison::KendallTopK(pen) => kendall_topk_distance(&docs_a, &docs_b, None, pen),
+            RunComparison::Rbo(p) => rbo_of_rankings(&docs_a, &docs_b, p)?,
+            RunComparison::KendallTopK(pen) => kendall_topk_distance(&docs_a, &docs_b, None, pen)?,
             RunComparison::KendallTau | RunComparison::SpearmanRho => {
                 let score_b: HashMap<&[u8], f64> = ob
                     .iter()
@@ -627,18 +696,82 @@ mod tests {
         assert!((spearman_rho(&[1.0, 1.0, 2.0], &[5.0, 5.0, 9.0]).unwrap() - 1.0).abs() < 1e-12);
     }
 
+    /// Fagin's K^(p) pair by pair, as defined: the reference of the counting version.
+    fn kendall_topk_by_pairs(a: &[u32], b: &[u32], penalty: f64) -> f64 {
+        let pos = |l: &[u32], x: u32| l.iter().position(|&d| d == x);
+        let mut union: Vec<u32> = a.to_vec();
+        union.extend(b.iter().filter(|d| !a.contains(d)));
+        let u = union.len();
+        if u < 2 {
+            return 0.0;
+        }
+        let mut cost = 0.0;
+        for i in 0..u {
+            for j in i + 1..u {
+                let (x, y) = (union[i], union[j]);
+                cost += match (pos(a, x), pos(a, y), pos(b, x), pos(b, y)) {
+                    (Some(ax), Some(ay), Some(bx), Some(by)) => f64::from((ax < ay) != (bx < by)),
+                    (Some(ax), Some(ay), Some(_), None) => f64::from(ax > ay),
+                    (Some(ax), Some(ay), None, Some(_)) => f64::from(ay > ax),
+                    (Some(_), None, Some(bx), Some(by)) => f64::from(bx > by),
+                    (None, Some(_), Some(bx), Some(by)) => f64::from(by > bx),
+                    (Some(_), Some(_), None, None) | (None, None, Some(_), Some(_)) => penalty,
+                    _ => 1.0,
+                };
+            }
+        }
+        cost / (u * (u - 1) / 2) as f64
+    }
+
+    #[test]
+    fn kendall_topk_distance_counts_what_the_pairs_give() {
+        // seeded lists of 0-40 distinct items drawn from 0-59: overlapping, disjoint,
+        // one empty, prefixes
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..2000 {
+            let (la, lb) = (next(41), next(41));
+            let mut lists = [Vec::new(), Vec::new()];
+            for (l, len) in lists.iter_mut().zip([la, lb]) {
+                while (l.len() as u64) < len {
+                    let d = next(60) as u32;
+                    if !l.contains(&d) {
+                        l.push(d);
+                    }
+                }
+            }
+            let [a, b] = lists;
+            for pen in [0.0, 0.5, 0.3, 1.0] {
+                let got = kendall_topk_distance(&a, &b, None, pen).unwrap();
+                let want = kendall_topk_by_pairs(&a, &b, pen);
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "{a:?} {b:?} {pen}: {got} {want}"
+                );
+            }
+        }
+        assert!(kendall_topk_distance(&[1, 2, 1], &[1], None, 0.5).is_err());
+        assert!(kendall_topk_distance(&[1], &[1], None, 1.5).is_err());
+        assert!(rbo(&[1], &[2, 3, 2], 0.9).is_err());
+    }
+
     #[test]
     fn kendall_topk_distance_bounds() {
         let a = ["a", "b", "c", "d"];
         let rev = ["d", "c", "b", "a"];
-        assert_eq!(kendall_topk_distance(&a, &a, None, 0.5), 0.0);
-        assert_eq!(kendall_topk_distance(&a, &rev, None, 0.5), 1.0);
+        assert_eq!(kendall_topk_distance(&a, &a, None, 0.5).unwrap(), 0.0);
+        assert_eq!(kendall_topk_distance(&a, &rev, None, 0.5).unwrap(), 1.0);
         // one swap of 6 pairs
         let sw = ["b", "a", "c", "d"];
-        assert!((kendall_topk_distance(&a, &sw, None, 0.5) - 1.0 / 6.0).abs() < 1e-15);
+        assert!((kendall_topk_distance(&a, &sw, None, 0.5).unwrap() - 1.0 / 6.0).abs() < 1e-15);
         // top 2 of a = {a, b}, of ["a", "x"] = {a, x}: union {a, b, x}; pairs (a,b): b
         // missing from list 2 while a is kept ahead: 0; (a,x): 0; (b,x) split: 1
-        let v = kendall_topk_distance(&a, &["a", "x", "y"], Some(2), 0.5);
+        let v = kendall_topk_distance(&a, &["a", "x", "y"], Some(2), 0.5).unwrap();
         assert!((v - 1.0 / 3.0).abs() < 1e-15);
     }
 

@@ -147,6 +147,72 @@ def test_topk_measures_bounded(a: list[str], b: list[str], k: int) -> None:
         assert 0.0 < r <= 1.0 + 1e-12
 
 
+def _kendall_topk_by_definition(a: list[str], b: list[str], penalty: float) -> float:
+    """Fagin, Kumar and Sivakumar (2003), K^(p), pair by pair over the union of the two
+    lists (cases 1-4 of their section 3.1), divided by the number of pairs."""
+    ra, rb = {d: i for i, d in enumerate(a)}, {d: i for i, d in enumerate(b)}
+    union = list(dict.fromkeys(a + b))
+    cost = 0.0
+    for i, x in enumerate(union):
+        for y in union[i + 1 :]:
+            if x in ra and y in ra and x in rb and y in rb:  # case 1: ranked in both
+                cost += (ra[x] < ra[y]) != (rb[x] < rb[y])
+            elif x in ra and y in ra and (x in rb or y in rb):  # case 2, both in a
+                present, absent = (x, y) if x in rb else (y, x)
+                cost += ra[absent] < ra[present]
+            elif x in rb and y in rb and (x in ra or y in ra):  # case 2, both in b
+                present, absent = (x, y) if x in ra else (y, x)
+                cost += rb[absent] < rb[present]
+            elif (x in ra and y in ra) or (x in rb and y in rb):  # case 4: one list only
+                cost += penalty
+            else:  # case 3: one in each list only
+                cost += 1
+    n = len(union)
+    return cost / (n * (n - 1) / 2) if n > 1 else 0.0
+
+
+def _rbo_ext_by_definition(a: list[str], b: list[str], p: float) -> float:
+    """Webber, Moffat and Zobel (2010), eq. 32: extrapolated RBO of lists of uneven
+    lengths, X_d the overlap of the first d items (all of the shorter list beyond it)."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    s, n = len(short), len(long_)
+    x = [len(set(short[:d]) & set(long_[:d])) for d in range(n + 1)]
+    head = sum(x[d] / d * p**d for d in range(1, n + 1))
+    tail = sum(x[s] * (d - s) / (s * d) * p**d for d in range(s + 1, n + 1))
+    return (1 - p) / p * (head + tail) + ((x[n] - x[s]) / n + x[s] / s) * p**n
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from("abcdefghijklmnop"), unique=True, max_size=14),
+    st.lists(st.sampled_from("abcdefghijklmnop"), unique=True, max_size=14),
+    st.sampled_from([0.0, 0.5, 0.3, 1.0]),
+    st.sampled_from([0.5, 0.9, 0.98]),
+)
+def test_topk_distances_are_their_papers_definitions(
+    a: list[str], b: list[str], penalty: float, p: float
+) -> None:
+    got = irmetrics.kendall_topk_distance(a, b, penalty=penalty)
+    assert got == pytest.approx(_kendall_topk_by_definition(a, b, penalty), abs=1e-12)
+    if a and b:
+        assert irmetrics.rbo(a, b, p) == pytest.approx(_rbo_ext_by_definition(a, b, p), abs=1e-12)
+
+
+def test_topk_distances_refuse_repeated_items_and_bad_penalties() -> None:
+    with pytest.raises(
+        irmetrics.InputError, match="second ranked list holds one item at ranks 1 and 3"
+    ):
+        irmetrics.kendall_topk_distance(["a", "b"], ["a", "c", "a"])
+    with pytest.raises(
+        irmetrics.InputError, match="first ranked list holds one item at ranks 2 and 3"
+    ):
+        irmetrics.rbo(["x", "a", "a"], ["a", "b"])
+    with pytest.raises(irmetrics.Error, match="penalty .* between 0 and 1, got 1.5"):
+        irmetrics.kendall_topk_distance(["a"], ["b"], penalty=1.5)
+    with pytest.raises(irmetrics.Error, match="penalty"):
+        irmetrics.kendall_topk_distance(["a"], ["b"], penalty=float("nan"))
+
+
 def test_score_correlations_published_examples() -> None:
     # scipy.stats.kendalltau documentation example
     assert irmetrics.kendall_tau([12, 2, 1, 12, 2], [1, 4, 7, 1, 0]) == pytest.approx(

@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::convert::{id_to_py, int_arg, values_vec};
+use super::convert::{float_vec, id_to_py, int_arg, values_vec};
 use super::{errors, PyQrels, PyRun};
 use crate::correlation::{self, RunComparison};
 use crate::stats::{self, Statistic};
@@ -46,22 +46,30 @@ fn bootstrap_ci(
 
 /// Kendall's tau-b of two equally long score lists (NaN when one is constant).
 #[pyfunction]
-fn kendall_tau(py: Python<'_>, x: Vec<f64>, y: Vec<f64>) -> PyResult<f64> {
-    correlation::kendall_tau_b(&x, &y).map_err(|e| errors::to_py(py, e))
+fn kendall_tau(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let (x, y) = (float_vec(x, "x")?, float_vec(y, "y")?); // arrays in one copy each
+    super::heavy(py, move |_| correlation::kendall_tau_b(&x, &y))
 }
 
 /// Spearman's rho of two equally long score lists (NaN when one is constant).
 #[pyfunction]
-fn spearman_rho(py: Python<'_>, x: Vec<f64>, y: Vec<f64>) -> PyResult<f64> {
-    correlation::spearman_rho(&x, &y).map_err(|e| errors::to_py(py, e))
+fn spearman_rho(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let (x, y) = (float_vec(x, "x")?, float_vec(y, "y")?);
+    super::heavy(py, move |_| correlation::spearman_rho(&x, &y))
 }
 
 /// Normalized Kendall tau distance of two ranked lists over the pairs of the union of
 /// their top k (0 identical, 1 reversed).
 #[pyfunction]
 #[pyo3(signature = (a, b, k = None, penalty = 0.5))]
-fn kendall_topk_distance(a: Vec<String>, b: Vec<String>, k: Option<usize>, penalty: f64) -> f64 {
-    correlation::kendall_topk_distance(&a, &b, k, penalty)
+fn kendall_topk_distance(
+    py: Python<'_>,
+    a: Vec<String>,
+    b: Vec<String>,
+    k: Option<usize>,
+    penalty: f64,
+) -> PyResult<f64> {
+    correlation::kendall_topk_distance(&a, &b, k, penalty).map_err(|e| errors::to_py(py, e))
 }
 
 /// Extrapolated rank-biased overlap of two ranked lists with persistence p.
