@@ -229,9 +229,14 @@ def test_bad_qrels_and_formats(tmp_path: Path):
     with pytest.raises(irmetrics.Error, match="r.txt: not a readable parquet file"):
         irmetrics.Run.from_file(tmp_path / "r.txt", format="parquet")
     run = irmetrics.Run.from_string(b"q1 Q0 d\xff 1 0.5 x\n")
-    with pytest.raises(irmetrics.Error, match="not UTF-8 text, which JSON cannot hold"):
+    with pytest.raises(irmetrics.Error, match="not UTF-8 text, which JSON cannot hold; write TREC"):
         run.to_file(tmp_path / "out.json")
     assert not (tmp_path / "out.json").exists()
+    # parquet, which the message offers, keeps the id's bytes (pyarrow reads them back)
+    import pyarrow.parquet as pq
+
+    run.to_file(tmp_path / "out.parquet")
+    assert pq.read_table(tmp_path / "out.parquet").column("doc_id").to_pylist() == [b"d\xff"]
 
 
 # ----------------------------------------------------------- rows, ir_datasets

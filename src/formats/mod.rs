@@ -462,13 +462,14 @@ fn other(e: Error) -> std::io::Error {
 }
 
 /// An id as JSON text; ids that are not UTF-8 have no JSON form (and are never
-/// altered): TREC and TSV write them as they are.
+/// altered): TREC, TSV and parquet (binary columns) write them as they are.
 fn text(id: &[u8]) -> std::io::Result<String> {
     String::from_utf8(id.to_vec()).map_err(|_| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!(
-                "id '{}' is not UTF-8 text, which JSON cannot hold; write TREC or TSV",
+                "id '{}' is not UTF-8 text, which JSON cannot hold; write TREC, TSV or \
+                 parquet, which keep it as it is",
                 show(id)
             ),
         )
