@@ -617,10 +617,18 @@ def test_measure_argument_types() -> None:
     q = Qrels.from_string(QRELS)
     with pytest.raises(MeasureError, match="no measure requested"):
         Evaluator(q, [])
-    with pytest.raises(InputError, match="measure names must be str, got <class 'int'>"):
+    with pytest.raises(InputError, match=r"measure names must be a str \(or an ir_measures"):
         Evaluator(q, ["map", 5])
-    with pytest.raises(InputError, match="measures must be a str or a list of str"):
+    with pytest.raises(InputError, match="measures must be a str or a list of str, got int"):
         Evaluator(q, 5)
+    # bytes iterate as numbers: "got int" said nothing of what was given
+    with pytest.raises(InputError, match="measures must be a str or a list of str, got bytes"):
+        Evaluator(q, b"map")
+    # every route reads measures alike (no Evaluator built first in these)
+    with pytest.raises(InputError, match="got bytes"):
+        irmetrics.diversity([("1", "1", "a", 1)], {"1": {"a": 1.0}}, b"alpha_nDCG@2")
+    with pytest.raises(InputError, match=r"metric must be a str \(or an ir_measures"):
+        irmetrics.optimize_fusion(q, [{"q": {"a": 1.0}}] * 2, metric=["map"])
 
 
 @pytest.mark.parametrize(

@@ -227,3 +227,58 @@ def test_names_switch_is_checked(case: Any) -> None:
     # trec_eval's recall keeps trec_eval's cut-offs unless ranx's meaning is asked for
     assert "recall_1000" in irmetrics.evaluate(qrels, run, "recall")
     assert list(irmetrics.evaluate(qrels, run, "recall", names="ranx")) == ["recall"]
+
+
+def test_ir_measures_measure_objects_are_read_by_their_names(case: Any) -> None:
+    """ir_measures' measure objects (``nDCG@10``, ``AP(rel=2)``) are accepted wherever a
+    measure name is, alone or in a list, and mean what ir_measures computes for them;
+    the results are keyed by their names (``str(m)``). A lone object used to fail with
+    ``KeyError: 0`` (an ir_measures measure is indexable by its parameters)."""
+    import ir_measures
+    from ir_measures import AP, RR, Bpref, Judged, P, R, Rprec, SetF, Success, nDCG
+
+    qrels, run = case
+    objs = [nDCG @ 10, AP(rel=2), P @ 5, RR, R @ 100, Bpref, SetF, Judged @ 10, Rprec]
+    objs += [Success @ 3, nDCG(gains={0: 1, 1: 2}) @ 10]
+    agg = ir_measures.calc_aggregate(objs, qrels, run)
+    for given in (objs, tuple(objs)):
+        got = irmetrics.evaluate(qrels, run, given)
+        assert isinstance(got, dict)
+        assert list(got) == [str(m) for m in objs]
+        for m in objs:
+            assert math.isclose(got[str(m)], float(agg[m]), rel_tol=1e-12, abs_tol=1e-12), m
+    assert irmetrics.evaluate(qrels, run, nDCG @ 10) == {"nDCG@10": pytest.approx(agg[nDCG @ 10])}
+    per_query = irmetrics.Evaluator(qrels, AP(rel=2)).evaluate(run, per_query=True)
+    want = {r.query_id: r.value for r in ir_measures.iter_calc([AP(rel=2)], qrels, run)}
+    assert per_query["AP(rel=2)"] == pytest.approx(want, rel=1e-12, abs=1e-12)
+    # a mixed list, and the routes that take one measure or build no Evaluator
+    assert list(irmetrics.evaluate(qrels, run, ["map", P @ 5])) == ["map", "P@5"]
+    other = {q: {d: -s for d, s in docs.items()} for q, docs in run.items()}
+    runs = {"a": run, "b": other}
+    rep = irmetrics.compare(qrels, runs, [nDCG @ 10, "AP"])
+    assert rep.measures == ["nDCG@10", "AP"]
+    by_name = irmetrics.compare(qrels, runs, ["nDCG@10", "AP"])
+    assert rep.to_dict() == by_name.to_dict()
+    best = irmetrics.optimize_fusion(qrels, [run, other], metric=nDCG @ 10)
+    assert best == irmetrics.optimize_fusion(qrels, [run, other], metric="nDCG@10")
+    # with an unsupported one, the error names it as ir_measures spells it
+    with pytest.raises(irmetrics.MeasureError, match="infAP|alpha_nDCG"):
+        irmetrics.evaluate(qrels, run, [ir_measures.alpha_nDCG @ 5])
+
+
+def test_ir_measures_objects_in_dense_and_diversity_routes() -> None:
+    import numpy as np
+    from ir_measures import P, alpha_nDCG, nDCG
+
+    import irmetrics.dense as dense
+
+    y_true = np.array([[3, 2, 0, 0, 1], [0, 1, 0, 2, 0]])
+    y_score = np.array([[0.9, 0.8, 0.7, 0.2, 0.4], [0.5, 0.5, 0.1, 0.3, 0.9]])
+    assert dense.evaluate(y_true, y_score, [nDCG @ 3, P @ 2]) == dense.evaluate(
+        y_true, y_score, ["nDCG@3", "P@2"]
+    )
+    rows = [("1", "1", "a", 1), ("1", "2", "b", 1), ("1", "2", "c", 1), ("1", "3", "c", 1)]
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    assert irmetrics.diversity(rows, run, alpha_nDCG @ 2) == irmetrics.diversity(
+        rows, run, "alpha_nDCG@2"
+    )

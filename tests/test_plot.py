@@ -95,6 +95,10 @@ def test_differences_are_per_topic_ap_differences_from_ir_measures(tmp_path):
     assert p.data["losses"] == sum(v < 0 for v in want.values())
     assert p.ax.get_ylabel() == "map: bm25 - dense"
     _png(p, tmp_path)
+    # ir_measures' own measure object, read by its name
+    q = plot.differences(qrels, runs[0], runs[1], ir_measures.AP, names=("bm25", "dense"))
+    assert q.data == p.data
+    assert q.ax.get_ylabel() == "AP: bm25 - dense"
 
 
 def test_by_cutoff_is_the_measure_at_each_k(case, tmp_path):
@@ -106,6 +110,10 @@ def test_by_cutoff_is_the_measure_at_each_k(case, tmp_path):
         [case["expected"][f"ndcg_cut_{k}"]["all"] for k in ks], abs=1e-12
     )
     _png(p, tmp_path)
+    from ir_measures import nDCG  # ir_measures' object: nDCG@k is trec_eval's ndcg_cut_k
+
+    q = plot.by_cutoff(case["qrels"], [case["run"]], nDCG, cutoffs=ks)
+    assert list(q.data.values())[0]["values"] == d["values"]
 
 
 def _read(path: Path, run: bool) -> dict:
@@ -260,7 +268,9 @@ def test_bad_requests_are_irmetrics_errors(case, tmp_path):
         plot.precision_recall(q, r, cutoffs=[5, 10])  # ignored before
     with pytest.raises(irmetrics.InputError, match="k must be a whole number >= 1, not 'x'"):
         plot.confusion_matrix(q, r, "x", num_docs_in_collection=1000)
-    with pytest.raises(irmetrics.InputError, match="measure must be a str, got list"):
+    with pytest.raises(
+        irmetrics.InputError, match=r"measure must be a str \(or an ir_measures measure\), got list"
+    ):
         plot.by_cutoff(q, r, ["P"])  # an AttributeError before
     for measure in ("P@5", "P.5", "ndcg_cut.10"):  # was "bad parameters '5@1' for 'P'"
         with pytest.raises(irmetrics.InputError, match="without its cut-off"):

@@ -191,6 +191,10 @@ def test_a_query_split_across_partitions_is_whole(spark) -> None:  # noqa: ANN00
     for method in irs.METHODS:
         got = irs.evaluate(qd.repartition(4), rd, measures, method=method)
         assert got == irmetrics.evaluate(qrels, run, measures), method
+    # ir_measures' measure objects, read by their names as locally
+    from ir_measures import AP, P
+
+    assert irs.evaluate(qd, rd, [AP, P @ 2]) == irmetrics.evaluate(qrels, run, ["AP", "P@2"])
 
 
 def test_integer_ids_and_float_labels(spark) -> None:  # noqa: ANN001

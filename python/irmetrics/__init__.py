@@ -236,13 +236,11 @@ def diversity(
     equal scores, ``"descending"`` by document id (trec_eval, ndeval ``-traditional``)
     or ``"ascending"`` (pyndeval and ir_measures), ``n_threads`` (0 = all cores).
     """
-    if isinstance(measures, str):
-        measures = [measures]
     qrels = _subtopic_rows(qrels)
     names, ids, values, means = _core.diversity(
         qrels,
         run,
-        None if measures is None else list(measures),
+        measures,
         alpha=alpha,
         beta=beta,
         relevance_level=relevance_level,

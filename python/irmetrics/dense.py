@@ -115,7 +115,7 @@ def evaluate(
     ``relevance_level`` pass through). ``ties="average"``: sklearn's tie-averaged
     ``DCG`` / ``nDCG`` (``"nDCG@10"``, ``"ndcg_cut.10"``, ``"dcg"``), real-valued gains.
     """
-    names = [measures] if isinstance(measures, str) else list(measures)
+    names = _core._measure_names(measures)
     t, s = _pair(y_true, y_score)
     if ties == "average":
         if options:

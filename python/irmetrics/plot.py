@@ -210,6 +210,11 @@ def _draw_precision_recall(
     _finish(ax.figure, ax, title or "Precision-recall", legend=True)
 
 
+def _measure_name(measure: Any) -> str:
+    """One measure's name: a str, or an ir_measures measure object's name."""
+    return _core._measure_names(measure, one=True)[0]
+
+
 def _one_measure(ev: Evaluator, measure: str) -> str:
     columns = ev.columns()
     if len(columns) != 1:
@@ -250,6 +255,7 @@ def histogram(
 
     if not _whole(bins) or not 1 <= bins <= _MAX_BINS:
         raise InputError(f"bins must be a whole number from 1 to {_MAX_BINS}, not {bins!r:.80}")
+    measure = _measure_name(measure)
     ev = Evaluator(qrels, [measure], **options)
     column = _one_measure(ev, measure)
     name, r = _one_run(run)
@@ -293,6 +299,7 @@ def differences(
     "ties": n}`` (sorted by difference, descending; equal differences by query id).
     """
     _pyplot()  # matplotlib first: a missing extra fails before any work
+    measure = _measure_name(measure)
     ev = Evaluator(qrels, [measure], **options)
     column = _one_measure(ev, measure)
     (na, ra), (nb, rb) = _one_run(run_a), _one_run(run_b)
@@ -360,8 +367,7 @@ def by_cutoff(
     ``data``: ``{run: {"k": [...], "values": [...]}}`` (mean over topics).
     """
     _pyplot()  # matplotlib first: a missing extra fails before any work
-    if not isinstance(measure, str):
-        raise InputError(f"measure must be a str, got {type(measure).__name__}")
+    measure = _measure_name(measure)
     # "P@5", or trec_eval's "P.5" (a parameter's decimal point, "RBP(p=0.8)", is not one)
     if "@" in measure or re.search(r"\.\d", measure.split("(", 1)[0]):
         raise InputError(

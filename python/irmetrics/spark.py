@@ -266,7 +266,7 @@ def _evaluated(
         top = q.agg(F.max(F.when(F.col("relevance") >= 0, F.col("relevance")))).first()[0]
         max_label = None if top is None else int(top)
     spec = {
-        "measures": [measures] if isinstance(measures, str) else list(measures),
+        "measures": _core._measure_names(measures),
         # every judged query is evaluated; the driver applies trec_eval's rules for the
         # ones the run lacks
         "options": {**options, "complete": True, "n_threads": 1},

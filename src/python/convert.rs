@@ -176,6 +176,68 @@ pub(crate) fn short_repr(obj: &Bound<'_, PyAny>) -> String {
     }
 }
 
+/// A measure given as an object of ir_measures (`nDCG@10`, `AP(rel=2)`): its name,
+/// `str(m)`, which the measure parser reads in ir_measures' spelling. The type is
+/// known by its module, so ir_measures is never imported here.
+fn ir_measures_name(m: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    let module = m
+        .get_type()
+        .module()
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    if module != "ir_measures" && !module.starts_with("ir_measures.") {
+        return Ok(None);
+    }
+    Ok(Some(m.str()?.to_str()?.to_string()))
+}
+
+/// One measure: a name (`str`) or an ir_measures measure object.
+pub(crate) fn measure_name(m: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    if let Ok(s) = m.cast::<PyString>() {
+        return Ok(s.to_str()?.to_string());
+    }
+    ir_measures_name(m)?.ok_or_else(|| {
+        input_err(
+            m.py(),
+            format!(
+                "{what} must be a str (or an ir_measures measure), got {}",
+                type_name(m)
+            ),
+        )
+    })
+}
+
+/// The measure names of every route that takes measures: a name, an ir_measures
+/// measure object, or an iterable of those (a list, a tuple, ...).
+pub(crate) fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(s) = measures.cast::<PyString>() {
+        return Ok(vec![s.to_str()?.to_string()]);
+    }
+    // an ir_measures measure is iterable by its parameters (`m[0]` raises KeyError):
+    // it is one measure, taken before iterating
+    if let Some(name) = ir_measures_name(measures)? {
+        return Ok(vec![name]);
+    }
+    let not_a_list = || {
+        input_err(
+            measures.py(),
+            format!(
+                "measures must be a str or a list of str, got {}",
+                type_name(measures)
+            ),
+        )
+    };
+    // bytes iterate as numbers, not as a name
+    if measures.is_instance_of::<PyBytes>() {
+        return Err(not_a_list());
+    }
+    let mut out = Vec::new();
+    for m in measures.try_iter().map_err(|_| not_a_list())? {
+        out.push(measure_name(&m?, "measure names")?);
+    }
+    Ok(out)
+}
+
 /// `bool` or numpy's `bool_`: truth values, never labels or scores.
 fn is_bool_like(v: &Bound<'_, PyAny>) -> bool {
     if v.is_instance_of::<PyBool>() {

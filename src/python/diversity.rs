@@ -85,7 +85,7 @@ fn diversity<'py>(
     py: Python<'py>,
     qrels: &Bound<'py, PyAny>,
     run: &Bound<'py, PyAny>,
-    measures: Option<Vec<String>>,
+    measures: Option<&Bound<'py, PyAny>>,
     alpha: Option<&Bound<'py, PyAny>>,
     beta: Option<&Bound<'py, PyAny>>,
     relevance_level: Option<&Bound<'py, PyAny>>,
@@ -146,7 +146,10 @@ fn diversity<'py>(
     })?;
     let run = run_of(run)?;
     let qrels = subtopic_qrels(py, qrels)?;
-    let names = measures.unwrap_or_default();
+    let names = match given(measures) {
+        Some(m) => super::convert::measure_names(m)?,
+        None => Vec::new(),
+    };
     let res = heavy(py, move |_| {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         parallel::with_threads(n_threads, || evaluate(&qrels, &run, &names, &opts))

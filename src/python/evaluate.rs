@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use numpy::PyArrayMethods;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 
-use super::convert::{self, bool_arg, id_to_py, int_arg, short_repr, wide_int};
+use super::convert::{self, bool_arg, id_to_py, int_arg, measure_names, short_repr, wide_int};
 use super::data::{explain_missing, qrels_of, run_frame_columns, Input, PyQrels, PyRun};
 use super::errors;
 use super::results::DictShape;
@@ -17,29 +17,6 @@ use super::{guarded, heavy, heavy_progress};
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::{Family, MeasureSet, Names};
 use crate::results::Results;
-
-fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    if let Ok(s) = measures.cast::<PyString>() {
-        return Ok(vec![s.to_str()?.to_string()]);
-    }
-    let mut out = Vec::new();
-    for m in measures.try_iter().map_err(|_| {
-        errors::input_err(
-            measures.py(),
-            "measures must be a str or a list of str".into(),
-        )
-    })? {
-        let m = m?;
-        let s = m.cast::<PyString>().map_err(|_| {
-            errors::input_err(
-                m.py(),
-                format!("measure names must be str, got {}", m.get_type()),
-            )
-        })?;
-        out.push(s.to_str()?.to_string());
-    }
-    Ok(out)
-}
 
 use crate::parallel;
 

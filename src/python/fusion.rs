@@ -180,7 +180,7 @@ fn params_dict<'py>(py: Python<'py>, p: &Params) -> PyResult<Bound<'py, PyDict>>
 /// score.
 #[pyfunction]
 /// `progress` as in `Evaluator.evaluate`, counting the settings tried.
-#[pyo3(signature = (qrels, runs, method = "wsum", norm = Some("min-max"), metric = "ndcg", *, step = None, return_optimization_report = false, progress = None))]
+#[pyo3(signature = (qrels, runs, method = "wsum", norm = Some("min-max"), metric = None, *, step = None, return_optimization_report = false, progress = None))]
 #[pyo3(
     text_signature = "(qrels, runs, method='wsum', norm='min-max', metric='ndcg', *, step=None, return_optimization_report=False, progress=None)"
 )]
@@ -191,14 +191,17 @@ fn optimize_fusion<'py>(
     runs: &Bound<'py, PyAny>,
     method: &str,
     norm: Option<&str>,
-    metric: &str,
+    metric: Option<&Bound<'py, PyAny>>,
     step: Option<f64>,
     return_optimization_report: bool,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method = method_of(py, method)?;
     let norm = norm_of(py, norm)?;
-    let metric = metric.to_string();
+    // a name or an ir_measures measure; nDCG over the whole ranking by default
+    let metric = metric.map_or(Ok("ndcg".into()), |m| {
+        super::convert::measure_name(m, "metric")
+    })?;
     let qrels = super::data::qrels_of(qrels)?;
     let runs = runs_of(runs)?;
     let opt = super::heavy_progress(py, progress, move |cancel, p| {

@@ -246,6 +246,19 @@ fn guarded<R>(py: Python<'_>, f: impl FnOnce() -> PyResult<R>) -> PyResult<R> {
         .unwrap_or_else(|panic| Err(panic_to_py(py, panic)))
 }
 
+/// The measure names of a `measures=` argument (a name, an ir_measures measure or a
+/// list of them), as every route reads it: the Python layer's routes that do not
+/// build an `Evaluator` first (dense batches, Spark, the plots) read them here too.
+/// With `one`, a `measure=` argument: one name or ir_measures measure, not a list.
+#[pyfunction]
+#[pyo3(signature = (measures, one = false))]
+fn _measure_names(measures: &Bound<'_, PyAny>, one: bool) -> PyResult<Vec<String>> {
+    if one {
+        return Ok(vec![convert::measure_name(measures, "measure")?]);
+    }
+    convert::measure_names(measures)
+}
+
 /// Nothing when `module` imports, else `irmetrics.MissingDependencyError` naming what
 /// to install: the Python layer's check for optional packages (the one in `errors`).
 #[pyfunction]
@@ -290,6 +303,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_write_file, m)?)?;
     m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(_require, m)?)?;
+    m.add_function(wrap_pyfunction!(_measure_names, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(data::_run_from_pickle, m)?)?;
