@@ -473,18 +473,18 @@ def test_pandas_columns() -> None:
 
 def test_wrong_argument_types() -> None:
     with pytest.raises(
-        InputError, match="qrels must be a Qrels, a dict, a DataFrame, Arrow data or a file"
+        InputError, match="qrels must be a Qrels, a dict, a DataFrame, Arrow data, rows or a file"
     ):
         irmetrics.evaluate(42, {"q": {"d": 1.0}}, "map")
     with pytest.raises(
-        InputError, match="run must be a Run, a dict, a DataFrame, Arrow data or a file path"
+        InputError, match="run must be a Run, a dict, a DataFrame, Arrow data, rows or a file"
     ):
+        irmetrics.evaluate({"q": {"d": 1}}, 1.5, "map")
+    # a list is rows (ir_measures' and ir_datasets' named tuples): each row is checked
+    with pytest.raises(FormatError, match=r"run, row 0 \(int\) is not a tuple"):
         irmetrics.evaluate({"q": {"d": 1}}, [1], "map")
-    ev = irmetrics.Evaluator(Qrels.from_dict({"q": {"d": 1}}), "map")
-    with pytest.raises(
-        InputError, match="run must be a Run, a dict, a DataFrame, Arrow data or a file path"
-    ):
-        ev.evaluate([("q", "d", 1.0)])
+    with pytest.raises(FormatError, match=r"qrels, row 1: 2 fields; expected \(query_id"):
+        irmetrics.evaluate([("q", "d", 1), ("q", "e")], {"q": {"d": 1.0}}, "map")
     with pytest.raises(InputError, match="run must be a Run, .* not int"):
         irmetrics.compare_runs(1, {"q": {"d": 1.0}})
     with pytest.raises(FormatError, match="text must be a str or bytes in TREC format, got int"):

@@ -284,13 +284,17 @@ def test_a_local_ir_datasets_dataset(v10):
 
 
 def test_bad_rows(monkeypatch):
-    with pytest.raises(irmetrics.Error, match="row 1 has 2 fields"):
+    with pytest.raises(
+        irmetrics.Error, match=r"run, row 1: 2 fields; expected \(query_id, doc_id, score\)"
+    ):
         irmetrics.Run.from_rows([("q1", "d1", 0.5), ("q1", "d2")])
-    with pytest.raises(irmetrics.Error, match="relevance of row 0 must be a whole-number label"):
+    with pytest.raises(
+        irmetrics.Error, match="qrels, row 0: relevance must be a whole-number label"
+    ):
         irmetrics.Qrels.from_rows([("q1", "d1", 1.5)])
     with pytest.raises(irmetrics.Error, match="expected an iterable of"):
         irmetrics.Run.from_rows(3)
-    with pytest.raises(irmetrics.Error, match=r"row 0 \(object\) is not a tuple"):
+    with pytest.raises(irmetrics.Error, match=r"run, row 0 \(object\) is not a tuple"):
         irmetrics.Run.from_rows([object()])
     with pytest.raises(
         irmetrics.Error,

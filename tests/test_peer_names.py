@@ -240,7 +240,9 @@ def test_ir_measures_measure_objects_are_read_by_their_names(case: Any) -> None:
     qrels, run = case
     objs = [nDCG @ 10, AP(rel=2), P @ 5, RR, R @ 100, Bpref, SetF, Judged @ 10, Rprec]
     objs += [Success @ 3, nDCG(gains={0: 1, 1: 2}) @ 10]
-    agg = ir_measures.calc_aggregate(objs, qrels, run)
+    # one measure a call: ir_measures computing nDCG@10 beside nDCG(gains=...)@10 gives
+    # either value to both, by the order of a set (its pytrec_eval provider)
+    agg = {m: ir_measures.calc_aggregate([m], qrels, run)[m] for m in objs}
     for given in (objs, tuple(objs)):
         got = irmetrics.evaluate(qrels, run, given)
         assert isinstance(got, dict)
@@ -282,3 +284,37 @@ def test_ir_measures_objects_in_dense_and_diversity_routes() -> None:
     assert irmetrics.diversity(rows, run, alpha_nDCG @ 2) == irmetrics.diversity(
         rows, run, "alpha_nDCG@2"
     )
+
+
+def test_the_peers_data_structures_are_inputs(case: Any) -> None:
+    """ranx's ``Qrels`` / ``Run`` (a run's name is its tag) and ir_measures' rows (lists
+    or iterators of ``Qrel`` / ``ScoredDoc``) go wherever judgments and runs go, with
+    the peers' own values. Both were refused ("qrels must be a Qrels, ... not Qrels")."""
+    import ir_measures
+    import ranx
+    from ir_measures import AP, nDCG
+
+    qrels, run = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's compilation warnings
+        rq, rr = ranx.Qrels(qrels), ranx.Run(run, name="bm25")
+        want = ranx.evaluate(rq, rr, ["map", "ndcg@10"], make_comparable=True)
+    got = irmetrics.evaluate(rq, rr, ["map", "ndcg@10"])
+    assert isinstance(got, dict)
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+    reversed_run = ranx.Run({q: {d: -s for d, s in docs.items()} for q, docs in run.items()})
+    reversed_run.name = "reversed"
+    report = irmetrics.compare(rq, [rr, reversed_run], "map")
+    assert report.systems == ["bm25", "reversed"]
+    assert irmetrics.Run.from_dict(run).to_dict() == irmetrics.fuse([rr, rr], "max").to_dict()
+
+    def rows() -> tuple[list[Any], list[Any]]:
+        q = [ir_measures.Qrel(q, d, lab) for q, docs in qrels.items() for d, lab in docs.items()]
+        r = [ir_measures.ScoredDoc(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+        return q, r
+
+    q_rows, r_rows = rows()
+    agg = ir_measures.calc_aggregate([AP, nDCG @ 10], q_rows, r_rows)
+    for q_in, r_in in (rows(), map(iter, rows())):  # lists, then iterators
+        got = irmetrics.evaluate(q_in, r_in, [AP, nDCG @ 10])
+        assert got == pytest.approx({"AP": agg[AP], "nDCG@10": agg[nDCG @ 10]}, rel=1e-12)

@@ -119,10 +119,12 @@ def evaluate(
     ``qrels`` and ``run`` may be :class:`Qrels` / :class:`Run` objects, nested dicts
     (``{query_id: {doc_id: label_or_score}}``), pandas DataFrames (columns found by
     name, as in ``from_dataframe``), Arrow data (a polars DataFrame, a pyarrow Table or
-    anything with ``__arrow_c_stream__``, read in Rust as in ``from_arrow``) or file
-    paths. ``measures`` uses
+    anything with ``__arrow_c_stream__``, read in Rust as in ``from_arrow``), file
+    paths, rows (a list or iterator of ``(query_id, doc_id, value)``, as ``from_rows``)
+    or ranx's ``Qrels`` / ``Run``. ``measures`` uses
     trec_eval (``"P.5,10"``, ``"ndcg_cut.10"``, ``"all_trec"``), ir_measures
-    (``"nDCG@10"``, ``"P(rel=2)@5"``) or ranx (``"ndcg@10"``, ``"mrr"``) names.
+    (``"nDCG@10"``, ``"P(rel=2)@5"``, or its measure objects) or ranx (``"ndcg@10"``,
+    ``"mrr"``) names.
     Measures beyond trec_eval use the same spellings: ``"hits@10"``, ``"f1@10"``,
     ``"F(beta=0.5)@10"``, ``"dcg@10"``, ``"ndcg_burges@10"``,
     ``"nDCG(dcg='exp-log2')@10"``, ``"ERR@20"`` (maximum grade from the qrels, in any
@@ -213,7 +215,7 @@ def diversity(
     ``SubtopicQrel``) or a table (pandas, polars, a polars LazyFrame, pyarrow) with
     columns ``query_id``, ``subtopic_id`` (or ir_measures' ``iteration``), ``doc_id``,
     ``relevance``. ``run``: anything
-    :func:`evaluate` takes (a :class:`Run`, a path, a dict, a DataFrame, Arrow data).
+    :func:`evaluate` takes (a :class:`Run`, a path, a dict, a DataFrame, Arrow data, rows).
 
     ``measures``: ir_measures' names (``"alpha_nDCG@20"``, ``"alpha_DCG@20"``,
     ``"ERR_IA@20"``, ``"nERR_IA@20"``, ``"NRBP"``, ``"nNRBP"``, ``"AP_IA"``,

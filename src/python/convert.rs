@@ -770,6 +770,7 @@ pub(crate) fn qrels_from_columns(
 /// any length is grouped without a Python object kept per row.
 fn iterable_rows<V: crate::intake::Value>(
     rows: &Bound<'_, PyAny>,
+    source: &str,
     sink: &mut dyn PieceSink<V>,
     value_attr: &str,
     value: fn(&Bound<'_, PyAny>, &dyn Fn() -> String) -> PyResult<V>,
@@ -779,7 +780,8 @@ fn iterable_rows<V: crate::intake::Value>(
         format_err(
             py,
             format!(
-                "expected an iterable of (query_id, doc_id, {value_attr}) rows, got {}",
+                "{source}: expected an iterable of (query_id, doc_id, {value_attr}) rows, \
+                 got {}",
                 type_name(rows)
             ),
         )
@@ -787,13 +789,14 @@ fn iterable_rows<V: crate::intake::Value>(
     let mut pieces = crate::intake::RowPieces::default();
     for (row, item) in iter.enumerate() {
         let item = item?;
-        let at = |what: &str| format!("{what} of row {row}");
+        let at = |what: &str| format!("{source}, row {row}: {what}");
         let (q, d, v) = if let Ok(t) = item.cast::<pyo3::types::PyTuple>() {
             if t.len() < 3 {
                 return Err(format_err(
                     py,
                     format!(
-                        "row {row} has {} fields; expected (query_id, doc_id, {value_attr})",
+                        "{source}, row {row}: {} fields; expected (query_id, doc_id, \
+                         {value_attr})",
                         t.len()
                     ),
                 ));
@@ -805,7 +808,8 @@ fn iterable_rows<V: crate::intake::Value>(
                     format_err(
                         py,
                         format!(
-                            "row {row} ({}) is not a tuple and has no attribute {name:?}",
+                            "{source}, row {row} ({}) is not a tuple and has no attribute \
+                             {name:?}",
                             type_name(&item)
                         ),
                     )
@@ -829,14 +833,14 @@ fn iterable_rows<V: crate::intake::Value>(
 /// Judgments from an iterable of rows (see [`iterable_rows`]).
 pub(crate) fn qrels_from_rows(rows: &Bound<'_, PyAny>) -> PyResult<Qrels> {
     let mut b = QrelsBuilder::default();
-    iterable_rows(rows, &mut b, "relevance", label_value)?;
+    iterable_rows(rows, "qrels", &mut b, "relevance", label_value)?;
     b.build().map_err(|e| to_py(rows.py(), e))
 }
 
 /// A run from an iterable of rows (see [`iterable_rows`]).
 pub(crate) fn run_from_rows(rows: &Bound<'_, PyAny>, runid: Vec<u8>) -> PyResult<Run> {
     let mut g = Grouper::new(Place::new("run", Unit::Row));
-    iterable_rows(rows, &mut g, "score", score_value)?;
+    iterable_rows(rows, "run", &mut g, "score", score_value)?;
     Run::from_grouper(g, runid).map_err(|e| to_py(rows.py(), e))
 }
 

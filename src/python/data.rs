@@ -682,20 +682,48 @@ fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 }
 
 /// What kind of input a Python object is, decided in this one place: a file path
-/// (`str` or `os.PathLike`), a dict (or any Mapping, copied), or a data frame (an object
-/// with `columns` and `to_numpy`). `Qrels` and `Run` objects are recognized by callers.
+/// (`str` or `os.PathLike`), a dict (or any Mapping, copied; ranx's `Qrels` and `Run`
+/// through their `to_dict()`, a ranx run's name kept as its tag), Arrow data, a data
+/// frame (an object with `columns` and `to_numpy`), or rows (a list, a tuple or an
+/// iterator of `(query_id, doc_id, value)`: ir_measures' and ir_datasets' named
+/// tuples). `Qrels` and `Run` objects are recognized by callers.
 pub(super) enum Input<'py> {
     Path(PathBuf),
-    Dict(Bound<'py, PyDict>),
+    /// A dict and the run tag it carries (ranx's run name; empty otherwise).
+    Dict(Bound<'py, PyDict>, Vec<u8>),
     Arrow(Table),
     Frame(Bound<'py, PyAny>),
+    Rows(Bound<'py, PyAny>),
+}
+
+/// ranx's `Qrels` or `Run` (known by its module; ranx is never imported here) as the
+/// dict its `to_dict()` gives, with the run's name.
+fn ranx_dict<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyDict>, Vec<u8>)>> {
+    let module = obj
+        .get_type()
+        .module()
+        .map(|m| m.to_string())
+        .unwrap_or_default();
+    if !module.starts_with("ranx.") || !obj.hasattr("to_dict")? {
+        return Ok(None);
+    }
+    let d = PyDict::new(obj.py());
+    d.update(
+        obj.call_method0("to_dict")?
+            .cast::<pyo3::types::PyMapping>()?,
+    )?;
+    let name = match obj.getattr("name") {
+        Ok(n) if !n.is_none() => convert::runid_arg(Some(&n))?,
+        _ => Vec::new(),
+    };
+    Ok(Some((d, name)))
 }
 
 impl<'py> Input<'py> {
     pub(super) fn of(obj: &Bound<'py, PyAny>, what: &str, class: &str) -> PyResult<Input<'py>> {
         let py = obj.py();
         if let Ok(d) = obj.cast::<PyDict>() {
-            return Ok(Input::Dict(d.clone()));
+            return Ok(Input::Dict(d.clone(), Vec::new()));
         }
         let os = py.import("os")?;
         if obj.is_instance_of::<PyString>() || obj.is_instance(&os.getattr("PathLike")?)? {
@@ -711,13 +739,22 @@ impl<'py> Input<'py> {
         if obj.is_instance(&mapping)? {
             let d = PyDict::new(py);
             d.update(obj.cast::<pyo3::types::PyMapping>()?)?;
-            return Ok(Input::Dict(d));
+            return Ok(Input::Dict(d, Vec::new()));
+        }
+        if let Some((d, name)) = ranx_dict(obj)? {
+            return Ok(Input::Dict(d, name));
+        }
+        if obj.is_instance_of::<PyList>()
+            || obj.is_instance_of::<pyo3::types::PyTuple>()
+            || obj.hasattr("__next__")?
+        {
+            return Ok(Input::Rows(obj.clone()));
         }
         Err(input_err(
             py,
             format!(
-                "{what} must be a {class}, a dict, a DataFrame, Arrow data or a file path, \
-                 not {}",
+                "{what} must be a {class}, a dict, a DataFrame, Arrow data, rows or a file \
+                 path, not {}",
                 obj.get_type()
                     .name()
                     .map_or_else(|_| "?".into(), |n| n.to_string())
@@ -734,9 +771,10 @@ pub(super) fn qrels_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Qrels>> {
     let py = obj.py();
     let q = match Input::of(obj, "qrels", "Qrels")? {
         Input::Path(p) => PyQrels::from_file(py, p, None)?,
-        Input::Dict(d) => PyQrels::from_dict(d.as_any())?,
+        Input::Dict(d, _) => PyQrels::from_dict(d.as_any())?,
         Input::Arrow(t) => PyQrels::from_table(py, &t, [None; 3])?,
         Input::Frame(f) => PyQrels::from_dataframe(&f, None, None, None)?,
+        Input::Rows(rows) => PyQrels::from_rows(&rows)?,
     };
     Ok(q.inner)
 }
@@ -749,9 +787,12 @@ pub(super) fn run_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Run>> {
     let py = obj.py();
     let r = match Input::of(obj, "run", "Run")? {
         Input::Path(p) => PyRun::from_file(py, p, None)?,
-        Input::Dict(d) => PyRun::from_dict(d.as_any(), None)?,
+        Input::Dict(d, tag) => PyRun {
+            inner: Arc::new(guarded(py, || convert::run_from_dict(&d, tag))?),
+        },
         Input::Arrow(t) => PyRun::from_table(py, &t, [None; 3], Vec::new())?,
         Input::Frame(f) => PyRun::from_dataframe(&f, None, None, None, None)?,
+        Input::Rows(rows) => PyRun::from_rows(&rows, None)?,
     };
     Ok(r.inner)
 }

@@ -45,7 +45,14 @@ fn evaluate_any(
                 ev.evaluate_path(&path, Some(cancel), p)
             });
         }
-        Input::Dict(d) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new()))?,
+        Input::Dict(d, _) => guarded(py, || convert::evaluate_dict(ev, &d, Vec::new()))?,
+        Input::Rows(rows) => {
+            let run = Arc::new(guarded(py, || convert::run_from_rows(&rows, Vec::new()))?);
+            let ev = ev.clone();
+            return heavy_progress(py, progress, move |cancel, p| {
+                ev.evaluate_with(&run, Some(cancel), p)
+            });
+        }
         Input::Arrow(t) => {
             // evaluated as its rows are taken in, unless progress is asked for (counted
             // over the queries of a run built whole) or a query's rows lie apart
