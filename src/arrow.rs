@@ -25,14 +25,7 @@ use crate::intake::{whole_label, PieceSink, Place as RowPlace, RowPieces, Rows, 
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::{Run, RunBuilder};
 
-/// Names a query id column goes by, in the order they are looked for.
-pub const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid"];
-/// Names a document id column goes by.
-pub const DOC_COLUMNS: &[&str] = &["doc_id", "docno", "docid"];
-/// Names a label column of judgments goes by.
-pub const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "score"];
-/// Names a score column of a run goes by.
-pub const SCORE_COLUMNS: &[&str] = &["score"];
+pub use crate::intake::{DOC_COLUMNS, LABEL_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS};
 
 /// Record batches with their schema (imported from Python, or read from a file): held
 /// whole, or made on demand and read once (a producer exporting its table a slice at a

@@ -16,6 +16,26 @@
 //! - The score policy (NaN refused; infinities rank first or last) and the
 //!   duplicate-document check with its message (naming both lines or rows) exist once.
 
+/// The names each field of judgments and runs goes by in every input found by name:
+/// Arrow tables, data frames and parquet columns, JSON and JSONL keys, Spark columns
+/// (ranx's `q_id`, ir_measures' and ir_datasets' `query_id`/`doc_id`, PyTerrier's
+/// `qid`/`docno`, trectools' `query`/`docid`/`rel`, BEIR's `query-id`/`corpus-id`,
+/// elinor's keys). Where an input holds two of them, the first in the list is taken.
+pub const QUERY_COLUMNS: &[&str] = &["q_id", "query_id", "qid", "query-id", "query", "topic"];
+/// Names a document id goes by (see [`QUERY_COLUMNS`]).
+pub const DOC_COLUMNS: &[&str] = &[
+    "doc_id",
+    "docno",
+    "docid",
+    "corpus-id",
+    "document_id",
+    "doc",
+];
+/// Names a judgment's label goes by (BEIR's qrels call it `score`).
+pub const LABEL_COLUMNS: &[&str] = &["relevance", "label", "rel", "grade", "score"];
+/// Names a run's score goes by.
+pub const SCORE_COLUMNS: &[&str] = &["score", "similarity"];
+
 use rustc_hash::FxHashSet;
 use std::sync::OnceLock;
 

@@ -264,11 +264,11 @@ def test_columns_named_explicitly() -> None:
 
 
 def test_a_missing_column_says_what_was_found_and_how_to_name_it() -> None:
-    t = pa.table({"topic": ["1"], "docno": ["a"], "score": [1.0]})
+    t = pa.table({"question": ["1"], "docno": ["a"], "score": [1.0]})
     with pytest.raises(irmetrics.InputError) as e:
         irmetrics.Run.from_arrow(t)
     msg = str(e.value)
-    assert "no query id column" in msg and "'topic'" in msg and "name it explicitly" in msg
+    assert "no query id column" in msg and "'question'" in msg and "name it explicitly" in msg
     with pytest.raises(irmetrics.InputError, match="looked for 'nope'"):
         irmetrics.Run.from_arrow(t, query="nope")
 

@@ -318,3 +318,58 @@ def test_the_peers_data_structures_are_inputs(case: Any) -> None:
     for q_in, r_in in (rows(), map(iter, rows())):  # lists, then iterators
         got = irmetrics.evaluate(q_in, r_in, [AP, nDCG @ 10])
         assert got == pytest.approx({"AP": agg[AP], "nDCG@10": agg[nDCG @ 10]}, rel=1e-12)
+
+
+def test_the_peers_column_names_are_found(case: Any, tmp_path: Path) -> None:
+    """Frames shaped as trectools (``query``, ``q0``, ``docid``, ``rel`` / ``score``),
+    PyTerrier (``qid``, ``query`` text, ``docno``, ``label``) and BEIR (``query-id``,
+    ``corpus-id``, ``score``) lay them out are read by name through pandas, polars,
+    pyarrow and parquet, with ir_measures' values; JSON keys go by the same names. The
+    frames' names were fewer than the JSON keys' (``query``, ``query-id``, ``corpus-id``
+    refused in a frame)."""
+    import ir_measures
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from ir_measures import AP, nDCG
+
+    qrels, run = case
+    agg = {m: ir_measures.calc_aggregate([m], qrels, run)[m] for m in (AP, nDCG @ 10)}
+    want = {"AP": agg[AP], "nDCG@10": agg[nDCG @ 10]}
+    q_rows = [(q, d, lab) for q, docs in qrels.items() for d, lab in docs.items()]
+    r_rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    shapes = {
+        "trectools": (
+            pd.DataFrame(
+                [(q, "0", d, lab) for q, d, lab in q_rows], columns=["query", "q0", "docid", "rel"]
+            ),
+            pd.DataFrame(
+                [(q, "Q0", d, 0, s, "sys") for q, d, s in r_rows],
+                columns=["query", "q0", "docid", "rank", "score", "system"],
+            ),
+        ),
+        "pyterrier": (
+            pd.DataFrame(q_rows, columns=["qid", "docno", "label"]),
+            pd.DataFrame(
+                [(q, f"text of {q}", d, s) for q, d, s in r_rows],
+                columns=["qid", "query", "docno", "score"],
+            ),
+        ),
+        "beir": (
+            pd.DataFrame(q_rows, columns=["query-id", "corpus-id", "score"]),
+            pd.DataFrame(r_rows, columns=["query-id", "corpus-id", "score"]),
+        ),
+    }
+    for shape, (qf, rf) in shapes.items():
+        tables = {"pandas": (qf, rf), "polars": (pl.from_pandas(qf), pl.from_pandas(rf))}
+        tables["pyarrow"] = (pa.Table.from_pandas(qf), pa.Table.from_pandas(rf))
+        pq.write_table(tables["pyarrow"][0], tmp_path / f"{shape}-qrels.parquet")
+        pq.write_table(tables["pyarrow"][1], tmp_path / f"{shape}-run.parquet")
+        tables["parquet"] = (tmp_path / f"{shape}-qrels.parquet", tmp_path / f"{shape}-run.parquet")
+        qf.to_json(tmp_path / f"{shape}-qrels.jsonl", orient="records", lines=True)
+        rf.to_json(tmp_path / f"{shape}-run.jsonl", orient="records", lines=True)
+        tables["jsonl"] = (tmp_path / f"{shape}-qrels.jsonl", tmp_path / f"{shape}-run.jsonl")
+        for route, (q_in, r_in) in tables.items():
+            got = irmetrics.evaluate(q_in, r_in, [AP, nDCG @ 10])
+            assert got == pytest.approx(want, rel=1e-12), (shape, route)

@@ -237,7 +237,10 @@ def test_bad_columns(spark, small) -> None:  # noqa: ANN001
         irs.evaluate(qd, rd.withColumnRenamed("score", "s"), ["map"])
     assert irs.evaluate(qd, rd.withColumnRenamed("score", "s"), ["map"], score="s") == {"map": 0.5}
     with pytest.raises(irmetrics.InputError, match=r"qrels: no query id column"):
-        irs.evaluate(qd.withColumnRenamed("query_id", "topic"), rd, ["map"])
+        irs.evaluate(qd.withColumnRenamed("query_id", "question"), rd, ["map"])
+    # trectools' and BEIR's names are found as in every other input
+    renamed = {"query_id": "query", "doc_id": "corpus-id", "relevance": "rel"}
+    assert irs.evaluate(qd.withColumnsRenamed(renamed), rd, ["map"]) == {"map": 0.5}
     with pytest.raises(
         irmetrics.InputError, match=r"run: the score column 'score' has Spark type string"
     ):

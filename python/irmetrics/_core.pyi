@@ -28,6 +28,10 @@ __all__ = [
     "_qrels_from_pickle",
     "_require",
     "_measure_names",
+    "QUERY_COLUMNS",
+    "DOC_COLUMNS",
+    "LABEL_COLUMNS",
+    "SCORE_COLUMNS",
     "__version__",
     "Error",
     "FileError",
@@ -281,6 +285,12 @@ def _run_from_pickle(data: bytes) -> Run: ...
 def _qrels_from_pickle(data: bytes) -> Qrels: ...
 def _require(module: str, what: str, install: str) -> None: ...
 def _measure_names(measures: Any, one: bool = False) -> list[str]: ...
+
+QUERY_COLUMNS: list[str]
+DOC_COLUMNS: list[str]
+LABEL_COLUMNS: list[str]
+SCORE_COLUMNS: list[str]
+
 def canonical_names(measure: str, names: str | None = None) -> list[str]: ...
 def aggregate(values: Mapping[Any, float] | Iterable[float], how: str = "mean") -> float: ...
 def bootstrap_ci(

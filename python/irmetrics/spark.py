@@ -35,10 +35,10 @@ __all__ = ["METHODS", "compare", "evaluate", "fuse", "online"]
 
 #: The column names looked for, in order, as the other routes look for them
 #: (``Qrels.from_dataframe`` / ``Run.from_dataframe``).
-QUERY_COLUMNS = ("q_id", "query_id", "qid")
-DOC_COLUMNS = ("doc_id", "docno", "docid")
-LABEL_COLUMNS = ("relevance", "label", "rel", "score")
-SCORE_COLUMNS = ("score",)
+QUERY_COLUMNS = tuple(_core.QUERY_COLUMNS)
+DOC_COLUMNS = tuple(_core.DOC_COLUMNS)
+LABEL_COLUMNS = tuple(_core.LABEL_COLUMNS)
+SCORE_COLUMNS = tuple(_core.SCORE_COLUMNS)
 
 #: The marker of the error raised in an executor that cannot import irmetrics.
 _NO_IRMETRICS = "irmetrics.spark: the Spark executors cannot import irmetrics"
@@ -327,8 +327,9 @@ def evaluate(
     """Evaluate a run held in a Spark DataFrame against qrels held in another.
 
     Columns are found by name as in ``Qrels.from_dataframe`` / ``Run.from_dataframe``
-    (query ``q_id``/``query_id``/``qid``, document ``doc_id``/``docno``/``docid``,
-    label ``relevance``/``label``/``rel``/``score``, score ``score``), or named with
+    (query ``q_id``/``query_id``/``qid``/..., document ``doc_id``/``docno``/``docid``/...,
+    label ``relevance``/``label``/``rel``/..., score ``score``/``similarity``: the
+    names of ``_core.QUERY_COLUMNS`` and its siblings), or named with
     ``query=``, ``doc=``, ``label=`` and ``score=``. ``measures`` and the options
     (``complete``, ``relevance_level``, ``max_docs``, ``judged_only``,
     ``num_docs_in_collection``, ``names``) are those of ``irmetrics.evaluate``

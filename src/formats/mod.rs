@@ -19,6 +19,8 @@ use serde_json::Value;
 
 use crate::error::{Error, Location, Result, Unit};
 use crate::intake::{id_problem, Grouper, PieceSink, Place, RowPieces, Value as Checked};
+// the names each field goes by: one list for every input found by name
+use crate::intake::{DOC_COLUMNS, LABEL_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS};
 use crate::qrels::{Qrels, QrelsBuilder};
 use crate::run::Run;
 
@@ -161,20 +163,6 @@ fn show(id: &[u8]) -> String {
     crate::error::show(id)
 }
 
-/// The key names each field goes by (elinor, BEIR/MTEB, ir_datasets, ranx, pandas
-/// habits), first match wins.
-const QUERY_KEYS: [&str; 6] = ["query_id", "query-id", "qid", "q_id", "query", "topic"];
-const DOC_KEYS: [&str; 6] = [
-    "doc_id",
-    "corpus-id",
-    "docid",
-    "docno",
-    "doc",
-    "document_id",
-];
-const SCORE_KEYS: [&str; 2] = ["score", "similarity"];
-const LABEL_KEYS: [&str; 5] = ["relevance", "rel", "label", "score", "grade"];
-
 /// Parse one value of a row from JSON.
 trait FromJson: Checked {
     const KEYS: &'static [&'static str];
@@ -184,7 +172,7 @@ trait FromJson: Checked {
 }
 
 impl FromJson for f64 {
-    const KEYS: &'static [&'static str] = &SCORE_KEYS;
+    const KEYS: &'static [&'static str] = SCORE_COLUMNS;
     const EXPECTED: &'static str = "a number";
     fn from_json(v: &Value) -> Option<f64> {
         v.as_f64()
@@ -195,7 +183,7 @@ impl FromJson for f64 {
 }
 
 impl FromJson for i64 {
-    const KEYS: &'static [&'static str] = &LABEL_KEYS;
+    const KEYS: &'static [&'static str] = LABEL_COLUMNS;
     const EXPECTED: &'static str = "a whole number";
     fn from_json(v: &Value) -> Option<i64> {
         v.as_i64().or_else(|| {
@@ -245,8 +233,8 @@ fn jsonl<V: FromJson>(data: &[u8], pieces: &mut Pieces<'_, V>) -> Result<()> {
         let obj: serde_json::Map<String, Value> = serde_json::from_slice(line)
             .map_err(|e| pieces.error(mark, format!("not a JSON object: {e}")))?;
         let row = (|| {
-            let qid = field(&obj, &QUERY_KEYS, "query id")?;
-            let doc = field(&obj, &DOC_KEYS, "document id")?;
+            let qid = field(&obj, QUERY_COLUMNS, "query id")?;
+            let doc = field(&obj, DOC_COLUMNS, "document id")?;
             let value = field(&obj, V::KEYS, V::NAME)?;
             let qid = json_id(qid).ok_or_else(|| format!("query id {qid} is not a string"))?;
             let doc = json_id(doc).ok_or_else(|| format!("document id {doc} is not a string"))?;

@@ -132,9 +132,10 @@ impl PyQrels {
         })
     }
 
-    /// Build from a pandas DataFrame. Columns are found by name: query
-    /// (`q_id`, `query_id`, `qid`), document (`doc_id`, `docno`, `docid`) and label
-    /// (`relevance`, `label`, `rel`, `score`), or given explicitly.
+    /// Build from a pandas DataFrame. Columns are found by name as in every input
+    /// (query `q_id`, `query_id`, `qid`, `query`, ...; document `doc_id`, `docno`,
+    /// `docid`, ...; label `relevance`, `label`, `rel`, ...: the README lists them all),
+    /// or given explicitly.
     #[staticmethod]
     #[pyo3(signature = (df, *, query = None, doc = None, label = None))]
     fn from_dataframe(
@@ -355,9 +356,10 @@ impl PyRun {
         })
     }
 
-    /// Build from a pandas DataFrame. Columns are found by name: query
-    /// (`q_id`, `query_id`, `qid`), document (`doc_id`, `docno`, `docid`) and score
-    /// (`score`), or given explicitly.
+    /// Build from a pandas DataFrame. Columns are found by name as in every input
+    /// (query `q_id`, `query_id`, `qid`, `query`, ...; document `doc_id`, `docno`,
+    /// `docid`, ...; score `score`, `similarity`: the README lists them all), or given
+    /// explicitly.
     #[staticmethod]
     #[pyo3(signature = (df, *, query = None, doc = None, score = None, name = None))]
     fn from_dataframe(

@@ -304,6 +304,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(_require, m)?)?;
     m.add_function(wrap_pyfunction!(_measure_names, m)?)?;
+    // the names each column goes by (Spark's reader finds its columns with them)
+    m.add("QUERY_COLUMNS", crate::intake::QUERY_COLUMNS.to_vec())?;
+    m.add("DOC_COLUMNS", crate::intake::DOC_COLUMNS.to_vec())?;
+    m.add("LABEL_COLUMNS", crate::intake::LABEL_COLUMNS.to_vec())?;
+    m.add("SCORE_COLUMNS", crate::intake::SCORE_COLUMNS.to_vec())?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(data::_run_from_pickle, m)?)?;
