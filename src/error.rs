@@ -144,6 +144,14 @@ impl Error {
     }
 }
 
+/// The known name nearest to `name` (case aside), when it is near enough to be what
+/// was meant: within edit distance 3, or one a prefix of the other.
+pub(crate) fn nearest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let key = name.trim().to_ascii_lowercase();
+    let (dist, n) = known.map(|n| (strsim::levenshtein(&key, n), n)).min()?;
+    (dist <= 3 || n.starts_with(&key) || key.starts_with(n)).then_some(n)
+}
+
 /// Shows bytes (an id from the input) readably: valid UTF-8 as is, other bytes escaped;
 /// cut to about 200 bytes (for messages).
 pub(crate) fn show(bytes: &[u8]) -> String {

@@ -631,6 +631,28 @@ def test_measure_argument_types() -> None:
         irmetrics.optimize_fusion(q, [{"q": {"a": 1.0}}] * 2, metric=["map"])
 
 
+def test_unknown_options_name_the_right_one() -> None:
+    """A keyword that is no evaluation option is an irmetrics error in every route (a
+    TypeError naming ``Evaluator.__new__()`` came out of ``compare`` before), with
+    ranx's and ir_measures' option names translated and typos answered."""
+    q = {"q": {"d": 1}}
+    runs = {"a": {"q": {"d": 1.0}}, "b": {"q": {"d": 2.0}}}
+    with pytest.raises(InputError, match=r"'stat_test': ranx's stat_test is compare's test="):
+        irmetrics.compare(q, runs, "map", stat_test="fisher")
+    with pytest.raises(InputError, match=r"'max_p': ranx's max_p is compare's alpha="):
+        irmetrics.compare(q, runs, "map", max_p=0.01)
+    with pytest.raises(InputError, match=r"make_comparable=True is complete=True"):
+        irmetrics.evaluate(q, runs["a"], "map", make_comparable=True)
+    with pytest.raises(InputError, match=r"'relevance_levl'; did you mean 'relevance_level'"):
+        Evaluator(q, "map", relevance_levl=2)
+    with pytest.raises(InputError, match=r"unknown option 'colour' \(evaluation options: comp"):
+        irmetrics.evaluate(q, runs["a"], "map", colour="red")
+    import irmetrics.plot as plot
+
+    with pytest.raises(InputError, match=r"ranx's threads is n_threads="):
+        plot.histogram(q, runs["a"], threads=2)
+
+
 @pytest.mark.parametrize(
     "options,message",
     [

@@ -26,17 +26,9 @@ pub(crate) fn choose<T: Copy>(what: &str, name: &str, choices: &[(&str, T)]) -> 
     if let Some((_, v)) = choices.iter().find(|(n, _)| *n == key) {
         return Ok(*v);
     }
-    let best = choices
-        .iter()
-        .map(|(n, _)| (strsim::levenshtein(&key, n), *n))
-        .min();
     let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-    let hint = match best {
-        Some((dist, n)) if dist <= 3 || n.starts_with(&key) || key.starts_with(n) => {
-            format!("; did you mean '{n}'?")
-        }
-        _ => String::new(),
-    };
+    let hint = crate::error::nearest(name, names.iter().copied())
+        .map_or_else(String::new, |n| format!("; did you mean '{n}'?"));
     Err(Error::Option(format!(
         "unknown {what} '{name}'{hint} (one of: {})",
         names.join(", ")

@@ -93,6 +93,45 @@ fn evaluate_any(
     })
 }
 
+/// The evaluation options (`Evaluator`'s keywords, which `evaluate`, `compare`, the
+/// plots and Spark pass on).
+const OPTIONS: [&str; 8] = [
+    "complete",
+    "relevance_level",
+    "max_docs",
+    "judged_only",
+    "num_docs_in_collection",
+    "n_threads",
+    "names",
+    "credibility",
+];
+
+/// The peers' option names a user brings, and what they are called here.
+const PEER_OPTIONS: [(&str, &str); 8] = [
+    ("stat_test", "ranx's stat_test is compare's test= ('student' is 't', 'fisher' is 'randomization')"),
+    ("max_p", "ranx's max_p is compare's alpha="),
+    ("n_permutations", "ranx's n_permutations is compare's n_resamples="),
+    ("random_seed", "ranx's random_seed is compare's seed="),
+    ("threads", "ranx's threads is n_threads="),
+    ("make_comparable", "ranx's make_comparable=True is complete=True (a judged query the run lacks scores 0, as trec_eval -c)"),
+    ("return_mean", "ranx's return_mean=False is per_query=True"),
+    ("rel", "ir_measures' rel= belongs to a measure ('P(rel=2)@5'); relevance_level= applies to all"),
+];
+
+/// The error for a keyword that is no evaluation option: the peer's name explained, or
+/// the nearest option suggested.
+fn unknown_option(name: &str) -> crate::error::Error {
+    let hint = match PEER_OPTIONS.iter().find(|(n, _)| *n == name) {
+        Some((_, h)) => format!(": {h}"),
+        None => crate::error::nearest(name, OPTIONS.iter().copied())
+            .map_or_else(String::new, |n| format!("; did you mean '{n}'?")),
+    };
+    crate::error::Error::Option(format!(
+        "unknown option '{name}'{hint} (evaluation options: {})",
+        OPTIONS.join(", ")
+    ))
+}
+
 #[pyclass(frozen, name = "Evaluator", module = "irmetrics")]
 pub struct PyEvaluator {
     pub(super) inner: Arc<Evaluator>,
@@ -112,7 +151,10 @@ impl PyEvaluator {
     #[new]
     #[pyo3(signature = (qrels, measures, *, complete = None, relevance_level = None,
                         max_docs = None, judged_only = None, num_docs_in_collection = None,
-                        n_threads = None, names = None, credibility = None))]
+                        n_threads = None, names = None, credibility = None, **unknown))]
+    #[pyo3(
+        text_signature = "(qrels, measures, *, complete=None, relevance_level=None, max_docs=None, judged_only=None, num_docs_in_collection=None, n_threads=None, names=None, credibility=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -126,7 +168,12 @@ impl PyEvaluator {
         n_threads: Option<&Bound<'_, PyAny>>,
         names: Option<&str>,
         credibility: Option<&Bound<'_, PyAny>>,
+        unknown: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        if let Some((name, _)) = unknown.and_then(|u| u.iter().next()) {
+            let name = name.str()?.to_string();
+            return Err(errors::to_py(py, unknown_option(&name)));
+        }
         // every option checked here, by name: an irmetrics error, never a bare
         // OverflowError or TypeError (None: the default)
         let d = Options::default();
