@@ -119,6 +119,21 @@ pub enum Error {
         query: String,
     },
 
+    /// A judged query one of the runs compared has no results for (`complete` not
+    /// given): [`Error::MissingQuery`] named with the run.
+    #[error(
+        "run '{run}' has no results for query '{query}' ({why}); pass complete=True (-c) \
+         to score missing queries 0, as trec_eval -c"
+    )]
+    RunMissingQuery {
+        /// The run's name.
+        run: String,
+        /// The query id.
+        query: String,
+        /// Why the query is expected: judged, and where else it is.
+        why: String,
+    },
+
     /// A measure name or its parameters could not be understood.
     #[error("{0}")]
     Measure(String),

@@ -228,10 +228,11 @@ pub(crate) fn distinct(names: &[String]) -> Result<()> {
 /// error that starts with the name (a run file's path and line) is left as it is.
 fn named(name: &str, res: Result<Results>) -> Result<Results> {
     res.map_err(|e| match e {
-        Error::MissingQuery { query } => Error::Input(format!(
-            "run '{name}' has no results for query '{query}' (judged in the qrels); \
-             pass complete=True (-c) to score missing queries 0, as trec_eval -c"
-        )),
+        Error::MissingQuery { query } => Error::RunMissingQuery {
+            run: name.to_string(),
+            query,
+            why: "judged in the qrels".into(),
+        },
         Error::Input(m) if !m.starts_with(name) => Error::Input(format!("run '{name}': {m}")),
         e => e,
     })
@@ -282,13 +283,11 @@ fn missing_query(names: &[String], results: &[Results]) -> Error {
     for (i, r) in results.iter().enumerate() {
         for q in r.query_ids() {
             if let Some(j) = sets.iter().position(|s| !s.contains(&q[..])) {
-                return Error::Input(format!(
-                    "run '{}' has no results for query '{}' (judged, and in run '{}'); \
-                     pass complete=True (-c) to score missing queries 0, as trec_eval -c",
-                    names[j],
-                    show(q),
-                    names[i]
-                ));
+                return Error::RunMissingQuery {
+                    run: names[j].clone(),
+                    query: show(q),
+                    why: format!("judged, and in run '{}'", names[i]),
+                };
             }
         }
     }

@@ -709,11 +709,8 @@ fn ranx_dict<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyDict
     if !module.starts_with("ranx.") || !obj.hasattr("to_dict")? {
         return Ok(None);
     }
-    let d = PyDict::new(obj.py());
-    d.update(
-        obj.call_method0("to_dict")?
-            .cast::<pyo3::types::PyMapping>()?,
-    )?;
+    // a fresh dict (a defaultdict) of plain dicts: read as it is, not copied again
+    let d = obj.call_method0("to_dict")?.cast_into::<PyDict>()?;
     let name = match obj.getattr("name") {
         Ok(n) if !n.is_none() => convert::runid_arg(Some(&n))?,
         _ => Vec::new(),

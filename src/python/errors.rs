@@ -129,7 +129,7 @@ pub(crate) fn to_py(py: Python<'_>, e: Error) -> PyErr {
         Error::Io { .. } | Error::Write { .. } => &h.file,
         Error::Format { .. } | Error::DuplicateEntry { .. } => &h.format,
         Error::Input(_) => &h.input,
-        Error::MissingQuery { .. } => &h.missing,
+        Error::MissingQuery { .. } | Error::RunMissingQuery { .. } => &h.missing,
         Error::Measure(_) => &h.measure,
         Error::Option(_) => &h.input,
         Error::Interrupted => return PyKeyboardInterrupt::new_err("evaluation interrupted"),

@@ -409,7 +409,7 @@ fn err_signature(e: &Error) -> String {
         Error::Format { .. } => "format",
         Error::DuplicateEntry { .. } => "dup",
         Error::Input(_) => "input",
-        Error::MissingQuery { .. } => "missing",
+        Error::MissingQuery { .. } | Error::RunMissingQuery { .. } => "missing",
         Error::Measure(_) => "measure",
         Error::Option(_) => "option",
         Error::Interrupted => "interrupted",
