@@ -93,7 +93,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_core._after_fork_in_child)
 
 if TYPE_CHECKING:  # typing is not imported at run time: it costs start-up time
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable
     from typing import Any, Union
 
     # the inner mappings must be dicts (Qrels.from_dict / Run.from_dict refuse others)
@@ -104,7 +104,7 @@ if TYPE_CHECKING:  # typing is not imported at run time: it costs start-up time
 def evaluate(
     qrels: QrelsLike,
     run: RunLike,
-    measures: str | Sequence[str],
+    measures: _core._Measures,
     *,
     per_query: bool = False,
     output: str = "dict",
@@ -193,7 +193,7 @@ def evaluate(
 def diversity(
     qrels: Any,
     run: RunLike,
-    measures: str | Sequence[str] | None = None,
+    measures: _core._Measures | None = None,
     *,
     per_query: bool = False,
     output: str = "dict",

@@ -2,7 +2,7 @@
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Union, final
+from typing import Any, Protocol, Union, final
 
 __all__ = [
     "Qrels",
@@ -99,6 +99,19 @@ class MissingDependencyError(Error, ImportError): ...
 _Path = Union[str, "os.PathLike[str]"]
 # progress=: True (a bar), a callable called as callback(done, total), None / False
 _Progress = bool | Callable[[int, int], object] | None
+
+class _IrMeasure(Protocol):
+    """An ir_measures measure object (``nDCG@10``), read by its name ``str(m)``."""
+
+    @property
+    def AT_PARAM(self) -> str: ...
+    @property
+    def SUPPORTED_PARAMS(self) -> Mapping[str, Any]: ...
+
+#: One measure: a name or an ir_measures measure.
+_Measure = str | _IrMeasure
+#: A ``measures=`` argument: one measure or an iterable of them.
+_Measures = _Measure | Iterable[_Measure]
 
 @final
 class Qrels:
@@ -208,7 +221,7 @@ class Evaluator:
     def __new__(
         cls,
         qrels: Qrels | Mapping[str, dict[str, int]] | Any | _Path,
-        measures: str | Sequence[str],
+        measures: _Measures,
         *,
         complete: bool | None = None,
         relevance_level: int | None = None,
@@ -317,7 +330,7 @@ def compare_runs(
 def diversity(
     qrels: Any,
     run: Any,
-    measures: Sequence[str] | None = None,
+    measures: _Measures | None = None,
     *,
     alpha: float | None = None,
     beta: float | None = None,
@@ -344,7 +357,7 @@ def optimize_fusion(
     runs: Iterable[Any],
     method: str = "wsum",
     norm: str | None = "min-max",
-    metric: str = "ndcg",
+    metric: _Measure = "ndcg",
     *,
     step: float | None = None,
     return_optimization_report: bool = False,

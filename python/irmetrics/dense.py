@@ -22,7 +22,6 @@ from ._core import Evaluator, InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
     from typing import Any
 
 __all__ = ["dcg_score", "evaluate", "ndcg_score"]
@@ -101,7 +100,7 @@ def dcg_score(
 def evaluate(
     y_true: Any,
     y_score: Any,
-    measures: str | Sequence[str],
+    measures: _core._Measures,
     *,
     per_query: bool = False,
     ties: str = "break",

@@ -236,7 +236,7 @@ def _whole(v: Any) -> bool:
 def histogram(
     qrels: Any,
     run: Any,
-    measure: str = "map",
+    measure: _core._Measure = "map",
     *,
     bins: int = 20,
     ax: Any = None,
@@ -284,7 +284,7 @@ def differences(
     qrels: Any,
     run_a: Any,
     run_b: Any,
-    measure: str = "map",
+    measure: _core._Measure = "map",
     *,
     names: tuple[str, str] | None = None,
     ax: Any = None,
@@ -354,7 +354,7 @@ def _draw_differences(
 def by_cutoff(
     qrels: Any,
     runs: Any,
-    measure: str = "P",
+    measure: _core._Measure = "P",
     *,
     cutoffs: Sequence[int] = _DEFAULT_CUTOFFS,
     ax: Any = None,

@@ -402,7 +402,7 @@ def _named_runs(runs: Any) -> list[tuple[str, _core.Run]]:
 def compare(
     qrels: Any,
     runs: Mapping[str, Any] | Iterable[Any],
-    measures: str | Sequence[str],
+    measures: _core._Measures,
     *,
     test: str = "t",
     correction: str = "holm",
@@ -452,7 +452,7 @@ _COMPARE_ONLY = ("test", "correction", "alpha", "baseline", "n_resamples", "seed
 def html_report(
     qrels: Any,
     runs: Mapping[str, Any] | Iterable[Any],
-    measures: str | Sequence[str],
+    measures: _core._Measures,
     *,
     path: str | os.PathLike[str] | None = None,
     title: str | None = None,

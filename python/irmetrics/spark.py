@@ -239,7 +239,7 @@ _ONE_JUDGMENT = {"q": {"d": 1}}
 def _evaluated(
     qrels_df: Any,
     run_df: Any,
-    measures: str | list[str],
+    measures: _core._Measures,
     options: dict[str, Any],
     columns: dict[str, str | None],
     method: str,
@@ -314,7 +314,7 @@ def _check(first_error: Any, matched: int, first_missing: str | None, complete: 
 def evaluate(
     qrels_df: Any,
     run_df: Any,
-    measures: str | list[str],
+    measures: _core._Measures,
     per_query: bool = False,
     *,
     query: str | None = None,
@@ -461,7 +461,7 @@ def fuse(
 def compare(
     qrels_df: Any,
     runs: dict[str, Any],
-    measures: str | list[str],
+    measures: _core._Measures,
     *,
     test: str = "t",
     correction: str = "holm",
