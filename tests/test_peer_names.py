@@ -27,6 +27,8 @@ import pytest
 
 import irmetrics
 
+REPO = Path(__file__).resolve().parents[1]
+
 CASE = "v02_graded_negative"
 
 # (our spelling, names switch, the peer's spelling). The ranx rows use ranx's own
@@ -373,3 +375,28 @@ def test_the_peers_column_names_are_found(case: Any, tmp_path: Path) -> None:
         for route, (q_in, r_in) in tables.items():
             got = irmetrics.evaluate(q_in, r_in, [AP, nDCG @ 10])
             assert got == pytest.approx(want, rel=1e-12), (shape, route)
+
+
+def test_trectools_objects_are_inputs(tmp_path: Path) -> None:
+    """trectools' ``TrecQrel`` / ``TrecRun`` (their ``qrels_data`` / ``run_data`` frames,
+    whose ``query`` / ``docid`` / ``rel`` columns are found by name; a run's id is its
+    tag) give trectools' own MAP and P@5, per query too."""
+    from trectools import TrecEval, TrecQrel, TrecRun
+
+    data = REPO / "tests" / "data"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # trectools' own pandas warnings
+        tq = TrecQrel(str(data / "dl19-passage.qrels"))
+        runs = [TrecRun(str(data / f"dl19-{n}.run")) for n in ("bm25", "dense")]
+        evals = [TrecEval(tr, tq) for tr in runs]
+        wants = [
+            (te.get_map(), te.get_precision(depth=5), te.get_map(per_query=True)) for te in evals
+        ]
+    for tr, (ap, p5, ap_per_query) in zip(runs, wants):
+        got = irmetrics.evaluate(tq, tr, ["map", "P@5"])
+        assert got == pytest.approx({"map": ap, "P@5": p5}, rel=1e-12)
+        per_query = irmetrics.evaluate(tq, tr, "map", per_query=True)["map"]
+        want = {str(q): v for q, v in ap_per_query.iloc[:, 0].items()}
+        assert per_query == pytest.approx(want, rel=1e-12)
+    report = irmetrics.compare(tq, runs, "map")
+    assert report.systems == [tr.get_runid() for tr in runs]

@@ -121,7 +121,7 @@ def evaluate(
     name, as in ``from_dataframe``), Arrow data (a polars DataFrame, a pyarrow Table or
     anything with ``__arrow_c_stream__``, read in Rust as in ``from_arrow``), file
     paths, rows (a list or iterator of ``(query_id, doc_id, value)``, as ``from_rows``)
-    or ranx's ``Qrels`` / ``Run``. ``measures`` uses
+    or ranx's ``Qrels`` / ``Run`` and trectools' ``TrecQrel`` / ``TrecRun``. ``measures`` uses
     trec_eval (``"P.5,10"``, ``"ndcg_cut.10"``, ``"all_trec"``), ir_measures
     (``"nDCG@10"``, ``"P(rel=2)@5"``, or its measure objects) or ranx (``"ndcg@10"``,
     ``"mrr"``) names.

@@ -176,16 +176,25 @@ pub(crate) fn short_repr(obj: &Bound<'_, PyAny>) -> String {
     }
 }
 
+/// Whether `obj`'s type comes from the Python package `package` (a peer's objects are
+/// known so, without importing the peer).
+pub(crate) fn of_package(obj: &Bound<'_, PyAny>, package: &str) -> bool {
+    let module = obj
+        .get_type()
+        .module()
+        .map(|m| m.to_string())
+        .unwrap_or_default();
+    module == package
+        || module
+            .strip_prefix(package)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
 /// A measure given as an object of ir_measures (`nDCG@10`, `AP(rel=2)`): its name,
 /// `str(m)`, which the measure parser reads in ir_measures' spelling. The type is
 /// known by its module, so ir_measures is never imported here.
 fn ir_measures_name(m: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    let module = m
-        .get_type()
-        .module()
-        .map(|s| s.to_string())
-        .unwrap_or_default();
-    if module != "ir_measures" && !module.starts_with("ir_measures.") {
+    if !of_package(m, "ir_measures") {
         return Ok(None);
     }
     Ok(Some(m.str()?.to_str()?.to_string()))

@@ -686,7 +686,8 @@ fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 /// What kind of input a Python object is, decided in this one place: a file path
 /// (`str` or `os.PathLike`), a dict (or any Mapping, copied; ranx's `Qrels` and `Run`
 /// through their `to_dict()`, a ranx run's name kept as its tag), Arrow data, a data
-/// frame (an object with `columns` and `to_numpy`), or rows (a list, a tuple or an
+/// frame (an object with `columns` and `to_numpy`; trectools' `TrecQrel` and `TrecRun`
+/// through theirs), or rows (a list, a tuple or an
 /// iterator of `(query_id, doc_id, value)`: ir_measures' and ir_datasets' named
 /// tuples). `Qrels` and `Run` objects are recognized by callers.
 pub(super) enum Input<'py> {
@@ -694,19 +695,15 @@ pub(super) enum Input<'py> {
     /// A dict and the run tag it carries (ranx's run name; empty otherwise).
     Dict(Bound<'py, PyDict>, Vec<u8>),
     Arrow(Table),
-    Frame(Bound<'py, PyAny>),
+    /// A data frame and the run tag it carries (trectools' run id; empty otherwise).
+    Frame(Bound<'py, PyAny>, Vec<u8>),
     Rows(Bound<'py, PyAny>),
 }
 
 /// ranx's `Qrels` or `Run` (known by its module; ranx is never imported here) as the
 /// dict its `to_dict()` gives, with the run's name.
 fn ranx_dict<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyDict>, Vec<u8>)>> {
-    let module = obj
-        .get_type()
-        .module()
-        .map(|m| m.to_string())
-        .unwrap_or_default();
-    if !module.starts_with("ranx.") || !obj.hasattr("to_dict")? {
+    if !convert::of_package(obj, "ranx") || !obj.hasattr("to_dict")? {
         return Ok(None);
     }
     // a fresh dict (a defaultdict) of plain dicts: read as it is, not copied again
@@ -716,6 +713,26 @@ fn ranx_dict<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyDict
         _ => Vec::new(),
     };
     Ok(Some((d, name)))
+}
+
+/// trectools' `TrecQrel` or `TrecRun` (known by its module) as its data frame
+/// (`qrels_data`: `query`, `q0`, `docid`, `rel`; `run_data`: `query`, `q0`, `docid`,
+/// `rank`, `score`, `system`), whose columns are found by name, with a run's id.
+fn trectools_frame<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyAny>, Vec<u8>)>> {
+    if !convert::of_package(obj, "trectools") {
+        return Ok(None);
+    }
+    if obj.hasattr("qrels_data")? {
+        return Ok(Some((obj.getattr("qrels_data")?, Vec::new())));
+    }
+    if !obj.hasattr("run_data")? {
+        return Ok(None);
+    }
+    let tag = match obj.call_method0("get_runid") {
+        Ok(id) if !id.is_none() => convert::runid_arg(Some(&id))?,
+        _ => Vec::new(),
+    };
+    Ok(Some((obj.getattr("run_data")?, tag)))
 }
 
 impl<'py> Input<'py> {
@@ -732,7 +749,7 @@ impl<'py> Input<'py> {
             return Ok(Input::Arrow(table));
         }
         if obj.hasattr("columns")? && obj.hasattr("to_numpy")? {
-            return Ok(Input::Frame(obj.clone()));
+            return Ok(Input::Frame(obj.clone(), Vec::new()));
         }
         let mapping = py.import("collections.abc")?.getattr("Mapping")?;
         if obj.is_instance(&mapping)? {
@@ -742,6 +759,9 @@ impl<'py> Input<'py> {
         }
         if let Some((d, name)) = ranx_dict(obj)? {
             return Ok(Input::Dict(d, name));
+        }
+        if let Some((frame, tag)) = trectools_frame(obj)? {
+            return Ok(Input::Frame(frame, tag));
         }
         if obj.is_instance_of::<PyList>()
             || obj.is_instance_of::<pyo3::types::PyTuple>()
@@ -772,7 +792,7 @@ pub(super) fn qrels_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Qrels>> {
         Input::Path(p) => PyQrels::from_file(py, p, None)?,
         Input::Dict(d, _) => PyQrels::from_dict(d.as_any())?,
         Input::Arrow(t) => PyQrels::from_table(py, &t, [None; 3])?,
-        Input::Frame(f) => PyQrels::from_dataframe(&f, None, None, None)?,
+        Input::Frame(f, _) => PyQrels::from_dataframe(&f, None, None, None)?,
         Input::Rows(rows) => PyQrels::from_rows(&rows)?,
     };
     Ok(q.inner)
@@ -790,7 +810,10 @@ pub(super) fn run_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Run>> {
             inner: Arc::new(guarded(py, || convert::run_from_dict(&d, tag))?),
         },
         Input::Arrow(t) => PyRun::from_table(py, &t, [None; 3], Vec::new())?,
-        Input::Frame(f) => PyRun::from_dataframe(&f, None, None, None, None)?,
+        Input::Frame(f, tag) => {
+            let tag = (!tag.is_empty()).then(|| id_to_py(py, &tag)).transpose()?;
+            PyRun::from_dataframe(&f, None, None, None, tag.as_ref())?
+        }
         Input::Rows(rows) => PyRun::from_rows(&rows, None)?,
     };
     Ok(r.inner)

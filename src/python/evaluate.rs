@@ -74,7 +74,7 @@ fn evaluate_any(
                 ev.evaluate_with(&run, Some(cancel), p)
             });
         }
-        Input::Frame(f) => {
+        Input::Frame(f, _) => {
             let (q, d, s) = run_frame_columns(&f, None, None, None)?;
             guarded(py, || convert::evaluate_columns(ev, &q, &d, &s, Vec::new())).map_err(|e| {
                 explain_missing(
