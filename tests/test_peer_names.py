@@ -400,3 +400,17 @@ def test_trectools_objects_are_inputs(tmp_path: Path) -> None:
         assert per_query == pytest.approx(want, rel=1e-12)
     report = irmetrics.compare(tq, runs, "map")
     assert report.systems == [tr.get_runid() for tr in runs]
+
+
+def test_measures_given_first_as_ir_measures_takes_them(case: Any) -> None:
+    """ir_measures' ``calc_aggregate(measures, qrels, run)`` puts the measures first;
+    the same call here says where they go."""
+    from ir_measures import nDCG
+
+    qrels, run = case
+    with pytest.raises(irmetrics.FormatError, match=r"come last: evaluate\(qrels, run, measures"):
+        irmetrics.evaluate([nDCG @ 10], qrels, run)
+    with pytest.raises(irmetrics.InputError, match=r"measures come last: evaluate\(qrels, run"):
+        irmetrics.evaluate(nDCG @ 10, qrels, run)
+    with pytest.raises(irmetrics.FormatError, match="they come last"):
+        irmetrics.evaluate(["nDCG@10"], qrels, run)

@@ -814,11 +814,19 @@ fn iterable_rows<V: crate::intake::Value>(
         } else {
             let get = |name: &str| {
                 item.getattr(name).map_err(|_| {
+                    // ir_measures' calc_aggregate(measures, qrels, run) puts them first
+                    let measure =
+                        item.is_instance_of::<PyString>() || of_package(&item, "ir_measures");
+                    let hint = if measure && row == 0 {
+                        " (a measure? they come last: evaluate(qrels, run, measures))"
+                    } else {
+                        ""
+                    };
                     format_err(
                         py,
                         format!(
                             "{source}, row {row} ({}) is not a tuple and has no attribute \
-                             {name:?}",
+                             {name:?}{hint}",
                             type_name(&item)
                         ),
                     )

@@ -769,11 +769,17 @@ impl<'py> Input<'py> {
         {
             return Ok(Input::Rows(obj.clone()));
         }
+        // ir_measures' calc_aggregate(measures, qrels, run) puts them first
+        let hint = if convert::of_package(obj, "ir_measures") {
+            " (a measure? measures come last: evaluate(qrels, run, measures))"
+        } else {
+            ""
+        };
         Err(input_err(
             py,
             format!(
                 "{what} must be a {class}, a dict, a DataFrame, Arrow data, rows or a file \
-                 path, not {}",
+                 path, not {}{hint}",
                 obj.get_type()
                     .name()
                     .map_or_else(|_| "?".into(), |n| n.to_string())
