@@ -485,6 +485,12 @@ def test_wrong_argument_types() -> None:
         irmetrics.evaluate({"q": {"d": 1}}, [1], "map")
     with pytest.raises(FormatError, match=r"qrels, row 1: 2 fields; expected \(query_id"):
         irmetrics.evaluate([("q", "d", 1), ("q", "e")], {"q": {"d": 1.0}}, "map")
+    # an open file iterates as lines, not rows: its path is asked for
+    with open(__file__) as f, pytest.raises(InputError, match="run is an open file .*its path"):
+        irmetrics.evaluate({"q": {"d": 1}}, f, "map")
+    # a list of a TREC file's lines: rows of text, not measures given first
+    with pytest.raises(FormatError, match=r"row 0 \(str\) is not a tuple[^(]*$"):
+        irmetrics.evaluate({"q": {"d": 1}}, ["q Q0 d 1 1.0 r"], "map")
     with pytest.raises(InputError, match="run must be a Run, .* not int"):
         irmetrics.compare_runs(1, {"q": {"d": 1.0}})
     with pytest.raises(FormatError, match="text must be a str or bytes in TREC format, got int"):

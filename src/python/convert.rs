@@ -815,8 +815,11 @@ fn iterable_rows<V: crate::intake::Value>(
             let get = |name: &str| {
                 item.getattr(name).map_err(|_| {
                     // ir_measures' calc_aggregate(measures, qrels, run) puts them first
-                    let measure =
-                        item.is_instance_of::<PyString>() || of_package(&item, "ir_measures");
+                    // (a measure name has no blank; a line of a TREC file has)
+                    let name = item
+                        .cast::<PyString>()
+                        .is_ok_and(|t| t.to_str().is_ok_and(|t| !t.contains(char::is_whitespace)));
+                    let measure = name || of_package(&item, "ir_measures");
                     let hint = if measure && row == 0 {
                         " (a measure? they come last: evaluate(qrels, run, measures))"
                     } else {

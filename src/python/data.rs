@@ -763,6 +763,17 @@ impl<'py> Input<'py> {
         if let Some((frame, tag)) = trectools_frame(obj)? {
             return Ok(Input::Frame(frame, tag));
         }
+        // an open file iterates as lines of text, not rows: its path is what to give
+        if obj.hasattr("read")? && obj.hasattr("__next__")? {
+            return Err(input_err(
+                py,
+                format!(
+                    "{what} is an open file ({}); pass its path instead (irmetrics reads \
+                     files itself, in any format it knows)",
+                    convert::short_repr(obj)
+                ),
+            ));
+        }
         if obj.is_instance_of::<PyList>()
             || obj.is_instance_of::<pyo3::types::PyTuple>()
             || obj.hasattr("__next__")?
