@@ -692,54 +692,53 @@ fn text_bytes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 /// tuples). `Qrels` and `Run` objects are recognized by callers.
 pub(super) enum Input<'py> {
     Path(PathBuf),
-    /// A dict and the run tag it carries (ranx's run name; empty otherwise).
-    Dict(Bound<'py, PyDict>, Vec<u8>),
+    /// A dict and the run tag it carries (ranx's run name), as given.
+    Dict(Bound<'py, PyDict>, Option<Bound<'py, PyAny>>),
     Arrow(Table),
-    /// A data frame and the run tag it carries (trectools' run id; empty otherwise).
-    Frame(Bound<'py, PyAny>, Vec<u8>),
+    /// A data frame and the run tag it carries (trectools' run id), as given.
+    Frame(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>),
     Rows(Bound<'py, PyAny>),
 }
 
+/// A peer's object read as a dict or a frame, with the run tag it carries as given
+/// (checked where the run is built, as a `name=` argument is).
+type Tagged<'py, T> = Option<(Bound<'py, T>, Option<Bound<'py, PyAny>>)>;
+
 /// ranx's `Qrels` or `Run` (known by its module; ranx is never imported here) as the
 /// dict its `to_dict()` gives, with the run's name.
-fn ranx_dict<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyDict>, Vec<u8>)>> {
+fn ranx_dict<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Tagged<'py, PyDict>> {
     if !convert::of_package(obj, "ranx") || !obj.hasattr("to_dict")? {
         return Ok(None);
     }
     // a fresh dict (a defaultdict) of plain dicts: read as it is, not copied again
     let d = obj.call_method0("to_dict")?.cast_into::<PyDict>()?;
-    let name = match obj.getattr("name") {
-        Ok(n) if !n.is_none() => convert::runid_arg(Some(&n))?,
-        _ => Vec::new(),
-    };
-    Ok(Some((d, name)))
+    Ok(Some((d, obj.getattr("name").ok())))
 }
 
 /// trectools' `TrecQrel` or `TrecRun` (known by its module) as its data frame
 /// (`qrels_data`: `query`, `q0`, `docid`, `rel`; `run_data`: `query`, `q0`, `docid`,
 /// `rank`, `score`, `system`), whose columns are found by name, with a run's id.
-fn trectools_frame<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyAny>, Vec<u8>)>> {
+fn trectools_frame<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Tagged<'py, PyAny>> {
     if !convert::of_package(obj, "trectools") {
         return Ok(None);
     }
     if obj.hasattr("qrels_data")? {
-        return Ok(Some((obj.getattr("qrels_data")?, Vec::new())));
+        return Ok(Some((obj.getattr("qrels_data")?, None)));
     }
     if !obj.hasattr("run_data")? {
         return Ok(None);
     }
-    let tag = match obj.call_method0("get_runid") {
-        Ok(id) if !id.is_none() => convert::runid_arg(Some(&id))?,
-        _ => Vec::new(),
-    };
-    Ok(Some((obj.getattr("run_data")?, tag)))
+    Ok(Some((
+        obj.getattr("run_data")?,
+        obj.call_method0("get_runid").ok(),
+    )))
 }
 
 impl<'py> Input<'py> {
     pub(super) fn of(obj: &Bound<'py, PyAny>, what: &str, class: &str) -> PyResult<Input<'py>> {
         let py = obj.py();
         if let Ok(d) = obj.cast::<PyDict>() {
-            return Ok(Input::Dict(d.clone(), Vec::new()));
+            return Ok(Input::Dict(d.clone(), None));
         }
         let os = py.import("os")?;
         if obj.is_instance_of::<PyString>() || obj.is_instance(&os.getattr("PathLike")?)? {
@@ -749,13 +748,13 @@ impl<'py> Input<'py> {
             return Ok(Input::Arrow(table));
         }
         if obj.hasattr("columns")? && obj.hasattr("to_numpy")? {
-            return Ok(Input::Frame(obj.clone(), Vec::new()));
+            return Ok(Input::Frame(obj.clone(), None));
         }
         let mapping = py.import("collections.abc")?.getattr("Mapping")?;
         if obj.is_instance(&mapping)? {
             let d = PyDict::new(py);
             d.update(obj.cast::<pyo3::types::PyMapping>()?)?;
-            return Ok(Input::Dict(d, Vec::new()));
+            return Ok(Input::Dict(d, None));
         }
         if let Some((d, name)) = ranx_dict(obj)? {
             return Ok(Input::Dict(d, name));
@@ -823,14 +822,9 @@ pub(super) fn run_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Run>> {
     let py = obj.py();
     let r = match Input::of(obj, "run", "Run")? {
         Input::Path(p) => PyRun::from_file(py, p, None)?,
-        Input::Dict(d, tag) => PyRun {
-            inner: Arc::new(guarded(py, || convert::run_from_dict(&d, tag))?),
-        },
+        Input::Dict(d, tag) => PyRun::from_dict(d.as_any(), tag.as_ref())?,
         Input::Arrow(t) => PyRun::from_table(py, &t, [None; 3], Vec::new())?,
-        Input::Frame(f, tag) => {
-            let tag = (!tag.is_empty()).then(|| id_to_py(py, &tag)).transpose()?;
-            PyRun::from_dataframe(&f, None, None, None, tag.as_ref())?
-        }
+        Input::Frame(f, tag) => PyRun::from_dataframe(&f, None, None, None, tag.as_ref())?,
         Input::Rows(rows) => PyRun::from_rows(&rows, None)?,
     };
     Ok(r.inner)
