@@ -313,6 +313,68 @@ def test_two_systems_with_one_name_are_an_error(tmp_path):
     assert out.returncode == 1 and f"two systems are named '{r}'" in out.stderr, out
 
 
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_one_sided_against_a_baseline_is_scipys(data, alternative):
+    """Each system against the baseline, one-sided as scipy's alternative=: the raw
+    p-values those of scipy on the report's per-query values, corrected by statsmodels."""
+    qrels, runs = data
+    for test, ref_fn in [
+        ("t", lambda x, y: scipy_stats.ttest_rel(x, y, alternative=alternative).pvalue),
+        ("wilcoxon", lambda x, y: scipy_stats.wilcoxon(x, y, alternative=alternative).pvalue),
+        (
+            "sign",
+            lambda x, y: (
+                scipy_stats.binomtest(
+                    int(np.sum(x > y)), int(np.sum(x != y)), alternative=alternative
+                ).pvalue
+            ),
+        ),
+    ]:
+        r = irmetrics.compare(
+            qrels, runs, ["ndcg@10"], test=test, baseline="sys0", alternative=alternative
+        )
+        pq = r.per_query["ndcg@10"]
+        raw = []
+        for p in r.pairs:
+            assert p["system_b"] == "sys0"
+            x, y = np.array(pq[p["system_a"]]), np.array(pq[p["system_b"]])
+            assert math.isclose(p["pvalue"], float(ref_fn(x, y)), rel_tol=1e-9), (test, p)
+            raw.append(p["pvalue"])
+        ref = multitest.multipletests(raw, method="holm")[1]
+        assert np.allclose([p["pvalue_corrected"] for p in r.pairs], ref, rtol=1e-12, atol=0)
+        assert r.to_dict()["alternative"] == alternative
+        assert f"one-sided: each system {'better' if alternative == 'greater' else 'worse'}" in (
+            r.to_markdown()
+        )
+    # the better systems (sys3 boosts relevant documents most) beat the baseline one-sided
+    r = irmetrics.compare(qrels, runs, ["ndcg@10"], baseline="sys0", alternative=alternative)
+    p3 = next(p for p in r.pairs if p["system_a"] == "sys3")
+    assert (p3["pvalue"] < 0.05) == (alternative == "greater")
+    # compare_values and a pickled report keep the alternative
+    import pickle
+
+    again = pickle.loads(pickle.dumps(r))
+    assert again.to_dict()["alternative"] == alternative and again.pairs == r.pairs
+    v = irmetrics.compare_values(
+        {"ndcg@10": r.per_query["ndcg@10"]}, baseline="sys0", alternative=alternative
+    )
+    assert [p["pvalue"] for p in v.pairs] == [p["pvalue"] for p in r.pairs]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"alternative": "greater"}, "alternative 'greater' needs a baseline"),
+        ({"alternative": "less", "test": "tukey", "baseline": "sys0"}, "two-sided only"),
+        ({"alternative": "larger", "baseline": "sys0"}, "unknown alternative 'larger'"),
+    ],
+)
+def test_one_sided_needs_a_baseline_and_a_paired_test(data, kwargs, match):
+    qrels, runs = data
+    with pytest.raises(irmetrics.InputError, match=match):
+        irmetrics.compare(qrels, runs, "ndcg@10", **kwargs)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
@@ -321,6 +383,10 @@ def test_two_systems_with_one_name_are_an_error(tmp_path):
         ({"n_resamples": 0}, irmetrics.InputError, "n_resamples"),
         ({"alpha": 1.5}, irmetrics.InputError, "alpha"),
         ({"baseline": "nope"}, irmetrics.InputError, "baseline 'nope'"),
+        # a value of the wrong type is named (pyo3 named no option before)
+        ({"alpha": "0.05"}, irmetrics.InputError, "alpha must be a number, got str"),
+        ({"test": 3}, irmetrics.InputError, "test must be a str, got int"),
+        ({"baseline": 0}, irmetrics.InputError, "baseline must be a str, got int"),
     ],
 )
 def test_bad_options(data, kwargs, error, match):

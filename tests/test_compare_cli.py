@@ -89,6 +89,35 @@ def test_formats_and_baseline(files):
     assert cli("--help").stdout.decode().startswith("usage: irmetrics compare")
 
 
+def test_one_sided_against_a_baseline(files):
+    args = [str(files["qrels"]), str(files["sys0"]), str(files["sys1"]), str(files["sys2"])]
+    r = cli("-m", "AP", "--format", "csv", "--baseline", "sys0.run", "--alternative",
+            "greater", "--correction", "none", *args)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout.decode())))
+    qrels = irmetrics.Qrels.from_file(files["qrels"])
+    per_query = {
+        f"sys{s}.run": irmetrics.evaluate(qrels, files[f"sys{s}"], "AP", per_query=True)["AP"]
+        for s in range(3)
+    }
+    assert [(x["system_a"], x["system_b"]) for x in rows] == [
+        ("sys1.run", "sys0.run"),
+        ("sys2.run", "sys0.run"),
+    ]
+    for row in rows:
+        a, b = per_query[row["system_a"]], per_query[row["system_b"]]
+        x = np.array([a[q] for q in sorted(a)])
+        y = np.array([b[q] for q in sorted(a)])
+        ref = scipy_stats.ttest_rel(x, y, alternative="greater")
+        assert math.isclose(float(row["pvalue"]), float(ref.pvalue), rel_tol=1e-9)
+    js = json.loads(cli("--format", "json", "--baseline", "sys0.run", "--alternative", "less",
+                        *args).stdout)  # fmt: skip
+    assert js["alternative"] == "less" and "one-sided" in js["caption"]
+    # without a baseline, refused before any run is read
+    r = cli("--alternative", "greater", str(files["qrels"]), "missing.run", "missing2.run")
+    assert r.returncode == 2 and "needs a baseline" in r.stderr.decode(), r.stderr
+
+
 @pytest.mark.parametrize(
     ("extra", "status", "message"),
     [

@@ -363,6 +363,7 @@ def test_compare_options_are_checked_before_any_job(spark, small) -> None:  # no
         ({"alpha": 1.5}, "alpha must lie strictly between 0 and 1, got 1.5"),
         ({"n_resamples": -1}, "n_resamples must be a whole number of at least 1"),
         ({"correction": "hlm"}, "did you mean 'holm'"),
+        ({"alternative": "greater"}, "alternative 'greater' needs a baseline"),
     ]:
         with pytest.raises(irmetrics.Error, match=match):
             irs.compare(qd, {"a": rd, "b": rd}, ["map"], **kw)
@@ -379,16 +380,20 @@ def test_compare_equals_local(spark) -> None:  # noqa: ANN001
         rng = np.random.default_rng(k)
         runs[name] = run.set_column(2, "score", pa.array(rng.random(run.num_rows).round(2)))
     measures = ["map", "P@5", "ndcg_cut.10"]
-    for test in ("t", "randomization"):
-        expected = irmetrics.compare(qrels, runs, measures, test=test, baseline="bm25")
+    for test, alternative in (("t", "two-sided"), ("randomization", "greater")):
+        expected = irmetrics.compare(
+            qrels, runs, measures, test=test, baseline="bm25", alternative=alternative
+        )
         got = irs.compare(
             spark.createDataFrame(qrels),
             {n: spark.createDataFrame(r).repartition(3) for n, r in runs.items()},
             measures,
             test=test,
             baseline="bm25",
+            alternative=alternative,
         )
         assert got.to_dict() == expected.to_dict()
+        assert got.to_dict()["alternative"] == alternative
 
 
 def test_err_takes_the_whole_qrels_largest_label(spark) -> None:  # noqa: ANN001

@@ -127,6 +127,96 @@ def test_exact_randomization_at_twenty_queries():
     assert close(float(_scipy_randomization(x, y).pvalue), _brute_force_randomization(x, y))
 
 
+ONE_SIDED = ("greater", "less")
+
+
+@pytest.mark.parametrize("alternative", ONE_SIDED)
+@pytest.mark.parametrize(("name", "x", "y"), CASES, ids=IDS)
+def test_one_sided_tests_match_scipy(name, x, y, alternative):
+    """scipy's alternative= of ttest_rel, wilcoxon, binomtest and permutation_test
+    (exact enumeration where irmetrics enumerates)."""
+    ours = stats.ttest(x, y, alternative)
+    ref = scipy_stats.ttest_rel(x, y, alternative=alternative)
+    assert close(ours.statistic, float(ref.statistic)), (ours, ref)
+    assert close(ours.pvalue, float(ref.pvalue)), (ours, ref)
+    if not np.all(x == y):
+        ours = stats.wilcoxon(x, y, alternative=alternative)
+        ref = scipy_stats.wilcoxon(x, y, alternative=alternative)
+        # one-sided, scipy's statistic is the rank sum of the positive differences
+        assert close(ours.statistic, float(ref.statistic)), (ours, ref)
+        assert close(ours.pvalue, float(ref.pvalue)), (ours, ref)
+    wins, losses = int(np.sum(x > y)), int(np.sum(x < y))
+    if wins + losses:
+        ours = stats.sign_test(x, y, alternative=alternative)
+        ref = scipy_stats.binomtest(wins, wins + losses, alternative=alternative)
+        assert close(ours.pvalue, float(ref.pvalue)), (ours, ref)
+    if len(x) <= 14:
+        ours = stats.randomization_test(x, y, alternative=alternative)
+        ref = scipy_stats.permutation_test(
+            (x, y),
+            lambda a, b, axis: np.mean(a - b, axis=axis),
+            permutation_type="samples",
+            n_resamples=np.inf,
+            vectorized=True,
+            alternative=alternative,
+        )
+        assert ours.method == "exact"
+        assert close(ours.pvalue, float(ref.pvalue)), (ours, ref)
+
+
+def _brute_force_one_sided(x, y, alternative):
+    """The exact one-sided randomization p-value by listing all 2^n sign vectors."""
+    d = np.asarray(x) - np.asarray(y)
+    n, obs = len(d), d.sum()
+    count = 0
+    bits = np.arange(n, dtype=np.int64)
+    for start in range(0, 1 << n, 1 << 16):
+        masks = np.arange(start, min(start + (1 << 16), 1 << n), dtype=np.int64)
+        sums = (1 - 2 * ((masks[:, None] >> bits) & 1)) @ d
+        hit = sums >= obs - 1e-9 if alternative == "greater" else sums <= obs + 1e-9
+        count += int(np.sum(hit))
+    return count / (1 << n)
+
+
+@pytest.mark.parametrize("alternative", ONE_SIDED)
+def test_one_sided_resampling_tests_within_monte_carlo_error(alternative):
+    rng = np.random.default_rng(5)
+    x = rng.random(21)
+    y = np.clip(x - rng.normal(0.06, 0.2, 21), 0, 1)
+    n = 20_000
+    exact = _brute_force_one_sided(x, y, alternative)
+    ours = stats.randomization_test(x, y, n_resamples=n, seed=3, alternative=alternative)
+    assert ours.method == "Monte Carlo"
+    se = math.sqrt(exact * (1 - exact) / n)
+    assert abs(ours.pvalue - exact) <= 3 * se + 1 / n, (ours, exact, se)
+    # exact enumeration at 20 queries, against the same brute force
+    ours = stats.randomization_test(x[:20], y[:20], alternative=alternative)
+    assert ours.method == "exact"
+    assert close(ours.pvalue, _brute_force_one_sided(x[:20], y[:20], alternative))
+    # the bootstrap against an independent implementation of the one-sided count
+    d = x - y
+    t0 = d.mean() / (d.std(ddof=1) / math.sqrt(len(d)))
+    w = d - d.mean()
+    s = w[np.random.default_rng(2).integers(0, len(d), (n, len(d)))]
+    t = s.mean(axis=1) / (s.std(axis=1, ddof=1) / math.sqrt(len(d)))
+    hits = t >= t0 if alternative == "greater" else t <= t0
+    ref = (np.sum(hits) + 1) / (n + 1)
+    ours = stats.bootstrap_test(x, y, n_resamples=n, seed=1, alternative=alternative)
+    se = math.sqrt(ref * (1 - ref) / n)
+    assert abs(ours.pvalue - ref) <= 4.5 * se + 2 / n, (ours, ref)
+
+
+def test_alternative_names_are_checked():
+    x, y = [0.2, 0.5, 0.4], [0.1, 0.3, 0.5]
+    # R's spelling is taken too
+    assert stats.ttest(x, y, "two.sided").pvalue == stats.ttest(x, y).pvalue
+    for call in (stats.ttest, stats.wilcoxon, stats.sign_test):
+        with pytest.raises(irmetrics.Error, match="did you mean 'greater'"):
+            call(x, y, "grater")
+    with pytest.raises(irmetrics.Error, match="unknown alternative 'up'"):
+        stats.bootstrap_test(x, y, n_resamples=10, alternative="up")
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_monte_carlo_within_three_standard_errors_of_exact(seed):
     # 21 queries: just past exact enumeration, so the Monte Carlo path runs, and still

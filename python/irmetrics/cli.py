@@ -17,8 +17,8 @@ Write one self-contained HTML page (open it in a browser; nothing is fetched): t
 means with significance letters, every pair's test, precision-recall curves,
 per-topic difference bars and the per-query values, sortable. The options are
 irmetrics compare's (irmetrics compare --help): -m MEASURE (repeatable) [default: AP
-and nDCG@10], --test, --correction, --alpha, --baseline, --n-resamples, --seed, -c,
--l, -M, -J, --threads; and
+and nDCG@10], --test, --correction, --alpha, --baseline, --alternative, --n-resamples,
+--seed, -c, -l, -M, -J, --threads; and
 
   -o, --output FILE  the page (written atomically; - for standard output)
   --title TEXT       the page's title [default: irmetrics report]

@@ -408,6 +408,7 @@ def compare(
     correction: str = "holm",
     alpha: float = 0.05,
     baseline: str | None = None,
+    alternative: str = "two-sided",
     n_resamples: int = 10_000,
     seed: int = 42,
     complete: bool = False,
@@ -427,7 +428,10 @@ def compare(
     ``"bonferroni"``, ``"bh"``, ``"by"``, ``"none"``) adjusts the p-values of each
     measure as one family: all pairs, or with ``baseline`` (a system's name) each
     system against it. A pair is significant when its corrected p-value is at most
-    ``alpha``; confidence intervals are at ``1 - alpha``.
+    ``alpha``; confidence intervals are at ``1 - alpha`` (two-sided).
+    ``alternative``: ``"two-sided"``, or with ``baseline`` one-sided, as scipy's:
+    ``"greater"`` tests whether each system scores higher than the baseline,
+    ``"less"`` lower (the Tukey tests are two-sided only).
 
     Every run must hold the same judged queries (an error names the first one missing),
     unless ``complete=True``: then missing queries score 0, as trec_eval -c.
@@ -437,16 +441,19 @@ def compare(
     of a Monte Carlo randomization test (else one unit per measure); ``total`` grows
     when the comparison starts.
     """
+    how = _how(locals())
     named = _named_runs(runs)
     ev = Evaluator(qrels, measures, complete=complete, **evaluate_options)
-    return Report(
-        _core.compare_runs_report(
-            ev, named, test, correction, alpha, baseline, n_resamples, seed, progress
-        )
-    )
+    return Report(_core.compare_runs_report(ev, named, how, progress))
 
 
-_COMPARE_ONLY = ("test", "correction", "alpha", "baseline", "n_resamples", "seed")
+# compare's own keywords (the rest are evaluation options), which _core reads as a dict
+_COMPARE_ONLY = ("test", "correction", "alpha", "baseline", "alternative", "n_resamples", "seed")
+
+
+def _how(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The comparison's options out of a function's arguments (its ``locals()``)."""
+    return {k: arguments[k] for k in _COMPARE_ONLY}
 
 
 def html_report(
@@ -486,12 +493,14 @@ def compare_values(
     correction: str = "holm",
     alpha: float = 0.05,
     baseline: str | None = None,
+    alternative: str = "two-sided",
     n_resamples: int = 10_000,
     seed: int = 42,
 ) -> Report:
     """:func:`compare` for per-query values computed elsewhere:
     ``values = {measure: {system: array of per-query values}}`` (same query order
     everywhere)."""
+    how = _how(locals())
     if not isinstance(values, Mapping):
         raise InputError(
             f"values must be a mapping {{measure: {{system: per-query values}}}}, got "
@@ -515,16 +524,4 @@ def compare_values(
         rows.append((str(name), [per_system[s] for s in systems]))
     n = len(rows[0][1][0]) if systems else 0
     qids = [str(q) for q in query_ids] if query_ids is not None else [str(i) for i in range(n)]
-    return Report(
-        _core.compare_values_report(
-            [str(s) for s in systems],
-            qids,
-            rows,
-            test,
-            correction,
-            alpha,
-            baseline,
-            n_resamples,
-            seed,
-        )
-    )
+    return Report(_core.compare_values_report([str(s) for s in systems], qids, rows, how))

@@ -467,6 +467,7 @@ def compare(
     correction: str = "holm",
     alpha: float = 0.05,
     baseline: str | None = None,
+    alternative: str = "two-sided",
     n_resamples: int = 10_000,
     seed: int = 42,
     complete: bool = False,
@@ -480,10 +481,11 @@ def compare(
     each run's per-query values are computed in the executors (as ``evaluate``), the
     tests on the driver (``irmetrics.compare_values``); the same Report as a local
     ``irmetrics.compare``."""
-    from .report import compare_values
+    from .report import _how, compare_values
 
     # the test's options and the runs checked before any job runs
-    _core.check_compare_options(test, correction, alpha, baseline, n_resamples, seed)
+    how = _how(locals())
+    _core.check_compare_options(how)
     if not isinstance(runs, Mapping) or not runs:
         shown = repr(runs).splitlines()[0][:80]
         raise InputError(f"runs must be a dict {{name: run DataFrame}}, got {shown}")
@@ -498,16 +500,7 @@ def compare(
             if ids is None:
                 ids = sorted(by_query, key=lambda q: q.encode("utf-8", "surrogateescape"))
             per_system.setdefault(measure, {})[name] = [float(by_query[q]) for q in ids]
-    return compare_values(
-        per_system,
-        query_ids=ids,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        baseline=baseline,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
+    return compare_values(per_system, query_ids=ids, **how)
 
 
 def online(

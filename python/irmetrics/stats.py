@@ -1,8 +1,10 @@
 """Significance tests, multiple-comparison corrections and effect sizes on per-query
 values, scipy-style: each test takes two equally long arrays (numpy arrays or
 sequences of numbers, one value per query, in the same query order) and returns a
-:class:`TestResult` with ``.statistic``, ``.pvalue`` (two-sided), ``.method`` (how the
-p-value was obtained) and ``.df``.
+:class:`TestResult` with ``.statistic``, ``.pvalue``, ``.method`` (how the p-value was
+obtained) and ``.df``. The paired tests take scipy's ``alternative``:
+``"two-sided"`` (default), ``"greater"`` (``x`` scores higher than ``y``) or
+``"less"``.
 
 >>> from irmetrics import stats
 >>> r = stats.ttest([0.61, 0.42, 0.80, 0.33, 0.57], [0.52, 0.40, 0.71, 0.35, 0.43])
@@ -46,52 +48,64 @@ __all__ = [
 ]
 
 
-def ttest(x: ArrayLike, y: ArrayLike) -> TestResult:
-    """Paired Student's t-test (as ``scipy.stats.ttest_rel(x, y)``), ``df = n - 1``.
+def ttest(x: ArrayLike, y: ArrayLike, alternative: str = "two-sided") -> TestResult:
+    """Paired Student's t-test (as ``scipy.stats.ttest_rel(x, y, alternative=...)``),
+    ``df = n - 1``.
 
     Identical systems give ``statistic=0, pvalue=1`` (scipy: NaN).
     """
-    return _core.ttest(x, y)
+    return _core.ttest(x, y, alternative)
 
 
-def wilcoxon(x: ArrayLike, y: ArrayLike) -> TestResult:
-    """Wilcoxon's signed-rank test with scipy's defaults (``scipy.stats.wilcoxon(x, y)``).
+def wilcoxon(x: ArrayLike, y: ArrayLike, alternative: str = "two-sided") -> TestResult:
+    """Wilcoxon's signed-rank test with scipy's defaults (``scipy.stats.wilcoxon(x, y,
+    alternative=...)``).
 
-    Zero differences are dropped; the statistic is the smaller rank sum. ``method`` says
+    Zero differences are dropped; the statistic is the smaller rank sum (two-sided) or
+    the rank sum of the positive differences ``x - y`` (one-sided), as scipy's. ``method`` says
     how the p-value was had: ``"exact"`` (n <= 50, no ties or zeros), ``"exact
     (permutation)"`` (n <= 13 with ties or zeros), ``"asymptotic"`` (normal
     approximation with the tie correction, no continuity correction).
     """
-    return _core.wilcoxon(x, y)
+    return _core.wilcoxon(x, y, alternative)
 
 
-def sign_test(x: ArrayLike, y: ArrayLike) -> TestResult:
+def sign_test(x: ArrayLike, y: ArrayLike, alternative: str = "two-sided") -> TestResult:
     """The sign test: ``x``'s wins among the queries where the systems differ, against
-    Binomial(n, 1/2), two-sided (``scipy.stats.binomtest(wins, wins + losses)``)."""
-    return _core.sign_test(x, y)
+    Binomial(n, 1/2) (``scipy.stats.binomtest(wins, wins + losses, alternative=...)``)."""
+    return _core.sign_test(x, y, alternative)
 
 
 def randomization_test(
-    x: ArrayLike, y: ArrayLike, n_resamples: int = 10_000, seed: int = 42
+    x: ArrayLike,
+    y: ArrayLike,
+    n_resamples: int = 10_000,
+    seed: int = 42,
+    alternative: str = "two-sided",
 ) -> TestResult:
     """Paired randomization (Fisher) test of the mean difference.
 
     Exact over all 2^n sign flips for n <= 20 (``method="exact"``, as
-    ``scipy.stats.permutation_test(..., permutation_type="samples")``); else
+    ``scipy.stats.permutation_test(..., permutation_type="samples", alternative=...)``); else
     ``n_resamples`` random flips (``"Monte Carlo"``), p = (count + 1) / (n_resamples + 1).
     The same seed gives the same p-value on any machine and thread count.
     """
-    return _core.randomization_test(x, y, n_resamples, seed)
+    return _core.randomization_test(x, y, n_resamples, seed, alternative)
 
 
 def bootstrap_test(
-    x: ArrayLike, y: ArrayLike, n_resamples: int = 10_000, seed: int = 42
+    x: ArrayLike,
+    y: ArrayLike,
+    n_resamples: int = 10_000,
+    seed: int = 42,
+    alternative: str = "two-sided",
 ) -> TestResult:
     """Paired bootstrap test shifted to the null (Sakai 2006): the differences are
     resampled with replacement around their mean; p = (count + 1) / (n_resamples + 1),
-    count the resamples whose |t| reaches the observed one. Statistic: the mean
-    difference."""
-    return _core.bootstrap_test(x, y, n_resamples, seed)
+    count the resamples whose |t| reaches the observed one (one-sided: whose t is at
+    least the observed t for ``"greater"``, at most for ``"less"``). Statistic: the
+    mean difference."""
+    return _core.bootstrap_test(x, y, n_resamples, seed, alternative)
 
 
 def correct(pvalues: ArrayLike, method: str = "holm") -> list[float]:

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use super::args::{num, text, usage_err};
-use crate::compare::{report, CompareOptions, Correction, Format, Test};
+use crate::compare::{report, Alternative, CompareOptions, Correction, Format, Test};
 use crate::error::Result;
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::MeasureSet;
@@ -30,6 +30,8 @@ options:
                      each measure
   --alpha A          significance level [default: 0.05]; intervals at 1 - A
   --baseline NAME    compare each run with this one only (a run's file name)
+  --alternative ALT  two-sided [default], greater (each run better than the
+                     baseline), less (worse): one-sided tests need --baseline
   --n-resamples N    resamples of the randomization and bootstrap tests
                      [default: 10000]
   --seed N           seed of the resampling tests [default: 42]
@@ -129,6 +131,10 @@ where
                     .map_err(|_| usage_err(format!("--alpha needs a number, got '{v}'")))?;
             }
             Long("baseline") => a.how.baseline = Some(text("--baseline", p.value().map_err(lex)?)?),
+            Long("alternative") => {
+                let v = text("--alternative", p.value().map_err(lex)?)?;
+                a.how.alternative = Alternative::parse(&v)?
+            }
             Long("n-resamples") => {
                 let v = text("--n-resamples", p.value().map_err(lex)?)?;
                 a.how.n_resamples = num("--n-resamples", &v)?
@@ -153,6 +159,8 @@ where
     if a.measures.is_empty() {
         a.measures = vec!["AP".into(), "nDCG@10".into()];
     }
+    // the options' own errors (a one-sided test without --baseline) before any reading
+    a.how.check()?;
     Ok(a)
 }
 

@@ -1,6 +1,7 @@
 //! Paired tests of two systems' per-query values `x` and `y` (differences `x - y`):
 //! Student's t, Wilcoxon's signed rank, the sign test, the randomization (Fisher) test and
-//! the bootstrap test. Each gives a [`TestResult`] that names the method it used (exact,
+//! the bootstrap test, each two-sided or one-sided ([`Alternative`], as scipy's
+//! `alternative=`). Each gives a [`TestResult`] that names the method it used (exact,
 //! asymptotic, Monte Carlo), and p = 1 for two identical systems.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,13 +12,62 @@ use super::rng::{below, fill_signs, Streams};
 use crate::error::{Error, Result};
 use crate::stats::resample_room;
 
+/// The alternative hypothesis of a paired test of `x` against `y`, as scipy's
+/// `alternative=` of `ttest_rel`, `wilcoxon`, `binomtest` and `permutation_test`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Alternative {
+    /// `x` and `y` differ (either way).
+    #[default]
+    TwoSided,
+    /// `x` is greater than `y` (differences `x - y` above zero).
+    Greater,
+    /// `x` is less than `y`.
+    Less,
+}
+
+impl Alternative {
+    /// The names (and aliases: R's `two.sided`) an alternative is known by.
+    pub const NAMES: &'static [(&'static str, Alternative)] = &[
+        ("two-sided", Alternative::TwoSided),
+        ("greater", Alternative::Greater),
+        ("less", Alternative::Less),
+        ("two_sided", Alternative::TwoSided),
+        ("two.sided", Alternative::TwoSided),
+    ];
+
+    /// Parse `two-sided`, `greater` or `less`.
+    pub fn parse(name: &str) -> Result<Alternative> {
+        super::correct::choose("alternative", name, Alternative::NAMES)
+    }
+
+    /// The name (`"two-sided"`), as scipy spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Alternative::TwoSided => "two-sided",
+            Alternative::Greater => "greater",
+            Alternative::Less => "less",
+        }
+    }
+
+    /// The p-value of this alternative from the two one-sided tail probabilities
+    /// `less` = P(S <= s) and `greater` = P(S >= s) of the observed statistic `s`: twice
+    /// the smaller tail for a two-sided test (capped at 1), as scipy's exact tests.
+    fn of_tails(self, less: f64, greater: f64) -> f64 {
+        match self {
+            Alternative::TwoSided => (2.0 * less.min(greater)).min(1.0),
+            Alternative::Greater => greater.min(1.0),
+            Alternative::Less => less.min(1.0),
+        }
+    }
+}
+
 /// The outcome of a test.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestResult {
     /// The test statistic (t; Wilcoxon's smaller rank sum; the wins of the sign test; the
     /// mean difference for the randomization and bootstrap tests).
     pub statistic: f64,
-    /// Two-sided p-value.
+    /// The p-value (two-sided, or one-sided as the test was asked).
     pub pvalue: f64,
     /// How the p-value was obtained, in words (`"exact"`, `"asymptotic"`, ...).
     pub method: &'static str,
@@ -107,10 +157,11 @@ fn student(df: f64) -> Result<StudentsT> {
     StudentsT::new(0.0, 1.0, df).map_err(|e| Error::Input(format!("t distribution: {e}")))
 }
 
-/// Paired Student's t-test (as `scipy.stats.ttest_rel`): t = mean(d) / (sd(d) / sqrt(n)),
-/// n - 1 degrees of freedom. Identical systems give t = 0, p = 1 (scipy: NaN); a
-/// constant non-zero difference t = ±inf, p = 0.
-pub fn ttest(x: &[f64], y: &[f64]) -> Result<TestResult> {
+/// Paired Student's t-test (as `scipy.stats.ttest_rel(x, y, alternative=...)`): t =
+/// mean(d) / (sd(d) / sqrt(n)), n - 1 degrees of freedom. Identical systems give t = 0,
+/// p = 1 (scipy: NaN); a constant non-zero difference t = ±inf, p = 0 (or 1 for the
+/// one-sided alternative it contradicts).
+pub fn ttest(x: &[f64], y: &[f64], alternative: Alternative) -> Result<TestResult> {
     let d = differences(x, y)?;
     let n = d.len() as f64;
     let (m, v) = (mean(&d), variance(&d));
@@ -122,15 +173,23 @@ pub fn ttest(x: &[f64], y: &[f64]) -> Result<TestResult> {
                 ..TestResult::identical("t (all differences zero)")
             });
         }
+        let t = m.signum() * f64::INFINITY;
+        let (less, greater) = if t > 0.0 { (1.0, 0.0) } else { (0.0, 1.0) };
         return Ok(TestResult {
-            statistic: m.signum() * f64::INFINITY,
-            pvalue: 0.0,
+            statistic: t,
+            pvalue: alternative.of_tails(less, greater),
             method: "t (constant difference)",
             df: Some(df),
         });
     }
     let t = m / (v / n).sqrt();
-    let p = (2.0 * student(df)?.sf(t.abs())).min(1.0);
+    let dist = student(df)?;
+    // each tail from its own side: sf(-t) = cdf(t) without the cancellation of 1 - sf
+    let p = match alternative {
+        Alternative::TwoSided => (2.0 * dist.sf(t.abs())).min(1.0),
+        Alternative::Greater => dist.sf(t),
+        Alternative::Less => dist.sf(-t),
+    };
     Ok(TestResult {
         statistic: t,
         pvalue: p,
@@ -139,13 +198,15 @@ pub fn ttest(x: &[f64], y: &[f64]) -> Result<TestResult> {
     })
 }
 
-/// Wilcoxon's signed-rank test with scipy's defaults (`scipy.stats.wilcoxon(x, y)`: zero
-/// differences dropped, no continuity correction, `method="auto"`): the statistic is the
-/// smaller of the two rank sums; the p-value is exact for n <= 50 without ties or zeros
-/// (`method` "exact"), the exact permutation distribution of the rank sum for n <= 13 with
-/// ties or zeros ("exact (permutation)"), else the normal approximation with the tie
-/// correction of the variance ("asymptotic"). No non-zero difference: statistic 0, p = 1.
-pub fn wilcoxon(x: &[f64], y: &[f64]) -> Result<TestResult> {
+/// Wilcoxon's signed-rank test with scipy's defaults (`scipy.stats.wilcoxon(x, y,
+/// alternative=...)`: zero differences dropped, no continuity correction,
+/// `method="auto"`): the statistic is the smaller of the two rank sums for a two-sided
+/// test, the rank sum of the positive differences for a one-sided one (as scipy); the
+/// p-value is exact for n <= 50 without ties or zeros (`method` "exact"), the exact
+/// permutation distribution of the rank sum for n <= 13 with ties or zeros ("exact
+/// (permutation)"), else the normal approximation with the tie correction of the
+/// variance ("asymptotic"). No non-zero difference: statistic 0, p = 1.
+pub fn wilcoxon(x: &[f64], y: &[f64], alternative: Alternative) -> Result<TestResult> {
     let d = differences(x, y)?;
     let n = d.len();
     let nz: Vec<f64> = d.iter().copied().filter(|v| *v != 0.0).collect();
@@ -178,7 +239,10 @@ pub fn wilcoxon(x: &[f64], y: &[f64]) -> Result<TestResult> {
         .filter(|(v, _)| **v < 0.0)
         .map(|(_, r)| r)
         .sum();
-    let statistic = r_plus.min(r_minus);
+    let statistic = match alternative {
+        Alternative::TwoSided => r_plus.min(r_minus),
+        _ => r_plus,
+    };
     let exact_case = n <= 50 && m == n && !has_ties;
     if exact_case || n <= 13 {
         // the rank sums are multiples of 1/2: count the sums of doubled ranks exactly
@@ -202,7 +266,7 @@ pub fn wilcoxon(x: &[f64], y: &[f64]) -> Result<TestResult> {
         let greater: f64 = counts[obs..].iter().sum::<f64>() / all;
         return Ok(TestResult {
             statistic,
-            pvalue: (2.0 * less.min(greater)).min(1.0),
+            pvalue: alternative.of_tails(less, greater),
             method: if exact_case {
                 "exact"
             } else {
@@ -215,7 +279,11 @@ pub fn wilcoxon(x: &[f64], y: &[f64]) -> Result<TestResult> {
     let mn = mf * (mf + 1.0) * 0.25;
     let se = ((mf * (mf + 1.0) * (2.0 * mf + 1.0) - tie_term / 2.0) / 24.0).sqrt();
     let z = (r_plus - mn) / se;
-    let p = (2.0 * crate::stats::normal_sf(z.abs())).min(1.0);
+    let p = match alternative {
+        Alternative::TwoSided => (2.0 * crate::stats::normal_sf(z.abs())).min(1.0),
+        Alternative::Greater => crate::stats::normal_sf(z),
+        Alternative::Less => crate::stats::normal_sf(-z),
+    };
     Ok(TestResult {
         statistic,
         pvalue: p,
@@ -225,19 +293,21 @@ pub fn wilcoxon(x: &[f64], y: &[f64]) -> Result<TestResult> {
 }
 
 /// The sign test: the queries `x` wins, out of those where `x` and `y` differ, against
-/// Binomial(n, 1/2), two-sided (`scipy.stats.binomtest(wins, wins + losses)`). Ties are
-/// left out; no difference at all gives p = 1.
-pub fn sign_test(x: &[f64], y: &[f64]) -> Result<TestResult> {
+/// Binomial(n, 1/2) (`scipy.stats.binomtest(wins, wins + losses, alternative=...)`;
+/// two-sided: the outcomes at most as likely as `wins`, which for p = 1/2 are the two
+/// tails). Ties are left out; no difference at all gives p = 1.
+pub fn sign_test(x: &[f64], y: &[f64], alternative: Alternative) -> Result<TestResult> {
     let d = differences(x, y)?;
     let wins = d.iter().filter(|v| **v > 0.0).count() as u64;
     let losses = d.iter().filter(|v| **v < 0.0).count() as u64;
     let n = wins + losses;
-    let p = if 2 * wins == n {
+    let p = if n == 0 || (alternative == Alternative::TwoSided && 2 * wins == n) {
         1.0
     } else {
         let b = Binomial::new(0.5, n).map_err(|e| Error::Input(format!("binomial: {e}")))?;
-        // symmetric: the outcomes at most as likely as `wins` are the two tails
-        (2.0 * b.cdf(wins.min(losses))).min(1.0)
+        // P(W <= wins) and P(W >= wins) = P(W <= losses) (symmetric), each summed over
+        // its own tail
+        alternative.of_tails(b.cdf(wins), b.cdf(losses))
     };
     Ok(TestResult {
         statistic: wins as f64,
@@ -357,15 +427,21 @@ impl SignFlips {
     }
 
     /// The Monte Carlo p-value of systems `a` and `b`: (count + 1) / (n_resamples + 1),
-    /// count the resamples whose |statistic| reaches the observed one.
-    pub(crate) fn pvalue(&self, a: usize, b: usize) -> f64 {
-        let obs = (self.observed[a] - self.observed[b]).abs();
-        let threshold = obs - TIE_TOLERANCE * (self.scale[a] + self.scale[b]);
-        let count = self
-            .sums
-            .chunks_exact(self.systems)
-            .filter(|row| (row[a] - row[b]).abs() >= threshold)
-            .count();
+    /// count the resamples whose statistic is at least as extreme as the observed one in
+    /// the direction of `alternative` (|statistic| for a two-sided test).
+    pub(crate) fn pvalue(&self, a: usize, b: usize, alternative: Alternative) -> f64 {
+        let obs = self.observed[a] - self.observed[b];
+        let tol = TIE_TOLERANCE * (self.scale[a] + self.scale[b]);
+        let rows = self.sums.chunks_exact(self.systems);
+        let count = match alternative {
+            Alternative::TwoSided => {
+                let threshold = obs.abs() - tol;
+                rows.filter(|row| (row[a] - row[b]).abs() >= threshold)
+                    .count()
+            }
+            Alternative::Greater => rows.filter(|row| row[a] - row[b] >= obs - tol).count(),
+            Alternative::Less => rows.filter(|row| row[a] - row[b] <= obs + tol).count(),
+        };
         (count as f64 + 1.0) / (self.n_resamples as f64 + 1.0)
     }
 }
@@ -381,28 +457,37 @@ fn subset_sums(v: &[f64]) -> Vec<f64> {
 }
 
 /// Exact randomization p-value of differences `d` (n <= [`EXACT_RANDOMIZATION_MAX`]):
-/// the share of the 2^n sign assignments whose |sum| reaches |sum(d)|, counted by meeting
-/// in the middle (the sums of each half, one half sorted and searched).
-fn exact_randomization(d: &[f64], scale: f64) -> f64 {
+/// the share of the 2^n sign assignments whose sum is at least as extreme as sum(d) in
+/// the direction of `alternative` (|sum| reaching |sum(d)| for a two-sided test),
+/// counted by meeting in the middle (the sums of each half, one half sorted and
+/// searched).
+fn exact_randomization(d: &[f64], scale: f64, alternative: Alternative) -> f64 {
     let h = d.len() / 2;
     // sum over flips = sum(d) - 2 * (sum of the flipped values)
     let (left, right) = (subset_sums(&d[..h]), subset_sums(&d[h..]));
     let total: f64 = d.iter().sum();
-    let threshold = total.abs() - TIE_TOLERANCE * scale;
-    if threshold <= 0.0 {
+    let tol = TIE_TOLERANCE * scale;
+    let threshold = total.abs() - tol;
+    if alternative == Alternative::TwoSided && threshold <= 0.0 {
         return 1.0;
     }
     let mut right_sorted = right;
     right_sorted.sort_by(f64::total_cmp);
+    let at_most = |v: f64| right_sorted.partition_point(|r| *r <= v);
+    let at_least = |v: f64| right_sorted.len() - right_sorted.partition_point(|r| *r < v);
     let mut count: u64 = 0;
     for l in &left {
-        // statistic s = total - 2 (l + r); |s| >= t  <=>  r <= (total - t)/2 - l  or
-        // r >= (total + t)/2 - l
-        let lo = (total - threshold) / 2.0 - l;
-        let hi = (total + threshold) / 2.0 - l;
-        let below = right_sorted.partition_point(|r| *r <= lo);
-        let above = right_sorted.len() - right_sorted.partition_point(|r| *r < hi);
-        count += (below + above) as u64;
+        // statistic s = total - 2 (l + r)
+        count += match alternative {
+            // |s| >= t  <=>  r <= (total - t)/2 - l  or  r >= (total + t)/2 - l
+            Alternative::TwoSided => {
+                at_most((total - threshold) / 2.0 - l) + at_least((total + threshold) / 2.0 - l)
+            }
+            // s >= total - tol  <=>  r <= tol/2 - l
+            Alternative::Greater => at_most(tol / 2.0 - l),
+            // s <= total + tol  <=>  r >= -tol/2 - l
+            Alternative::Less => at_least(-tol / 2.0 - l),
+        } as u64;
     }
     count as f64 / (1u64 << d.len()) as f64
 }
@@ -410,24 +495,25 @@ fn exact_randomization(d: &[f64], scale: f64) -> f64 {
 /// The paired randomization (Fisher) test, statistic the mean difference: exact over all
 /// 2^n sign assignments for n <= [`EXACT_RANDOMIZATION_MAX`] (`method` "exact"; the share
 /// of assignments at least as extreme, as `scipy.stats.permutation_test` with
-/// `permutation_type="samples"`), else `n_resamples` random ones ("Monte Carlo"; p =
-/// (count + 1) / (n_resamples + 1), which counts the observed assignment, as scipy does;
-/// ranx divides count by n_resamples). Resample r draws from stream r of `seed`.
+/// `permutation_type="samples"` and the same `alternative`), else `n_resamples` random
+/// ones ("Monte Carlo"; p = (count + 1) / (n_resamples + 1), which counts the observed
+/// assignment, as scipy does; ranx divides count by n_resamples). Resample r draws from
+/// stream r of `seed`.
 pub fn randomization_test(
     x: &[f64],
     y: &[f64],
     n_resamples: usize,
     seed: u64,
+    alternative: Alternative,
     cancel: Option<&AtomicBool>,
 ) -> Result<TestResult> {
     let d = differences(x, y)?;
     check_resamples(n_resamples)?;
     let statistic = mean(&d);
     if d.len() <= EXACT_RANDOMIZATION_MAX {
-        let scale = x.iter().chain(y).map(|v| v.abs()).sum();
         return Ok(TestResult {
             statistic,
-            pvalue: exact_randomization(&d, scale),
+            pvalue: exact_randomization_pvalue(x, y, alternative),
             method: "exact",
             df: None,
         });
@@ -435,32 +521,35 @@ pub fn randomization_test(
     let flips = SignFlips::new(&[x, y], n_resamples, seed, cancel, None)?;
     Ok(TestResult {
         statistic,
-        pvalue: flips.pvalue(0, 1),
+        pvalue: flips.pvalue(0, 1, alternative),
         method: "Monte Carlo",
         df: None,
     })
 }
 
 /// The exact randomization p-value of one pair (for [`super::report`]).
-pub(crate) fn exact_randomization_pvalue(x: &[f64], y: &[f64]) -> f64 {
+pub(crate) fn exact_randomization_pvalue(x: &[f64], y: &[f64], alternative: Alternative) -> f64 {
     let d: Vec<f64> = x.iter().zip(y).map(|(a, b)| a - b).collect();
     let scale = x.iter().chain(y).map(|v| v.abs()).sum();
-    exact_randomization(&d, scale)
+    exact_randomization(&d, scale, alternative)
 }
 
 /// The paired bootstrap test shifted to the null (Sakai 2006, "Evaluating evaluation
 /// metrics based on the bootstrap"): resample the differences with replacement, center
-/// them on their mean, and count the resamples whose |t| reaches the observed |t|;
-/// p = (count + 1) / (n_resamples + 1). Statistic: the mean difference. Resample r draws
-/// from stream r of `seed`. Identical systems: p = 1.
+/// them on their mean, and count the resamples whose t is at least as extreme as the
+/// observed t in the direction of `alternative` (|t| reaching |t| for a two-sided test,
+/// t at least t for `Greater`, at most for `Less`); p = (count + 1) / (n_resamples + 1).
+/// Statistic: the mean difference. Resample r draws from stream r of `seed`. Identical
+/// systems: p = 1.
 pub fn bootstrap_test(
     x: &[f64],
     y: &[f64],
     n_resamples: usize,
     seed: u64,
+    alternative: Alternative,
     cancel: Option<&AtomicBool>,
 ) -> Result<TestResult> {
-    let mut out = bootstrap_tests(&[(x, y)], n_resamples, seed, cancel)?;
+    let mut out = bootstrap_tests(&[(x, y)], n_resamples, seed, alternative, cancel)?;
     Ok(out.remove(0))
 }
 
@@ -475,11 +564,12 @@ pub fn bootstrap_tests(
     pairs: &[(&[f64], &[f64])],
     n_resamples: usize,
     seed: u64,
+    alternative: Alternative,
     cancel: Option<&AtomicBool>,
 ) -> Result<Vec<TestResult>> {
     check_resamples(n_resamples)?;
     let mut out = Vec::with_capacity(pairs.len());
-    // per pair tested: (its index in `out`, |t| observed, the tie scale)
+    // per pair tested: (its index in `out`, t observed, the tie scale)
     let mut tested: Vec<(usize, f64, f64)> = Vec::new();
     let mut centred: Vec<Vec<f64>> = Vec::new();
     let mut n = 0;
@@ -500,7 +590,7 @@ pub fn bootstrap_tests(
         }
         let w: Vec<f64> = d.iter().map(|a| a - m).collect();
         let scale: f64 = w.iter().map(|a| a.abs()).sum::<f64>() / nf;
-        tested.push((out.len(), (m / (v / nf).sqrt()).abs(), scale));
+        tested.push((out.len(), m / (v / nf).sqrt(), scale));
         centred.push(w);
         out.push(TestResult {
             statistic: m,
@@ -547,17 +637,28 @@ pub fn bootstrap_tests(
                     let mean_r = s[p] / nf;
                     let var_r = ((ss[p] - s[p] * mean_r) / (nf - 1.0)).max(0.0);
                     // a resample of one repeated value has no spread: t is 0/0 when its
-                    // mean is 0 and counts as extreme then; a non-zero mean gives |t| = inf
+                    // mean is 0 (taken as 0); a non-zero mean gives t = ±inf
                     let t = if var_r <= TIE_TOLERANCE * scale * scale {
                         if mean_r.abs() <= TIE_TOLERANCE * scale {
                             0.0
                         } else {
-                            f64::INFINITY
+                            mean_r.signum() * f64::INFINITY
                         }
                     } else {
                         mean_r / (var_r / nf).sqrt()
                     };
-                    if t.abs() >= t_obs * (1.0 - TIE_TOLERANCE) {
+                    // (an infinite observed t, of a constant difference, has none)
+                    let slack = if t_obs.is_finite() {
+                        TIE_TOLERANCE * t_obs.abs()
+                    } else {
+                        0.0
+                    };
+                    let extreme = match alternative {
+                        Alternative::TwoSided => t.abs() >= t_obs.abs() - slack,
+                        Alternative::Greater => t >= t_obs - slack,
+                        Alternative::Less => t <= t_obs + slack,
+                    };
+                    if extreme {
                         count[p] += 1;
                     }
                 }
@@ -587,9 +688,12 @@ mod tests {
         let b: Vec<f64> = (0..57).map(|i| ((i * 13) % 7) as f64 / 6.0).collect();
         let c: Vec<f64> = a.iter().map(|v| v * 0.9 + 0.05).collect();
         let pairs: Vec<(&[f64], &[f64])> = vec![(&a, &b), (&a, &a), (&b, &c), (&a, &c)];
-        let together = bootstrap_tests(&pairs, 300, 7, None).unwrap();
+        let together = bootstrap_tests(&pairs, 300, 7, Alternative::TwoSided, None).unwrap();
         for (&(x, y), t) in pairs.iter().zip(&together) {
-            assert_eq!(&bootstrap_test(x, y, 300, 7, None).unwrap(), t);
+            assert_eq!(
+                &bootstrap_test(x, y, 300, 7, Alternative::TwoSided, None).unwrap(),
+                t
+            );
         }
         assert_eq!(together[1].pvalue, 1.0);
         assert!(together[0].pvalue < 1.0 && together[0].pvalue > 0.0);
@@ -605,17 +709,17 @@ mod tests {
     #[test]
     fn identical_systems_give_p_one() {
         for r in [
-            ttest(&X, &X).unwrap(),
-            wilcoxon(&X, &X).unwrap(),
-            sign_test(&X, &X).unwrap(),
-            randomization_test(&X, &X, 100, 1, None).unwrap(),
-            bootstrap_test(&X, &X, 100, 1, None).unwrap(),
+            ttest(&X, &X, Alternative::TwoSided).unwrap(),
+            wilcoxon(&X, &X, Alternative::TwoSided).unwrap(),
+            sign_test(&X, &X, Alternative::TwoSided).unwrap(),
+            randomization_test(&X, &X, 100, 1, Alternative::TwoSided, None).unwrap(),
+            bootstrap_test(&X, &X, 100, 1, Alternative::TwoSided, None).unwrap(),
         ] {
             assert_eq!(r.pvalue, 1.0, "{r:?}");
         }
         let long: Vec<f64> = (0..100).map(|i| (i % 9) as f64 / 9.0).collect();
         assert_eq!(
-            randomization_test(&long, &long, 100, 1, None)
+            randomization_test(&long, &long, 100, 1, Alternative::TwoSided, None)
                 .unwrap()
                 .pvalue,
             1.0
@@ -624,33 +728,54 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error() {
-        assert!(ttest(&[1.0], &[2.0]).is_err());
-        assert!(ttest(&[1.0, 2.0], &[2.0]).is_err());
-        assert!(wilcoxon(&[1.0, f64::NAN], &[2.0, 1.0]).is_err());
-        assert!(randomization_test(&X, &Y, 0, 1, None).is_err());
+        assert!(ttest(&[1.0], &[2.0], Alternative::TwoSided).is_err());
+        assert!(ttest(&[1.0, 2.0], &[2.0], Alternative::TwoSided).is_err());
+        assert!(wilcoxon(&[1.0, f64::NAN], &[2.0, 1.0], Alternative::TwoSided).is_err());
+        assert!(randomization_test(&X, &Y, 0, 1, Alternative::TwoSided, None).is_err());
         // squares that overflow: before, a NaN t reached the t distribution (a panic)
-        let e = ttest(&[0.0, 0.4, 0.5, 0.0], &[1e308, 1e308, 0.5, 1e308]).unwrap_err();
+        let e = ttest(
+            &[0.0, 0.4, 0.5, 0.0],
+            &[1e308, 1e308, 0.5, 1e308],
+            Alternative::TwoSided,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("1e308 at position 0"), "{e}");
-        assert!(ttest(&[1e100, 0.0, 2.0], &[-1e100, 1.0, 0.0]).is_ok());
-        assert!(ttest(&[1.1e100, 0.0, 2.0], &[0.0, 1.0, 0.0]).is_err());
+        assert!(ttest(
+            &[1e100, 0.0, 2.0],
+            &[-1e100, 1.0, 0.0],
+            Alternative::TwoSided
+        )
+        .is_ok());
+        assert!(ttest(
+            &[1.1e100, 0.0, 2.0],
+            &[0.0, 1.0, 0.0],
+            Alternative::TwoSided
+        )
+        .is_err());
+    }
+
+    /// The sums of `d` under each of the 2^n sign assignments, listed one by one.
+    fn every_flip(d: &[f64]) -> Vec<f64> {
+        (0u32..(1 << d.len()))
+            .map(|mask| {
+                d.iter()
+                    .enumerate()
+                    .map(|(i, v)| if mask >> i & 1 == 1 { -v } else { *v })
+                    .sum()
+            })
+            .collect()
     }
 
     #[test]
     fn exact_randomization_matches_brute_force() {
         let d: Vec<f64> = X.iter().zip(&Y).map(|(a, b)| a - b).collect();
         let total: f64 = d.iter().sum();
-        let mut count = 0;
-        for mask in 0u32..(1 << d.len()) {
-            let s: f64 = d
-                .iter()
-                .enumerate()
-                .map(|(i, v)| if mask >> i & 1 == 1 { -v } else { *v })
-                .sum();
-            if s.abs() >= total.abs() - 1e-12 {
-                count += 1;
-            }
-        }
-        let p = exact_randomization(&d, 1.0);
+        let sums = every_flip(&d);
+        let count = sums
+            .iter()
+            .filter(|s| s.abs() >= total.abs() - 1e-12)
+            .count();
+        let p = exact_randomization(&d, 1.0, Alternative::TwoSided);
         assert!(close(p, count as f64 / 1024.0, 1e-15), "{p} {count}");
     }
 
@@ -658,23 +783,24 @@ mod tests {
     fn monte_carlo_is_deterministic_and_near_exact() {
         let x: Vec<f64> = (0..30).map(|i| ((i * 37) % 11) as f64 / 11.0).collect();
         let y: Vec<f64> = (0..30).map(|i| ((i * 17 + 3) % 13) as f64 / 13.0).collect();
-        let a = randomization_test(&x, &y, 4000, 9, None).unwrap();
-        let b = randomization_test(&x, &y, 4000, 9, None).unwrap();
+        let a = randomization_test(&x, &y, 4000, 9, Alternative::TwoSided, None).unwrap();
+        let b = randomization_test(&x, &y, 4000, 9, Alternative::TwoSided, None).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.method, "Monte Carlo");
         // exact over 2^30 by meeting in the middle
-        let exact = exact_randomization_pvalue(&x, &y);
+        let exact = exact_randomization_pvalue(&x, &y, Alternative::TwoSided);
         let se = (exact * (1.0 - exact) / 4000.0).sqrt();
         assert!((a.pvalue - exact).abs() < 4.0 * se + 1e-3, "{a:?} {exact}");
         // the thread count does not change the numbers
-        let c =
-            crate::parallel::with_threads(1, || randomization_test(&x, &y, 4000, 9, None).unwrap());
+        let c = crate::parallel::with_threads(1, || {
+            randomization_test(&x, &y, 4000, 9, Alternative::TwoSided, None).unwrap()
+        });
         assert_eq!(a, c);
     }
 
     #[test]
     fn sign_test_counts() {
-        let r = sign_test(&X, &Y).unwrap();
+        let r = sign_test(&X, &Y, Alternative::TwoSided).unwrap();
         // 8 wins of 10: 2 P(X <= 2) = 2 (1 + 10 + 45) / 1024
         assert_eq!(r.statistic, 8.0);
         assert!(close(r.pvalue, 112.0 / 1024.0, 1e-12), "{r:?}");
@@ -684,13 +810,74 @@ mod tests {
     fn wilcoxon_exact_small() {
         // d = 0.09 0.02 0.09 -0.02 0.14 0.02 0.04 -0.01 0.14 0.08: ties -> permutation;
         // distinct differences -> exact. Here: W+ and W- sum to n(n+1)/2.
-        let r = wilcoxon(&X, &Y).unwrap();
+        let r = wilcoxon(&X, &Y, Alternative::TwoSided).unwrap();
         assert!(r.statistic >= 0.0 && r.pvalue > 0.0 && r.pvalue <= 1.0);
         let x = [1.0, 2.0, 3.0, 4.0, 5.0];
         let y = [0.5, 0.0, 0.5, 0.5, 1.0];
         // all five positive with distinct |d|: exact p = 2 / 32
-        let r = wilcoxon(&x, &y).unwrap();
+        let r = wilcoxon(&x, &y, Alternative::TwoSided).unwrap();
         assert_eq!(r.method, "exact");
         assert!(close(r.pvalue, 0.0625, 1e-15), "{r:?}");
+    }
+
+    #[test]
+    fn one_sided_tails() {
+        use Alternative::{Greater, Less, TwoSided};
+        // 8 wins of 10: P(W >= 8) = 56 / 1024, P(W <= 8) = 1 - P(W >= 9) = 1013 / 1024
+        let g = sign_test(&X, &Y, Greater).unwrap().pvalue;
+        assert!(close(g, 56.0 / 1024.0, 1e-12), "{g}");
+        let l = sign_test(&X, &Y, Less).unwrap().pvalue;
+        assert!(close(l, 1013.0 / 1024.0, 1e-12), "{l}");
+        // all five differences positive, distinct: R+ = 15 is reached by 1 of 32
+        let (x, y) = ([1.0, 2.0, 3.0, 4.0, 5.0], [0.5, 0.0, 0.5, 0.5, 1.0]);
+        let r = wilcoxon(&x, &y, Greater).unwrap();
+        assert_eq!((r.statistic, r.pvalue), (15.0, 1.0 / 32.0));
+        assert_eq!(wilcoxon(&x, &y, Less).unwrap().pvalue, 1.0);
+        // the t distribution's tails add to 1, and the two-sided p is twice the smaller
+        let (g, l) = (
+            ttest(&X, &Y, Greater).unwrap(),
+            ttest(&X, &Y, Less).unwrap(),
+        );
+        assert!(close(g.pvalue + l.pvalue, 1.0, 1e-14));
+        assert!(close(
+            ttest(&X, &Y, TwoSided).unwrap().pvalue,
+            2.0 * g.pvalue,
+            1e-12
+        ));
+        // a constant positive difference: p = 0 above, 1 below
+        let (c, b) = ([1.0, 2.0, 3.0], [0.5, 1.5, 2.5]);
+        assert_eq!(ttest(&c, &b, Greater).unwrap().pvalue, 0.0);
+        assert_eq!(ttest(&c, &b, Less).unwrap().pvalue, 1.0);
+        // exact randomization by brute force over the 1,024 assignments
+        let d: Vec<f64> = X.iter().zip(&Y).map(|(a, b)| a - b).collect();
+        let total: f64 = d.iter().sum();
+        let sums = every_flip(&d);
+        let above = sums.iter().filter(|s| **s >= total - 1e-12).count();
+        let below = sums.iter().filter(|s| **s <= total + 1e-12).count();
+        let g = exact_randomization(&d, 1.0, Greater);
+        let l = exact_randomization(&d, 1.0, Less);
+        assert_eq!((g, l), (above as f64 / 1024.0, below as f64 / 1024.0));
+        // Monte Carlo near the exact one-sided values (2^30 assignments, met in the middle)
+        let x: Vec<f64> = (0..30).map(|i| ((i * 37) % 11) as f64 / 11.0).collect();
+        let y: Vec<f64> = (0..30).map(|i| ((i * 17 + 3) % 13) as f64 / 13.0).collect();
+        for alt in [Greater, Less] {
+            let mc = randomization_test(&x, &y, 4000, 9, alt, None).unwrap();
+            let exact = exact_randomization_pvalue(&x, &y, alt);
+            let se = (exact * (1.0 - exact) / 4000.0).sqrt();
+            assert!(
+                (mc.pvalue - exact).abs() < 4.0 * se + 1e-3,
+                "{mc:?} {exact}"
+            );
+        }
+        // the bootstrap's one-sided counts split its resamples (no t equals the observed)
+        let g = bootstrap_test(&x, &y, 2000, 3, Greater, None)
+            .unwrap()
+            .pvalue;
+        let l = bootstrap_test(&x, &y, 2000, 3, Less, None).unwrap().pvalue;
+        assert!(close((g + l) * 2001.0, 2002.0, 1e-12), "{g} {l}");
+        assert!(Alternative::parse("grater")
+            .unwrap_err()
+            .to_string()
+            .contains("'greater'"));
     }
 }

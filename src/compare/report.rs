@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use serde_json::{json, Value};
 
-use super::paired::{self, SignFlips, TestResult, EXACT_RANDOMIZATION_MAX};
+use super::paired::{self, Alternative, SignFlips, TestResult, EXACT_RANDOMIZATION_MAX};
 use super::{effect_size, Correction, Test};
 use crate::error::{show, show_whole, Error, Result};
 use crate::evaluate::{Evaluator, Options};
@@ -29,6 +29,9 @@ pub struct CompareOptions {
     pub alpha: f64,
     /// Compare every system with this one only (by name), instead of all pairs.
     pub baseline: Option<String>,
+    /// The alternative hypothesis of each pair (system, baseline): one-sided tests need
+    /// a baseline (`Greater`: the system is better than the baseline).
+    pub alternative: Alternative,
     /// Resamples of the randomization and bootstrap tests.
     pub n_resamples: usize,
     /// Seed of the resampling tests.
@@ -42,6 +45,7 @@ impl Default for CompareOptions {
             correction: Correction::Holm,
             alpha: 0.05,
             baseline: None,
+            alternative: Alternative::TwoSided,
             n_resamples: 10_000,
             seed: 42,
         }
@@ -128,13 +132,33 @@ impl Format {
 }
 
 impl CompareOptions {
-    /// An error for an alpha outside (0, 1) or no resamples.
+    /// An error for an alpha outside (0, 1), no resamples, or a one-sided alternative
+    /// without a baseline (all pairs have no direction to test) or with a Tukey test
+    /// (which tests all systems at once, two-sided).
     pub fn check(&self) -> Result<()> {
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return Err(Error::Option(format!(
                 "alpha must lie strictly between 0 and 1, got {}",
                 self.alpha
             )));
+        }
+        if self.alternative != Alternative::TwoSided {
+            let alt = self.alternative.name();
+            if self.test.is_multi_system() {
+                return Err(Error::Option(format!(
+                    "alternative '{alt}': the {} test compares all systems at once and \
+                     is two-sided only; use a paired test (t, wilcoxon, sign, \
+                     randomization, bootstrap) with a baseline",
+                    self.test.name()
+                )));
+            }
+            if self.baseline.is_none() {
+                return Err(Error::Option(format!(
+                    "alternative '{alt}' needs a baseline: a one-sided test has a \
+                     direction, each system against the baseline ('greater': the system \
+                     scores higher); all pairs are tested two-sided"
+                )));
+            }
         }
         paired::check_resamples(self.n_resamples)
     }
@@ -382,7 +406,7 @@ pub fn compare_values_with(
         let boot = if how.test == Test::Bootstrap {
             let xy: Vec<(&[f64], &[f64])> =
                 pairs.iter().map(|&(a, b)| (refs[a], refs[b])).collect();
-            paired::bootstrap_tests(&xy, how.n_resamples, how.seed, cancel)?
+            paired::bootstrap_tests(&xy, how.n_resamples, how.seed, how.alternative, cancel)?
         } else {
             Vec::new()
         };
@@ -390,9 +414,9 @@ pub fn compare_values_with(
         for (at, &(a, b)) in pairs.iter().enumerate() {
             let (x, y) = (refs[a], refs[b]);
             let test = match how.test {
-                Test::T => paired::ttest(x, y)?,
-                Test::Wilcoxon => paired::wilcoxon(x, y)?,
-                Test::Sign => paired::sign_test(x, y)?,
+                Test::T => paired::ttest(x, y, how.alternative)?,
+                Test::Wilcoxon => paired::wilcoxon(x, y, how.alternative)?,
+                Test::Sign => paired::sign_test(x, y, how.alternative)?,
                 Test::Bootstrap => boot[at].clone(),
                 Test::Tukey => TestResult {
                     statistic: tukey.as_ref().map_or(f64::NAN, |t| t.statistics[a * k + b]),
@@ -409,13 +433,13 @@ pub fn compare_values_with(
                 Test::Randomization => match &flips {
                     Some(f) => TestResult {
                         statistic: paired::mean(x) - paired::mean(y),
-                        pvalue: f.pvalue(a, b),
+                        pvalue: f.pvalue(a, b, how.alternative),
                         method: "Monte Carlo",
                         df: None,
                     },
                     None => TestResult {
                         statistic: paired::mean(x) - paired::mean(y),
-                        pvalue: paired::exact_randomization_pvalue(x, y),
+                        pvalue: paired::exact_randomization_pvalue(x, y, how.alternative),
                         method: "exact",
                         df: None,
                     },
@@ -548,11 +572,17 @@ impl Report {
         } else {
             format!("{} over {family} per measure", o.correction.label())
         };
+        let sided = match o.alternative {
+            Alternative::TwoSided => "",
+            Alternative::Greater => ", one-sided: each system better than the baseline",
+            Alternative::Less => ", one-sided: each system worse than the baseline",
+        };
         format!(
             "Means over {} queries; best per measure in bold. A superscript letter marks a \
-             system significantly better than the system of that letter ({}{}, {}, ",
+             system significantly better than the system of that letter ({}{}{}, {}, ",
             self.query_ids.len(),
             o.test.label(),
+            sided,
             resamples,
             correction,
         )
@@ -806,6 +836,7 @@ impl Report {
             },
             "alpha": o.alpha,
             "baseline": o.baseline,
+            "alternative": o.alternative.name(),
             "n_resamples": o.n_resamples,
             "seed": o.seed,
             "num_queries": self.query_ids.len(),

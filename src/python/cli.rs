@@ -211,14 +211,7 @@ pub(super) fn parse_compare_args<'py>(
     d.set_item("runs", names.into_iter().zip(a.runs).collect::<Vec<_>>())?;
     d.set_item("measures", a.measures)?;
     d.set_item("output", a.output)?;
-    let c = PyDict::new(py);
-    c.set_item("test", a.how.test.name())?;
-    c.set_item("correction", a.how.correction.name())?;
-    c.set_item("alpha", a.how.alpha)?;
-    c.set_item("baseline", a.how.baseline)?;
-    c.set_item("n_resamples", a.how.n_resamples)?;
-    c.set_item("seed", a.how.seed)?;
-    d.set_item("compare", c)?;
+    d.set_item("compare", super::stats::options_dict(py, &a.how)?)?;
     d.set_item("options", options_dict(py, &a.options)?)?;
     Ok(d)
 }

@@ -9,10 +9,12 @@ use super::convert::{float_vec, int_arg};
 use super::data::PyRun;
 use super::errors;
 use super::evaluate::PyEvaluator;
-use crate::compare::{self, CompareOptions, Correction, Format, Report, Test, TestResult};
+use crate::compare::{
+    self, Alternative, CompareOptions, Correction, Format, Report, Test, TestResult,
+};
 use crate::correlation;
 
-/// The outcome of a test: `statistic`, two-sided `pvalue`, `method` (how the p-value was
+/// The outcome of a test: `statistic`, `pvalue` (two-sided unless asked otherwise), `method` (how the p-value was
 /// had: "exact", "asymptotic", "Monte Carlo", ...), `df` (or None).
 #[pyclass(frozen, name = "TestResult", module = "irmetrics.stats")]
 pub struct PyTestResult {
@@ -88,56 +90,97 @@ fn resamples_and_seed(
     ))
 }
 
+fn alternative(py: Python<'_>, name: &str) -> PyResult<Alternative> {
+    Alternative::parse(name).map_err(|e| errors::to_py(py, e))
+}
+
+/// A paired test without resampling of x against y, off the GIL.
+fn paired(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    alternative: &str,
+    test: fn(&[f64], &[f64], Alternative) -> crate::Result<TestResult>,
+) -> PyResult<PyTestResult> {
+    let alt = self::alternative(py, alternative)?;
+    let (x, y) = pair(x, y)?;
+    super::heavy(py, move |_| test(&x, &y, alt)).map(Into::into)
+}
+
 /// Paired Student's t-test of x against y.
 #[pyfunction]
-fn ttest(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<PyTestResult> {
-    let (x, y) = pair(x, y)?;
-    super::heavy(py, move |_| compare::ttest(&x, &y)).map(Into::into)
+#[pyo3(signature = (x, y, alternative = "two-sided"))]
+fn ttest(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    alternative: &str,
+) -> PyResult<PyTestResult> {
+    paired(py, x, y, alternative, compare::ttest)
 }
 
 /// Wilcoxon's signed-rank test of x against y (scipy's defaults).
 #[pyfunction]
-fn wilcoxon(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<PyTestResult> {
-    let (x, y) = pair(x, y)?;
-    super::heavy(py, move |_| compare::wilcoxon(&x, &y)).map(Into::into)
+#[pyo3(signature = (x, y, alternative = "two-sided"))]
+fn wilcoxon(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    alternative: &str,
+) -> PyResult<PyTestResult> {
+    paired(py, x, y, alternative, compare::wilcoxon)
 }
 
 /// The sign test of x against y.
 #[pyfunction]
-fn sign_test(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<PyTestResult> {
-    let (x, y) = pair(x, y)?;
-    super::heavy(py, move |_| compare::sign_test(&x, &y)).map(Into::into)
+#[pyo3(signature = (x, y, alternative = "two-sided"))]
+fn sign_test(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    alternative: &str,
+) -> PyResult<PyTestResult> {
+    paired(py, x, y, alternative, compare::sign_test)
 }
 
 /// The paired randomization (Fisher) test of x against y.
 #[pyfunction]
+#[pyo3(signature = (x, y, n_resamples, seed, alternative = "two-sided"))]
 fn randomization_test(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     n_resamples: &Bound<'_, PyAny>,
     seed: &Bound<'_, PyAny>,
+    alternative: &str,
 ) -> PyResult<PyTestResult> {
+    let alt = self::alternative(py, alternative)?;
     let (x, y) = pair(x, y)?;
     let (r, s) = resamples_and_seed(n_resamples, seed)?;
     super::heavy(py, move |c| {
-        compare::randomization_test(&x, &y, r, s, Some(c))
+        compare::randomization_test(&x, &y, r, s, alt, Some(c))
     })
     .map(Into::into)
 }
 
 /// The paired bootstrap test (shifted to the null) of x against y.
 #[pyfunction]
+#[pyo3(signature = (x, y, n_resamples, seed, alternative = "two-sided"))]
 fn bootstrap_test(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     n_resamples: &Bound<'_, PyAny>,
     seed: &Bound<'_, PyAny>,
+    alternative: &str,
 ) -> PyResult<PyTestResult> {
+    let alt = self::alternative(py, alternative)?;
     let (x, y) = pair(x, y)?;
     let (r, s) = resamples_and_seed(n_resamples, seed)?;
-    super::heavy(py, move |c| compare::bootstrap_test(&x, &y, r, s, Some(c))).map(Into::into)
+    super::heavy(py, move |c| {
+        compare::bootstrap_test(&x, &y, r, s, alt, Some(c))
+    })
+    .map(Into::into)
 }
 
 /// Kendall's tau-b with its p-value (scipy's `kendalltau`).
@@ -289,7 +332,6 @@ impl PyReport {
     /// (`compare_values_report` makes the same report again: the tests are seeded).
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let r = &self.inner;
-        let o = &r.options;
         let measures: Vec<(String, Vec<Vec<f64>>)> = r
             .measures
             .iter()
@@ -299,12 +341,7 @@ impl PyReport {
             r.systems.clone(),
             r.query_ids.clone(),
             measures,
-            o.test.name(),
-            o.correction.name(),
-            o.alpha,
-            o.baseline.clone(),
-            o.n_resamples,
-            o.seed,
+            options_dict(py, &r.options)?,
         );
         let make = py
             .import("irmetrics._core")?
@@ -313,63 +350,91 @@ impl PyReport {
     }
 }
 
-fn options(
-    py: Python<'_>,
-    test: &str,
-    correction: &str,
-    alpha: f64,
-    baseline: Option<String>,
-    n_resamples: &Bound<'_, PyAny>,
-    seed: &Bound<'_, PyAny>,
-) -> PyResult<CompareOptions> {
-    let (n_resamples, seed) = resamples_and_seed(n_resamples, seed)?;
-    let how = CompareOptions {
-        test: Test::parse(test).map_err(|e| errors::to_py(py, e))?,
-        correction: Correction::parse(correction).map_err(|e| errors::to_py(py, e))?,
-        alpha,
-        baseline,
-        n_resamples,
-        seed,
+/// A comparison's options as the keywords of `irmetrics.compare` (`test`, `correction`,
+/// `alpha`, `baseline`, `alternative`, `n_resamples`, `seed`), as [`options`] reads them.
+pub(super) fn options_dict<'py>(
+    py: Python<'py>,
+    o: &CompareOptions,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("test", o.test.name())?;
+    d.set_item("correction", o.correction.name())?;
+    d.set_item("alpha", o.alpha)?;
+    d.set_item("baseline", &o.baseline)?;
+    d.set_item("alternative", o.alternative.name())?;
+    d.set_item("n_resamples", o.n_resamples)?;
+    d.set_item("seed", o.seed)?;
+    Ok(d)
+}
+
+/// The comparison's options from `how`, a dict of `irmetrics.compare`'s keywords (the
+/// ones left out take their defaults), checked as `compare` checks them.
+fn options(py: Python<'_>, how: &Bound<'_, PyDict>) -> PyResult<CompareOptions> {
+    use crate::error::Error;
+    let to_py = |e| errors::to_py(py, e);
+    // a value of the wrong type, named (pyo3's own error names no option)
+    let typed = |key: &str, value: &Bound<'_, PyAny>, what: &str| {
+        to_py(Error::Option(format!(
+            "{key} must be {what}, got {}",
+            value
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".into(), |n| n.to_string())
+        )))
     };
-    how.check().map_err(|e| errors::to_py(py, e))?;
-    Ok(how)
+    let mut o = CompareOptions::default();
+    for (key, value) in how.iter() {
+        let key: String = key.extract()?;
+        let text = || {
+            value
+                .extract::<String>()
+                .map_err(|_| typed(&key, &value, "a str"))
+        };
+        match key.as_str() {
+            "test" => o.test = Test::parse(&text()?).map_err(to_py)?,
+            "correction" => o.correction = Correction::parse(&text()?).map_err(to_py)?,
+            "alternative" => o.alternative = Alternative::parse(&text()?).map_err(to_py)?,
+            "baseline" if value.is_none() => o.baseline = None,
+            "baseline" => o.baseline = Some(text()?),
+            "alpha" => {
+                o.alpha = value
+                    .extract()
+                    .map_err(|_| typed(&key, &value, "a number"))?
+            }
+            "n_resamples" => o.n_resamples = int_arg(&value, "n_resamples", 1, None)?,
+            "seed" => o.seed = int_arg(&value, "seed", 0, None)?,
+            other => {
+                return Err(to_py(Error::Option(format!(
+                    "unknown comparison option '{other}'"
+                ))))
+            }
+        }
+    }
+    o.check().map_err(to_py)?;
+    Ok(o)
 }
 
-/// Check a comparison's options before any work (the Spark glue, whose evaluation
-/// runs as jobs first): the errors `compare` would give.
+/// Check a comparison's options (a dict of `compare`'s keywords) before any work (the
+/// Spark glue, whose evaluation runs as jobs first): the errors `compare` would give.
 #[pyfunction]
-#[pyo3(signature = (test, correction, alpha, baseline, n_resamples, seed))]
-fn check_compare_options(
-    py: Python<'_>,
-    test: &str,
-    correction: &str,
-    alpha: f64,
-    baseline: Option<String>,
-    n_resamples: &Bound<'_, PyAny>,
-    seed: &Bound<'_, PyAny>,
-) -> PyResult<()> {
-    options(py, test, correction, alpha, baseline, n_resamples, seed).map(|_| ())
+fn check_compare_options(py: Python<'_>, how: &Bound<'_, PyDict>) -> PyResult<()> {
+    options(py, how).map(|_| ())
 }
 
-/// Evaluate the runs `[(name, Run)]` with the evaluator and compare them.
-/// `progress` as in `Evaluator.evaluate`: the evaluated queries of every run, then the
-/// resamples of a Monte Carlo randomization test (else one unit per measure).
+/// Evaluate the runs `[(name, Run)]` with the evaluator and compare them with the
+/// options `how` (a dict of `compare`'s keywords). `progress` as in
+/// `Evaluator.evaluate`: the evaluated queries of every run, then the resamples of a
+/// Monte Carlo randomization test (else one unit per measure).
 #[pyfunction]
-#[pyo3(signature = (evaluator, runs, test, correction, alpha, baseline, n_resamples, seed, progress = None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (evaluator, runs, how, progress = None))]
 fn compare_runs_report(
     py: Python<'_>,
     evaluator: &PyEvaluator,
     runs: Vec<(String, PyRef<'_, PyRun>)>,
-    test: &str,
-    correction: &str,
-    alpha: f64,
-    baseline: Option<String>,
-    n_resamples: &Bound<'_, PyAny>,
-    seed: &Bound<'_, PyAny>,
+    how: &Bound<'_, PyDict>,
     progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyReport> {
-    let how = options(py, test, correction, alpha, baseline, n_resamples, seed)?;
+    let how = options(py, how)?;
     let ev = evaluator.inner.clone();
     let names: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
     let runs: Vec<_> = runs.iter().map(|(_, r)| r.inner.clone()).collect();
@@ -381,24 +446,17 @@ fn compare_runs_report(
     Ok(PyReport { inner })
 }
 
-/// Compare systems on per-query values: `values` maps measure -> 2-d array (systems x
-/// queries).
+/// Compare systems on per-query values: `measures` holds (measure, one array per
+/// system), `how` the options (a dict of `compare`'s keywords).
 #[pyfunction]
-#[pyo3(signature = (names, query_ids, measures, test, correction, alpha, baseline, n_resamples, seed))]
-#[allow(clippy::too_many_arguments)]
 fn compare_values_report(
     py: Python<'_>,
     names: Vec<String>,
     query_ids: Vec<String>,
     measures: Vec<(String, Vec<Bound<'_, PyAny>>)>,
-    test: &str,
-    correction: &str,
-    alpha: f64,
-    baseline: Option<String>,
-    n_resamples: &Bound<'_, PyAny>,
-    seed: &Bound<'_, PyAny>,
+    how: &Bound<'_, PyDict>,
 ) -> PyResult<PyReport> {
-    let how = options(py, test, correction, alpha, baseline, n_resamples, seed)?;
+    let how = options(py, how)?;
     // names first: a pandas frame's twin columns are a frame, not values
     compare::report::distinct(&names).map_err(|e| errors::to_py(py, e))?;
     let mut values = Vec::with_capacity(measures.len());
