@@ -8,6 +8,7 @@ lie within a few standard errors of the exact ones.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -162,6 +163,43 @@ def test_one_sided_tests_match_scipy(name, x, y, alternative):
         )
         assert ours.method == "exact"
         assert close(ours.pvalue, float(ref.pvalue)), (ours, ref)
+
+
+# n = 13 left out: scipy's permutation path takes 17 s there (n = 5 and 8 take it too)
+WILCOXON_CASES = [c for c in CASES if len(c[1]) <= 200 and len(c[1]) != 13]
+
+
+@pytest.mark.parametrize(("name", "x", "y"), WILCOXON_CASES, ids=[c[0] for c in WILCOXON_CASES])
+def test_wilcoxon_options_match_scipy(name, x, y):
+    """Every zero_method, continuity correction, method and alternative of scipy's
+    wilcoxon (R's wilcox.test corrects for continuity by default)."""
+    if np.all(x == y):
+        pytest.skip("identical inputs: scipy gives NaN, we give p = 1 (tested below)")
+    for zero_method in ("wilcox", "pratt", "zsplit"):
+        for correction in (False, True):
+            for method in ("auto", "exact", "asymptotic"):
+                for alternative in ("two-sided", "greater", "less"):
+                    kw = dict(zero_method=zero_method, correction=correction, method=method)
+                    with warnings.catch_warnings():
+                        # scipy warns that "exact" is not exact with ties or zeros
+                        warnings.simplefilter("ignore")
+                        ref = scipy_stats.wilcoxon(x, y, alternative=alternative, **kw)
+                    ours = stats.wilcoxon(x, y, alternative, **kw)
+                    where = (kw, alternative, ours, ref)
+                    assert close(ours.statistic, float(ref.statistic)), where
+                    assert close(ours.pvalue, float(ref.pvalue), atol=1e-15), where
+
+
+def test_wilcoxon_bad_options():
+    x, y = np.arange(1001.0), np.arange(1001.0)[::-1]
+    # one difference is zero: 1,000 remain (the limit), or 1,001 ranked with pratt
+    assert stats.wilcoxon(x, y, method="exact").method == "exact"
+    with pytest.raises(irmetrics.Error, match="up to 1000 differences, got 1001"):
+        stats.wilcoxon(x, y, method="exact", zero_method="pratt")
+    with pytest.raises(irmetrics.Error, match="did you mean 'pratt'"):
+        stats.wilcoxon([0.1, 0.2], [0.2, 0.1], zero_method="prat")
+    with pytest.raises(irmetrics.Error, match="unknown method 'exakt'"):
+        stats.wilcoxon([0.1, 0.2], [0.2, 0.1], method="exakt")
 
 
 def _brute_force_one_sided(x, y, alternative):

@@ -389,7 +389,15 @@ class _Report:
 _Floats = Sequence[float] | Any
 
 def ttest(x: _Floats, y: _Floats, alternative: str = "two-sided") -> TestResult: ...
-def wilcoxon(x: _Floats, y: _Floats, alternative: str = "two-sided") -> TestResult: ...
+def wilcoxon(
+    x: _Floats,
+    y: _Floats,
+    alternative: str = "two-sided",
+    *,
+    zero_method: str = "wilcox",
+    correction: bool = False,
+    method: str = "auto",
+) -> TestResult: ...
 def sign_test(x: _Floats, y: _Floats, alternative: str = "two-sided") -> TestResult: ...
 def randomization_test(
     x: _Floats, y: _Floats, n_resamples: int, seed: int, alternative: str = "two-sided"

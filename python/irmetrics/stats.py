@@ -57,17 +57,33 @@ def ttest(x: ArrayLike, y: ArrayLike, alternative: str = "two-sided") -> TestRes
     return _core.ttest(x, y, alternative)
 
 
-def wilcoxon(x: ArrayLike, y: ArrayLike, alternative: str = "two-sided") -> TestResult:
-    """Wilcoxon's signed-rank test with scipy's defaults (``scipy.stats.wilcoxon(x, y,
-    alternative=...)``).
+def wilcoxon(
+    x: ArrayLike,
+    y: ArrayLike,
+    alternative: str = "two-sided",
+    *,
+    zero_method: str = "wilcox",
+    correction: bool = False,
+    method: str = "auto",
+) -> TestResult:
+    """Wilcoxon's signed-rank test, as ``scipy.stats.wilcoxon(x, y, zero_method=,
+    correction=, alternative=, method=)`` with the same defaults.
 
-    Zero differences are dropped; the statistic is the smaller rank sum (two-sided) or
-    the rank sum of the positive differences ``x - y`` (one-sided), as scipy's. ``method`` says
-    how the p-value was had: ``"exact"`` (n <= 50, no ties or zeros), ``"exact
-    (permutation)"`` (n <= 13 with ties or zeros), ``"asymptotic"`` (normal
-    approximation with the tie correction, no continuity correction).
+    ``zero_method``: ``"wilcox"`` drops zero differences, ``"pratt"`` ranks them and
+    leaves them out of both rank sums, ``"zsplit"`` splits their ranks between the two.
+    ``correction=True``: the continuity correction of the normal approximation (R's
+    ``wilcox.test`` default). The statistic is the smaller rank sum (two-sided) or the
+    rank sum of the positive differences ``x - y`` (one-sided), as scipy's. ``method``:
+    ``"auto"`` gives ``"exact"`` for n <= 50 without ties or zeros, ``"exact
+    (permutation)"`` (the exact distribution of the tied ranks) for n <= 13 with them,
+    else ``"asymptotic"`` (normal approximation with the tie correction); ``"exact"``
+    (up to 1,000 differences; with ties or zeros a non-integral statistic is rounded to
+    the conservative side, as scipy) and ``"asymptotic"`` force one. The result's
+    ``method`` says which was used.
     """
-    return _core.wilcoxon(x, y, alternative)
+    return _core.wilcoxon(
+        x, y, alternative, zero_method=zero_method, correction=correction, method=method
+    )
 
 
 def sign_test(x: ArrayLike, y: ArrayLike, alternative: str = "two-sided") -> TestResult:

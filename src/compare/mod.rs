@@ -21,8 +21,8 @@ pub use anova::{anova2, Anova2};
 pub use correct::Correction;
 pub use effect::{effect_size, Effect};
 pub use paired::{
-    bootstrap_test, bootstrap_tests, randomization_test, sign_test, ttest, wilcoxon, Alternative,
-    TestResult,
+    bootstrap_test, bootstrap_tests, randomization_test, sign_test, ttest, wilcoxon, wilcoxon_with,
+    Alternative, TestResult, WilcoxonMethod, WilcoxonOptions, ZeroMethod,
 };
 pub use report::{
     compare, compare_values, compare_values_with, CompareOptions, Format, PairResult, Report,

@@ -198,87 +198,242 @@ pub fn ttest(x: &[f64], y: &[f64], alternative: Alternative) -> Result<TestResul
     })
 }
 
+/// How Wilcoxon's test treats zero differences (scipy's `zero_method`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ZeroMethod {
+    /// Wilcoxon's: zero differences are dropped before ranking.
+    #[default]
+    Wilcox,
+    /// Pratt's: zeros are ranked with the others, then left out of both rank sums (the
+    /// normal approximation adjusted as Cureton 1967).
+    Pratt,
+    /// Zeros are ranked with the others and their ranks split evenly between the two
+    /// rank sums.
+    Zsplit,
+}
+
+/// How Wilcoxon's test gets its p-value (scipy's `method`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WilcoxonMethod {
+    /// Exact for n <= 50 without ties or zeros, the exact permutation distribution for
+    /// n <= 13 with them, else the normal approximation (scipy's `"auto"`).
+    #[default]
+    Auto,
+    /// The distribution of the rank sum of ranks 1..n without ties (scipy's `"exact"`:
+    /// with ties or zeros a non-integral statistic is rounded to the conservative side).
+    Exact,
+    /// The normal approximation with the tie correction of the variance.
+    Asymptotic,
+}
+
+/// Wilcoxon's options beyond the alternative, scipy's keywords (default: scipy's
+/// defaults, `zero_method="wilcox"`, `correction=False`, `method="auto"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WilcoxonOptions {
+    /// The treatment of zero differences.
+    pub zero_method: ZeroMethod,
+    /// The continuity correction of the normal approximation (R's `wilcox.test`
+    /// applies it by default, scipy does not).
+    pub correction: bool,
+    /// How the p-value is had.
+    pub method: WilcoxonMethod,
+}
+
+impl ZeroMethod {
+    /// Parse `wilcox`, `pratt` or `zsplit`.
+    pub fn parse(name: &str) -> Result<ZeroMethod> {
+        super::correct::choose(
+            "zero_method",
+            name,
+            &[
+                ("wilcox", ZeroMethod::Wilcox),
+                ("pratt", ZeroMethod::Pratt),
+                ("zsplit", ZeroMethod::Zsplit),
+            ],
+        )
+    }
+}
+
+impl WilcoxonMethod {
+    /// Parse `auto`, `exact` or `asymptotic` (`approx`, scipy's older name).
+    pub fn parse(name: &str) -> Result<WilcoxonMethod> {
+        super::correct::choose(
+            "method",
+            name,
+            &[
+                ("auto", WilcoxonMethod::Auto),
+                ("exact", WilcoxonMethod::Exact),
+                ("asymptotic", WilcoxonMethod::Asymptotic),
+                ("approx", WilcoxonMethod::Asymptotic),
+            ],
+        )
+    }
+}
+
+/// The largest number of differences whose exact Wilcoxon distribution is computed
+/// on request (`method` exact): its table grows as n^2 and its computation as n^3.
+pub const WILCOXON_EXACT_MAX: usize = 1000;
+
+/// The probabilities of every sum of a random subset of `weights` (each in with
+/// probability 1/2): entry s is P(sum = s). Halving at each step keeps them finite
+/// for any number of weights (counts overflow past 2^1023); for up to 53 weights the
+/// values are exactly the counts over 2^n.
+fn subset_sum_distribution(weights: &[usize]) -> Vec<f64> {
+    let total: usize = weights.iter().sum();
+    let mut p = vec![0.0f64; total + 1];
+    p[0] = 1.0;
+    let mut reach = 0;
+    for &w in weights {
+        for s in (0..=reach).rev() {
+            let c = p[s];
+            if c != 0.0 {
+                p[s + w] += c;
+            }
+        }
+        reach += w;
+        for v in &mut p[..=reach] {
+            *v *= 0.5;
+        }
+    }
+    p
+}
+
 /// Wilcoxon's signed-rank test with scipy's defaults (`scipy.stats.wilcoxon(x, y,
 /// alternative=...)`: zero differences dropped, no continuity correction,
-/// `method="auto"`): the statistic is the smaller of the two rank sums for a two-sided
-/// test, the rank sum of the positive differences for a one-sided one (as scipy); the
-/// p-value is exact for n <= 50 without ties or zeros (`method` "exact"), the exact
-/// permutation distribution of the rank sum for n <= 13 with ties or zeros ("exact
-/// (permutation)"), else the normal approximation with the tie correction of the
-/// variance ("asymptotic"). No non-zero difference: statistic 0, p = 1.
+/// `method="auto"`); [`wilcoxon_with`] takes scipy's other options.
 pub fn wilcoxon(x: &[f64], y: &[f64], alternative: Alternative) -> Result<TestResult> {
+    wilcoxon_with(x, y, alternative, WilcoxonOptions::default())
+}
+
+/// Wilcoxon's signed-rank test as `scipy.stats.wilcoxon(x, y, zero_method=,
+/// correction=, alternative=, method=)`: the statistic is the smaller of the two rank
+/// sums for a two-sided test, the rank sum of the positive differences for a one-sided
+/// one (as scipy). `method` "auto" gives the exact p-value for n <= 50 without ties or
+/// zeros (`method` "exact"), the exact permutation distribution of the rank sum for
+/// n <= 13 with ties or zeros ("exact (permutation)"), else the normal approximation
+/// with the tie correction of the variance ("asymptotic"). No non-zero difference:
+/// statistic 0, p = 1 (scipy: NaN).
+pub fn wilcoxon_with(
+    x: &[f64],
+    y: &[f64],
+    alternative: Alternative,
+    options: WilcoxonOptions,
+) -> Result<TestResult> {
     let d = differences(x, y)?;
     let n = d.len();
-    let nz: Vec<f64> = d.iter().copied().filter(|v| *v != 0.0).collect();
-    let m = nz.len();
-    if m == 0 {
+    let zeros = d.iter().filter(|v| **v == 0.0).count();
+    if zeros == n {
         return Ok(TestResult::identical("all differences zero"));
     }
-    let abs: Vec<f64> = nz.iter().map(|v| v.abs()).collect();
-    let ranks = crate::correlation::average_ranks(&abs);
-    let mut sorted = abs.clone();
-    sorted.sort_by(f64::total_cmp);
-    let mut tie_term = 0.0;
-    let mut has_ties = false;
-    for g in sorted.chunk_by(|a, b| a == b) {
-        let t = g.len() as f64;
-        if g.len() > 1 {
-            has_ties = true;
-        }
-        tie_term += t * t * t - t;
-    }
-    let r_plus: f64 = nz
-        .iter()
-        .zip(&ranks)
-        .filter(|(v, _)| **v > 0.0)
-        .map(|(_, r)| r)
-        .sum();
-    let r_minus: f64 = nz
-        .iter()
-        .zip(&ranks)
-        .filter(|(v, _)| **v < 0.0)
-        .map(|(_, r)| r)
-        .sum();
+    // the ranks of |d|: of the non-zero differences alone (wilcox), or of all, the
+    // zeros taking the lowest (pratt, zsplit)
+    let ranked: Vec<f64> = match options.zero_method {
+        ZeroMethod::Wilcox => d.iter().filter(|v| **v != 0.0).map(|v| v.abs()).collect(),
+        _ => d.iter().map(|v| v.abs()).collect(),
+    };
+    let ranks = crate::correlation::average_ranks(&ranked);
+    let signs: Vec<f64> = match options.zero_method {
+        ZeroMethod::Wilcox => d.iter().copied().filter(|v| *v != 0.0).collect(),
+        _ => d.clone(),
+    };
+    let rank_sum = |positive: bool| -> f64 {
+        signs
+            .iter()
+            .zip(&ranks)
+            .filter(|(v, _)| if positive { **v > 0.0 } else { **v < 0.0 })
+            .map(|(_, r)| r)
+            .sum()
+    };
+    let (r_plus_nz, r_minus_nz) = (rank_sum(true), rank_sum(false));
+    // zsplit: half the zeros' ranks (1..=zeros, summing to zeros (zeros + 1) / 2) to each
+    let split = match options.zero_method {
+        ZeroMethod::Zsplit => (zeros * (zeros + 1)) as f64 / 4.0,
+        _ => 0.0,
+    };
+    let (r_plus, r_minus) = (r_plus_nz + split, r_minus_nz + split);
     let statistic = match alternative {
         Alternative::TwoSided => r_plus.min(r_minus),
         _ => r_plus,
     };
-    let exact_case = n <= 50 && m == n && !has_ties;
-    if exact_case || n <= 13 {
-        // the rank sums are multiples of 1/2: count the sums of doubled ranks exactly
-        let doubled: Vec<usize> = ranks.iter().map(|r| (2.0 * r).round() as usize).collect();
-        let obs = (2.0 * r_plus).round() as usize;
-        let total: usize = doubled.iter().sum();
-        let mut counts = vec![0.0f64; total + 1];
-        counts[0] = 1.0;
-        let mut reach = 0;
-        for &r in &doubled {
-            for s in (0..=reach).rev() {
-                let c = counts[s];
-                if c != 0.0 {
-                    counts[s + r] += c;
-                }
-            }
-            reach += r;
+    let mut sorted = ranked.clone();
+    sorted.sort_by(f64::total_cmp);
+    let (mut tie_term, mut has_ties) = (0.0, false);
+    for g in sorted.chunk_by(|a, b| a == b) {
+        // Pratt's variance leaves the zeros' tie out
+        if options.zero_method == ZeroMethod::Pratt && g[0] == 0.0 {
+            continue;
         }
-        let all = 2f64.powi(m as i32);
-        let less: f64 = counts[..=obs].iter().sum::<f64>() / all;
-        let greater: f64 = counts[obs..].iter().sum::<f64>() / all;
+        let t = g.len() as f64;
+        has_ties |= g.len() > 1;
+        tie_term += t * t * t - t;
+    }
+    let count = ranked.len();
+    let method = match options.method {
+        WilcoxonMethod::Auto if n > 50 => WilcoxonMethod::Asymptotic,
+        WilcoxonMethod::Auto if !has_ties && zeros == 0 => WilcoxonMethod::Exact,
+        WilcoxonMethod::Auto if n <= 13 => {
+            // the permutation distribution of the non-zero differences' signs (the
+            // zeros' share, if any, is the same under every sign assignment)
+            let nz_ranks: Vec<usize> = signs
+                .iter()
+                .zip(&ranks)
+                .filter(|(v, _)| **v != 0.0)
+                .map(|(_, r)| (2.0 * r).round() as usize)
+                .collect();
+            let dist = subset_sum_distribution(&nz_ranks);
+            let obs = (2.0 * r_plus_nz).round() as usize;
+            let less: f64 = dist[..=obs].iter().sum();
+            let greater: f64 = dist[obs..].iter().sum();
+            return Ok(TestResult {
+                statistic,
+                pvalue: alternative.of_tails(less, greater),
+                method: "exact (permutation)",
+                df: None,
+            });
+        }
+        WilcoxonMethod::Auto => WilcoxonMethod::Asymptotic,
+        m => m,
+    };
+    if method == WilcoxonMethod::Exact {
+        if count > WILCOXON_EXACT_MAX {
+            return Err(Error::Option(format!(
+                "the exact Wilcoxon distribution is computed for up to {WILCOXON_EXACT_MAX} \
+                 differences, got {count}: use method='asymptotic' (or 'auto')"
+            )));
+        }
+        let ones: Vec<usize> = (1..=count).collect();
+        let dist = subset_sum_distribution(&ones);
+        // a non-integral statistic (ties, zsplit) rounded to the conservative side, as scipy
+        let less: f64 = dist[..=(r_plus.ceil() as usize).min(dist.len() - 1)]
+            .iter()
+            .sum();
+        let greater: f64 = dist[(r_plus.floor() as usize).min(dist.len())..]
+            .iter()
+            .sum();
         return Ok(TestResult {
             statistic,
             pvalue: alternative.of_tails(less, greater),
-            method: if exact_case {
-                "exact"
-            } else {
-                "exact (permutation)"
-            },
+            method: "exact",
             df: None,
         });
     }
-    let mf = m as f64;
-    let mn = mf * (mf + 1.0) * 0.25;
-    let se = ((mf * (mf + 1.0) * (2.0 * mf + 1.0) - tie_term / 2.0) / 24.0).sqrt();
-    let z = (r_plus - mn) / se;
+    let c = count as f64;
+    let z0 = zeros as f64;
+    let (mut mn, mut var) = (c * (c + 1.0) * 0.25, c * (c + 1.0) * (2.0 * c + 1.0));
+    if options.zero_method == ZeroMethod::Pratt {
+        mn -= z0 * (z0 + 1.0) * 0.25;
+        var -= z0 * (z0 + 1.0) * (2.0 * z0 + 1.0);
+    }
+    let se = ((var - tie_term / 2.0) / 24.0).sqrt();
+    let mut z = (r_plus - mn) / se;
+    if options.correction {
+        let sign = match alternative {
+            Alternative::TwoSided => z.signum() * f64::from(u8::from(z != 0.0)),
+            Alternative::Greater => 1.0,
+            Alternative::Less => -1.0,
+        };
+        z -= sign * 0.5 / se;
+    }
     let p = match alternative {
         Alternative::TwoSided => (2.0 * crate::stats::normal_sf(z.abs())).min(1.0),
         Alternative::Greater => crate::stats::normal_sf(z),

@@ -119,16 +119,27 @@ fn ttest(
     paired(py, x, y, alternative, compare::ttest)
 }
 
-/// Wilcoxon's signed-rank test of x against y (scipy's defaults).
+/// Wilcoxon's signed-rank test of x against y, with scipy's options.
 #[pyfunction]
-#[pyo3(signature = (x, y, alternative = "two-sided"))]
+#[pyo3(signature = (x, y, alternative = "two-sided", *, zero_method = "wilcox", correction = false, method = "auto"))]
 fn wilcoxon(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     alternative: &str,
+    zero_method: &str,
+    correction: bool,
+    method: &str,
 ) -> PyResult<PyTestResult> {
-    paired(py, x, y, alternative, compare::wilcoxon)
+    let to_py = |e| errors::to_py(py, e);
+    let options = compare::WilcoxonOptions {
+        zero_method: compare::ZeroMethod::parse(zero_method).map_err(to_py)?,
+        correction,
+        method: compare::WilcoxonMethod::parse(method).map_err(to_py)?,
+    };
+    let alt = self::alternative(py, alternative)?;
+    let (x, y) = pair(x, y)?;
+    super::heavy(py, move |_| compare::wilcoxon_with(&x, &y, alt, options)).map(Into::into)
 }
 
 /// The sign test of x against y.
