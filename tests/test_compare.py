@@ -165,6 +165,39 @@ def test_baseline_and_formats(data):
     assert csv[0].startswith("measure,system_a,system_b") and len(csv) == 7
 
 
+@pytest.mark.parametrize(("digits", "percentages"), [(3, True), (2, False), (5, True), (2, True)])
+def test_digits_and_percentages_print_as_ranx(data, digits, percentages):
+    """to_markdown / to_latex / to_table(digits=, percentages=) print each mean as
+    ranx's Report does with rounding_digits= and show_percentages= (its format_score)."""
+    qrels, runs = data
+    theirs = ranx_report(
+        qrels, runs, "student", rounding_digits=digits, show_percentages=percentages
+    )
+    ours = irmetrics.compare(qrels, runs, list(MEASURES), correction="none")
+    expected = [[theirs.format_score(theirs.results[s][m]) for m in MEASURES] for s in runs]
+    md = ours.to_markdown(digits=digits, percentages=percentages).splitlines()
+    tex = ours.to_latex(digits=digits, percentages=percentages).splitlines()
+    for i, s in enumerate(runs):
+        row = next(line for line in md if line.startswith(f"| {'abcd'[i]} | {s} |"))
+        cells = [c.strip().replace("*", "") for c in row.strip("|").split("|")][2:]
+        assert [c[: len(e)] for c, e in zip(cells, expected[i])] == expected[i], (row, expected)
+        row = next(line for line in tex if line.startswith(f"{'abcd'[i]} & {s} &"))
+        cells = [c.strip().removeprefix("\\textbf{") for c in row.split("&")][2:]
+        assert [c[: len(e)] for c, e in zip(cells, expected[i])] == expected[i], (row, expected)
+    if percentages:
+        assert f"| {next(iter(MEASURES))} (%) |" in md[0]
+    assert ours.to_table(digits=digits, percentages=percentages).count(expected[0][0]) >= 1
+    with pytest.raises(irmetrics.InputError, match="digits must be at most 17, got 18"):
+        ours.to_markdown(digits=18)
+    with pytest.raises(irmetrics.InputError, match="digits"):
+        ours.to_latex(digits=-1)
+    # ranx's option names, given to compare, say where they went
+    with pytest.raises(irmetrics.InputError, match=r"to_latex\(digits=3\)"):
+        irmetrics.compare(qrels, runs, "ndcg@10", rounding_digits=3)
+    with pytest.raises(irmetrics.InputError, match=r"percentages=True"):
+        irmetrics.compare(qrels, runs, "ndcg@10", show_percentages=True)
+
+
 def test_names_with_line_breaks_keep_the_tables_in_shape(data):
     """A system's name holding a line break or a tab is shown escaped in the text and
     Markdown tables (raw, it split a row in two); CSV quotes it, LaTeX and HTML have

@@ -89,6 +89,28 @@ def test_formats_and_baseline(files):
     assert cli("--help").stdout.decode().startswith("usage: irmetrics compare")
 
 
+def test_digits_and_percent(files):
+    args = [str(files["qrels"]), str(files["sys0"]), str(files["sys1"])]
+    qrels = irmetrics.Qrels.from_file(files["qrels"])
+    mean = irmetrics.evaluate(qrels, files["sys0"], "AP")["AP"]
+    r = cli("-m", "AP", "--format", "markdown", "--digits", "3", "--percent", *args)
+    assert r.returncode == 0, r.stderr
+    text = r.stdout.decode()
+    # ranx's show_percentages with rounding_digits=3: one decimal of the percentage
+    assert text.startswith("| # | system | AP (%) |")
+    assert f"| a | sys0.run | {round(mean * 100, 1):.1f}" in text, text
+    r = cli("-m", "AP", "--format", "latex", "--digits", "6", *args)
+    assert f"a & sys0.run & {mean:.6f}" in r.stdout.decode()
+    r = cli("--digits", "20", *args)
+    assert r.returncode == 2 and "digits must be at most 17" in r.stderr.decode()
+    r = subprocess.run(
+        [sys.executable, "-m", "irmetrics", "report", "--percent", "-o", "-", *args],
+        capture_output=True,
+        timeout=120,
+    )
+    assert r.returncode == 2 and "not report's" in r.stderr.decode(), r.stderr
+
+
 def test_one_sided_against_a_baseline(files):
     args = [str(files["qrels"]), str(files["sys0"]), str(files["sys1"]), str(files["sys2"])]
     r = cli("-m", "AP", "--format", "csv", "--baseline", "sys0.run", "--alternative",

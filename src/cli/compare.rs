@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use super::args::{num, text, usage_err};
-use crate::compare::{report, Alternative, CompareOptions, Correction, Format, Test};
+use crate::compare::{report, Alternative, CompareOptions, Correction, Format, Style, Test};
 use crate::error::Result;
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::MeasureSet;
@@ -36,6 +36,10 @@ options:
                      [default: 10000]
   --seed N           seed of the resampling tests [default: 42]
   --format FMT       table [default], markdown, latex, csv or json
+  --digits N         decimal places of the means in the table, markdown and
+                     latex [default: 4] (csv and json keep every digit)
+  --percent          print the means (and differences) times 100, two decimal
+                     places fewer (0.5796 is 57.96), as ranx's show_percentages
   -o, --output FILE  write to FILE (atomically)
   -c                 score judged queries missing from a run 0 (trec_eval -c);
                      without it, such a query is an error
@@ -55,6 +59,8 @@ pub struct CompareArgs {
     pub how: CompareOptions,
     /// Output format.
     pub format: Format,
+    /// How the means are printed (`--digits`, `--percent`).
+    pub style: Style,
     /// `--output`.
     pub output: Option<PathBuf>,
     /// The qrels file.
@@ -87,6 +93,7 @@ where
         measures: Vec::new(),
         how: CompareOptions::default(),
         format: Format::Table,
+        style: Style::default(),
         output: None,
         qrels: PathBuf::new(),
         runs: Vec::new(),
@@ -123,6 +130,16 @@ where
             Long("format") => {
                 a.format = Format::parse(&text("--format", p.value().map_err(lex)?)?)?
             }
+            Long("digits") | Long("percent") if command != "compare" => {
+                return Err(usage_err(format!(
+                    "--digits and --percent shape compare's tables, not {command}'s"
+                )))
+            }
+            Long("digits") => {
+                let v = text("--digits", p.value().map_err(lex)?)?;
+                a.style = Style::new(num("--digits", &v)?, a.style.percent)?
+            }
+            Long("percent") => a.style.percent = true,
             Long("alpha") => {
                 let v = text("--alpha", p.value().map_err(lex)?)?;
                 a.how.alpha = v
@@ -208,7 +225,7 @@ pub fn run_compare(
         let results = report::evaluate_run_files(&ev, &names, &args.runs, cancel, progress)?;
         report::from_results(&names, &results, &args.how, cancel, progress)
     })?;
-    let mut text = rep.render(args.format);
+    let mut text = rep.render_styled(args.format, args.style);
     if !text.ends_with('\n') {
         text.push('\n');
     }

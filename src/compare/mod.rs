@@ -25,7 +25,7 @@ pub use paired::{
     Alternative, TestResult, WilcoxonMethod, WilcoxonOptions, ZeroMethod,
 };
 pub use report::{
-    compare, compare_values, compare_values_with, CompareOptions, Format, PairResult, Report,
+    compare, compare_values, compare_values_with, CompareOptions, Format, PairResult, Report, Style,
 };
 pub use tukey::{ptukey_sf, randomized_tukey_hsd, tukey_hsd, TukeyHsd, TUKEY_MAX_GROUPS};
 

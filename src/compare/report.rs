@@ -97,6 +97,66 @@ pub struct Report {
     pub baseline_index: Option<usize>,
 }
 
+/// How the means (and, in the plain table, the differences) are printed by
+/// [`Report::render_styled`], as ranx's `rounding_digits` and `show_percentages`:
+/// `digits` decimal places of the value as a fraction; as percentages the same
+/// precision, two places fewer (0.5796 at 4 digits is 57.96). CSV and JSON keep every
+/// digit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Style {
+    /// Decimal places of a value as a fraction (at most [`Style::MAX_DIGITS`]).
+    pub digits: usize,
+    /// Values times 100 (with two decimal places fewer), the measures' headers marked
+    /// "(%)".
+    pub percent: bool,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style {
+            digits: 4,
+            percent: false,
+        }
+    }
+}
+
+impl Style {
+    /// The most digits a style prints (a double's 17 significant digits).
+    pub const MAX_DIGITS: usize = 17;
+
+    /// A style, or an option error for more digits than a double holds.
+    pub fn new(digits: usize, percent: bool) -> Result<Style> {
+        if digits > Style::MAX_DIGITS {
+            return Err(Error::Option(format!(
+                "digits must be at most {}, got {digits}",
+                Style::MAX_DIGITS
+            )));
+        }
+        Ok(Style { digits, percent })
+    }
+
+    /// The factor and the decimal places printed.
+    fn scaled(self, v: f64) -> (f64, usize) {
+        if self.percent {
+            (v * 100.0, self.digits.saturating_sub(2))
+        } else {
+            (v, self.digits)
+        }
+    }
+
+    /// A mean as printed.
+    fn value(self, v: f64) -> String {
+        let (v, places) = self.scaled(v);
+        format!("{v:.places$}")
+    }
+
+    /// A difference as printed (with its sign).
+    fn signed(self, v: f64) -> String {
+        let (v, places) = self.scaled(v);
+        format!("{v:+.places$}")
+    }
+}
+
 /// Output formats of [`Report::render`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -590,22 +650,32 @@ impl Report {
 
     /// Render in `format`.
     pub fn render(&self, format: Format) -> String {
+        self.render_styled(format, Style::default())
+    }
+
+    /// Render in `format`, the means of the table, Markdown and LaTeX printed in `style`.
+    pub fn render_styled(&self, format: Format, style: Style) -> String {
         match format {
-            Format::Table => self.to_table(),
-            Format::Markdown => self.to_markdown(),
-            Format::Latex => self.to_latex(),
+            Format::Table => self.to_table(style),
+            Format::Markdown => self.to_markdown(style),
+            Format::Latex => self.to_latex(style),
             Format::Csv => self.to_csv(),
             Format::Json => self.to_json(false).to_string(),
         }
     }
 
-    fn cells(&self, bold: (&str, &str), sup: impl Fn(&[usize]) -> String) -> Vec<Vec<String>> {
+    fn cells(
+        &self,
+        style: Style,
+        bold: (&str, &str),
+        sup: impl Fn(&[usize]) -> String,
+    ) -> Vec<Vec<String>> {
         let best: Vec<usize> = (0..self.measures.len()).map(|m| self.best(m)).collect();
         (0..self.systems.len())
             .map(|s| {
                 let mut row = vec![letter(s), self.systems[s].clone()];
                 for (m, mr) in self.measures.iter().enumerate() {
-                    let v = format!("{:.4}", mr.means[s]);
+                    let v = style.value(mr.means[s]);
                     let v = if best[m] == s {
                         format!("{}{v}{}", bold.0, bold.1)
                     } else {
@@ -618,21 +688,33 @@ impl Report {
             .collect()
     }
 
-    fn headers(&self) -> Vec<String> {
+    /// The measures' column names ("(%)" added for percentages).
+    fn measure_headers(&self, style: Style) -> impl Iterator<Item = String> + '_ {
+        let mark = if style.percent { " (%)" } else { "" };
+        self.measures
+            .iter()
+            .map(move |m| format!("{}{mark}", m.name))
+    }
+
+    fn headers(&self, style: Style) -> Vec<String> {
         let mut h = vec!["#".to_string(), "system".to_string()];
-        h.extend(self.measures.iter().map(|m| m.name.clone()));
+        h.extend(self.measure_headers(style));
         h
     }
 
     /// A Markdown table: one row per system, one column per measure, the best mean of
     /// each measure in bold and superscript letters for significant wins, then the
     /// caption.
-    pub fn to_markdown(&self) -> String {
-        let rows = self.cells(("**", "**"), |b| {
+    pub fn to_markdown(&self, style: Style) -> String {
+        let rows = self.cells(style, ("**", "**"), |b| {
             b.iter().map(|&i| superscript(i)).collect::<String>()
         });
         let mut out = String::new();
-        let h: Vec<String> = self.headers().iter().map(|c| markdown_escape(c)).collect();
+        let h: Vec<String> = self
+            .headers(style)
+            .iter()
+            .map(|c| markdown_escape(c))
+            .collect();
         out.push_str(&format!("| {} |\n", h.join(" | ")));
         out.push_str(&format!(
             "|{}|\n",
@@ -658,8 +740,8 @@ impl Report {
     /// A LaTeX table with booktabs rules, the best mean per measure in bold,
     /// significance as superscript letters (as ranx prints them) and a caption naming
     /// the test and the correction.
-    pub fn to_latex(&self) -> String {
-        let rows = self.cells(("\\textbf{", "}"), |b| {
+    pub fn to_latex(&self, style: Style) -> String {
+        let rows = self.cells(style, ("\\textbf{", "}"), |b| {
             if b.is_empty() {
                 String::new()
             } else {
@@ -683,7 +765,7 @@ impl Report {
             "r".repeat(self.measures.len())
         ));
         let mut h = vec!["\\#".to_string(), "System".to_string()];
-        h.extend(self.measures.iter().map(|m| latex_escape(&m.name)));
+        h.extend(self.measure_headers(style).map(|m| latex_escape(&m)));
         out.push_str(&format!("{} \\\\\n\\midrule\n", h.join(" & ")));
         for r in rows {
             let mut cells = r;
@@ -696,11 +778,11 @@ impl Report {
 
     /// Plain text: the means table (as Markdown's, aligned), then every pair with its
     /// p-values and effect sizes.
-    pub fn to_table(&self) -> String {
-        let rows = self.cells(("*", ""), |b| {
+    pub fn to_table(&self, style: Style) -> String {
+        let rows = self.cells(style, ("*", ""), |b| {
             b.iter().map(|&i| superscript(i)).collect::<String>()
         });
-        let mut out = aligned(&self.headers(), &rows);
+        let mut out = aligned(&self.headers(style), &rows);
         out.push('\n');
         out.push_str(&self.caption());
         out.push_str("\n\n");
@@ -719,9 +801,9 @@ impl Report {
                     mr.name.clone(),
                     self.systems[p.a].clone(),
                     self.systems[p.b].clone(),
-                    format!("{:+.4}", e.mean_diff),
-                    format!("{:+.4}", e.ci.0),
-                    format!("{:+.4}", e.ci.1),
+                    style.signed(e.mean_diff),
+                    style.signed(e.ci.0),
+                    style.signed(e.ci.1),
                     format_p(p.test.pvalue),
                     format_p(p.pvalue_corrected),
                     if p.significant { "*" } else { "" }.to_string(),
@@ -962,10 +1044,10 @@ mod tests {
         assert_eq!((p.a, p.b, p.test.pvalue), (0, 2, 1.0));
         assert_eq!(r.beats(0, 1), vec![0, 2]);
         assert_eq!(r.best(0), 1);
-        let md = r.to_markdown();
+        let md = r.to_markdown(Style::default());
         assert!(md.contains("| b | dense | **0.6"), "{md}");
         assert!(md.contains("ᵃᶜ"), "{md}");
-        let tex = r.to_latex();
+        let tex = r.to_latex(Style::default());
         assert!(
             tex.contains("\\textbf{0.6") && tex.contains("$^{ac}$"),
             "{tex}"

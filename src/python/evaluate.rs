@@ -107,7 +107,7 @@ const OPTIONS: [&str; 8] = [
 ];
 
 /// The peers' option names a user brings, and what they are called here.
-const PEER_OPTIONS: [(&str, &str); 8] = [
+const PEER_OPTIONS: [(&str, &str); 10] = [
     ("stat_test", "ranx's stat_test is compare's test= ('student' is 't', 'fisher' is 'randomization')"),
     ("max_p", "ranx's max_p is compare's alpha="),
     ("n_permutations", "ranx's n_permutations is compare's n_resamples="),
@@ -116,6 +116,8 @@ const PEER_OPTIONS: [(&str, &str); 8] = [
     ("make_comparable", "ranx's make_comparable=True is complete=True (a judged query the run lacks scores 0, as trec_eval -c)"),
     ("return_mean", "ranx's return_mean=False is per_query=True"),
     ("rel", "ir_measures' rel= belongs to a measure ('P(rel=2)@5'); relevance_level= applies to all"),
+    ("rounding_digits", "ranx's rounding_digits is the report's: report.to_latex(digits=3) (also to_markdown, to_table; the CLI's --digits)"),
+    ("show_percentages", "ranx's show_percentages is the report's: report.to_latex(percentages=True) (the CLI's --percent)"),
 ];
 
 /// The error for a keyword that is no evaluation option: the peer's name explained, or

@@ -327,10 +327,24 @@ pub struct PyReport {
 
 #[pymethods]
 impl PyReport {
-    /// The report rendered as `table`, `markdown`, `latex`, `csv` or `json`.
-    fn render(&self, py: Python<'_>, format: &str) -> PyResult<String> {
-        let f = Format::parse(format).map_err(|e| errors::to_py(py, e))?;
-        Ok(self.inner.render(f))
+    /// The report rendered as `table`, `markdown`, `latex`, `csv` or `json`, the means
+    /// with `digits` decimal places, as percentages with `percent`.
+    #[pyo3(signature = (format, digits = None, percent = false))]
+    fn render(
+        &self,
+        py: Python<'_>,
+        format: &str,
+        digits: Option<&Bound<'_, PyAny>>,
+        percent: bool,
+    ) -> PyResult<String> {
+        let to_py = |e| errors::to_py(py, e);
+        let f = Format::parse(format).map_err(to_py)?;
+        let digits = match digits {
+            Some(d) => int_arg(d, "digits", 0usize, None)?,
+            None => compare::Style::default().digits,
+        };
+        let style = compare::Style::new(digits, percent).map_err(to_py)?;
+        Ok(self.inner.render_styled(f, style))
     }
 
     /// Everything as JSON text (the per-query values too with `per_query=True`).
