@@ -198,6 +198,30 @@ def test_digits_and_percentages_print_as_ranx(data, digits, percentages):
         irmetrics.compare(qrels, runs, "ndcg@10", show_percentages=True)
 
 
+def test_save_by_extension(data, tmp_path):
+    """Report.save, as ranx's (which writes its to_dict() as JSON): the format from the
+    extension, each file what the matching to_* method gives."""
+    qrels, runs = data
+    r = irmetrics.compare(qrels, runs, ["ndcg@10"])
+    r.save(tmp_path / "r.json")
+    assert json.loads((tmp_path / "r.json").read_text()) == r.to_dict(per_query=True)
+    r.save(tmp_path / "r.tex", digits=3, percentages=True)
+    assert (tmp_path / "r.tex").read_text() == r.to_latex(digits=3, percentages=True)
+    r.save(str(tmp_path / "r.md"))
+    assert (tmp_path / "r.md").read_text() == r.to_markdown()
+    r.save(tmp_path / "r.csv")
+    assert (tmp_path / "r.csv").read_text() == r.to_csv()
+    r.save(tmp_path / "table", format="table")
+    assert (tmp_path / "table").read_text() == r.to_table()
+    r.save(tmp_path / "r.html")
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+    with pytest.raises(irmetrics.InputError, match=r"no format for the extension '\.xls'"):
+        r.save(tmp_path / "r.xls")
+    with pytest.raises(irmetrics.InputError, match="unknown format 'xls'"):
+        r.save(tmp_path / "r.out", format="xls")
+    assert not (tmp_path / "r.xls").exists() and not (tmp_path / "r.out").exists()
+
+
 def test_names_with_line_breaks_keep_the_tables_in_shape(data):
     """A system's name holding a line break or a tab is shown escaped in the text and
     Markdown tables (raw, it split a row in two); CSV quotes it, LaTeX and HTML have

@@ -92,6 +92,36 @@ class Report:
 
         return json.dumps(self.to_dict(per_query), indent=indent, ensure_ascii=False)
 
+    def save(
+        self,
+        path: str | os.PathLike[str],
+        format: str | None = None,
+        *,
+        digits: int = 4,
+        percentages: bool = False,
+    ) -> None:
+        """Write the report to ``path`` (atomically), as ranx's ``Report.save``:
+        ``format`` ``"json"`` (everything, per-query values too, indented),
+        ``"markdown"``, ``"latex"``, ``"csv"``, ``"table"`` or ``"html"``; by default
+        from the file's extension (``.json``, ``.md``, ``.tex``, ``.csv``, ``.txt``,
+        ``.html``). ``digits`` and ``percentages`` as :meth:`to_markdown`."""
+        if format is None:
+            ext = os.path.splitext(os.fspath(path))[1].lower()
+            format = _SAVE_FORMATS.get(ext)
+            if format is None:
+                known = ", ".join(_SAVE_FORMATS)
+                raise InputError(
+                    f"{os.fspath(path)!r}: no format for the extension {ext!r} (one of "
+                    f"{known}); pass format="
+                )
+        if format == "json":
+            text = self.to_json(per_query=True, indent=2)
+        elif format == "html":
+            text = self.to_html()
+        else:
+            text = self._core.render(format, digits, percentages)
+        atomic_write(path, lambda f: f.write(text.encode()))
+
     def to_markdown(self, digits: int = 4, percentages: bool = False) -> str:
         """A Markdown table of means: best per measure in bold, a superscript letter for
         each system this one is significantly better than; then the caption. The means
@@ -450,6 +480,18 @@ def compare(
     ev = Evaluator(qrels, measures, complete=complete, **evaluate_options)
     return Report(_core.compare_runs_report(ev, named, how, progress))
 
+
+# Report.save's formats by file extension
+_SAVE_FORMATS = {
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".tex": "latex",
+    ".csv": "csv",
+    ".txt": "table",
+    ".html": "html",
+    ".htm": "html",
+}
 
 # compare's own keywords (the rest are evaluation options), which _core reads as a dict
 _COMPARE_ONLY = ("test", "correction", "alpha", "baseline", "alternative", "n_resamples", "seed")
