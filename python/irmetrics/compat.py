@@ -1,4 +1,4 @@
-"""trec_eval compatibility through the Python API.
+"""trec_eval and pytrec_eval compatibility through the Python API.
 
 ``trec_eval(qrels_path, run_path, flags)`` evaluates with trec_eval's command-line
 flags, through the command line's own flow (flags, reading, evaluation: one place, in
@@ -6,16 +6,170 @@ Rust), and returns ``{measure: {query_id_or_"all": value}}`` at full precision, 
 form the conformance checker's ``--python`` target takes::
 
     python3 check_conformance.py --python irmetrics.compat:trec_eval
+
+``RelevanceEvaluator`` and ``compute_aggregated_measure`` are pytrec_eval's, on
+irmetrics' engine, for code written against pytrec_eval (BEIR's evaluation, most
+retriever training loops)::
+
+    from irmetrics.compat import RelevanceEvaluator
+    evaluator = RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "P.5"})
+    scores = evaluator.evaluate(run)      # {query_id: {"map": ..., "ndcg_cut_10": ...}}
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _core
+from ._core import Evaluator, InputError
 
 
 def trec_eval(qrels_path: str, run_path: str, flags: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Evaluate like ``trec_eval FLAGS QRELS RUN``; raises on inputs it rejects."""
     return _core.trec_eval([*flags, qrels_path, run_path])
+
+
+# trec_eval's measures that have no per-query value of their own; pytrec_eval reports
+# one per query: 0 for the run's tag and the relevance string, 1 for the query count,
+# and for the geometric means the logarithm trec_eval averages (of the arithmetic
+# measure, floored at trec_eval's MIN_GEO_MEAN, 1e-5)
+_PER_QUERY_CONSTANTS = {"runid": 0.0, "relstring": 0.0, "num_q": 1.0}
+_GEOMETRIC = {"gm_map": "map", "gm_bpref": "bpref"}
+_MIN_GEO_MEAN = 1e-5
+
+# pytrec_eval's nicknames (trec_eval 9's): its "all_trec" lacks the measures trec_eval
+# 10 added (rbp, rbp_resid, unj), which irmetrics' "all_trec" holds
+_OFFICIAL = "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank"
+_NICKNAMES = {
+    "official": f"{_OFFICIAL} iprec_at_recall P".split(),
+    "set": "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall "
+    "set_relative_P set_map set_F".split(),
+    "all_trec": f"{_OFFICIAL} iprec_at_recall P relstring recall infAP gm_bpref utility "
+    "11pt_avg ndcg relative_P Rprec_mult success map_cut ndcg_cut ndcg_rel Rndcg binG G "
+    "set_P set_recall set_relative_P set_map set_F num_nonrel_judged_ret".split(),
+}
+# a family's parameters as pytrec_eval writes them: "ndcg_cut.10", "P_5,10"
+_PARAMS = re.compile(r"[._]([0-9]+(?:\.[0-9]+)?(?:,[0-9]+(?:\.[0-9]+)?)*)")
+
+
+def _output_names(measures: Iterable[str]) -> list[str]:
+    """The trec_eval output names of ``measures`` as pytrec_eval combines them: the
+    nicknames expanded into families, each family's parameters gathered from all its
+    spellings, and a family given with parameters anywhere computed at those only
+    (``{"P", "P.5"}`` is ``P_5``, not trec_eval's cut-offs and 5)."""
+    families = sorted((f for f, _, _ in _core.measures()), key=len, reverse=True)
+    known = set(families)
+    params: dict[str, set[str]] = {}
+    for m in (n for given in measures for n in _NICKNAMES.get(given, [given])):
+        if m in known:
+            params.setdefault(m, set())
+            continue
+        for f in families:
+            found = m.startswith(f) and _PARAMS.fullmatch(m, len(f))
+            if found:
+                params.setdefault(f, set()).update(found.group(1).split(","))
+                break
+        else:  # irmetrics' own spellings (or a name canonical_names refuses)
+            params.setdefault(m, set())
+    out: list[str] = []
+    for f, ps in params.items():
+        out += _core.canonical_names(f"{f}.{','.join(sorted(ps))}" if ps else f)
+    return list(dict.fromkeys(out))
+
+
+class RelevanceEvaluator:
+    """pytrec_eval's ``RelevanceEvaluator`` (same arguments, same output) on irmetrics'
+    engine: ``RelevanceEvaluator(query_relevance, measures, relevance_level=1,
+    judged_docs_only_flag=False).evaluate(scores)`` returns ``{query_id: {measure:
+    value}}`` for the queries both judged and in ``scores``, the measures under
+    trec_eval's output names (``"P_5"``, ``"ndcg_cut_10"``), as floats.
+
+    ``measures``: pytrec_eval's spellings (``"map"``, ``"ndcg_cut.10"``,
+    ``"ndcg_cut_10"``, ``"P.5,10"``, a family such as ``"ndcg_cut"`` for trec_eval's
+    cut-offs, the nicknames ``"official"``, ``"set"``, ``"all_trec"``), or any name
+    irmetrics takes. As pytrec_eval: a query judged but absent from ``scores`` is left
+    out (``irmetrics.evaluate`` refuses it), a query without judgments is dropped, and
+    ``runid``, ``relstring``, ``num_q``, ``gm_map`` and ``gm_bpref`` get a value per
+    query (0, 0, 1, and the logarithm of map / bpref floored at 1e-5). The values are
+    trec_eval 10's, where pytrec_eval embeds trec_eval 9: ``iprec_at_recall_*`` (and
+    ``11pt_avg``) differ on some queries (see the README's "Peer spellings").
+    """
+
+    def __init__(
+        self,
+        query_relevance: Mapping[str, Mapping[str, int]],
+        measures: Iterable[str],
+        relevance_level: int = 1,
+        judged_docs_only_flag: bool = False,
+    ) -> None:
+        if isinstance(measures, str):
+            measures = [measures]
+        asked = list(dict.fromkeys(measures))
+        if not asked:
+            raise InputError("no measures given")
+        # each measure's output names (a family or nickname expands); an unknown
+        # measure is refused here, as pytrec_eval does
+        self._names = _output_names(asked)
+        computed = [n for n in self._names if n not in _PER_QUERY_CONSTANTS]
+        computed += [_GEOMETRIC[n] for n in self._names if n in _GEOMETRIC]
+        self._computed = list(dict.fromkeys(computed)) or ["num_ret"]
+        self._judgments = {q: rel for q, rel in query_relevance.items() if len(rel) > 0}
+        self._relevance_level = relevance_level
+        self._judged_only = bool(judged_docs_only_flag)
+        self._evaluator = self._evaluator_of(self._judgments)
+
+    def _evaluator_of(self, judgments: Mapping[str, Mapping[str, int]]) -> Evaluator:
+        return Evaluator(
+            judgments,
+            self._computed,
+            relevance_level=self._relevance_level,
+            judged_only=self._judged_only,
+        )
+
+    def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+        """``{query_id: {measure: value}}`` of the run ``scores`` (``{query_id:
+        {doc_id: score}}``) over the queries judged and in it; ``{}`` without any."""
+        common = [q for q in self._judgments if q in scores]
+        if not common:
+            return {}
+        ev = self._evaluator
+        if len(common) < len(self._judgments):
+            subset = {q: self._judgments[q] for q in common}
+            ev = self._evaluator_of(subset)
+        columns = ev.evaluate(scores, per_query=True)
+        # the results are keyed as the names were given: trec_eval's output names
+        by_name: dict[str, Mapping[str, Any]] = {}
+        for label, values in columns.items():
+            names = _core.canonical_names(label)
+            by_name[names[0] if len(names) == 1 else label] = values
+        out: dict[str, dict[str, float]] = {q: {} for q in common}
+        for name in self._names:
+            if name in _PER_QUERY_CONSTANTS:
+                for q in common:
+                    out[q][name] = _PER_QUERY_CONSTANTS[name]
+            elif name in _GEOMETRIC:
+                base = by_name[_GEOMETRIC[name]]
+                for q in common:
+                    out[q][name] = math.log(max(float(base[q]), _MIN_GEO_MEAN))
+            else:
+                values = by_name[name]
+                for q in common:
+                    out[q][name] = float(values[q])
+        return out
+
+
+def compute_aggregated_measure(measure: str, values: Sequence[float]) -> float:
+    """pytrec_eval's aggregate of per-query values: the sum for ``num_*``, the
+    geometric mean of the logarithms ``RelevanceEvaluator`` gives for ``gm_*``, else the
+    mean."""
+    if not values:
+        raise InputError(f"no values to aggregate for {measure!r}")
+    total = math.fsum(values)
+    if measure.startswith("num_"):
+        return total
+    if measure.startswith("gm_"):
+        return math.exp(total / len(values))
+    return total / len(values)
