@@ -255,6 +255,8 @@ def _pdflatex() -> str:
         {"test": "t", "correction": "holm"},
         {"test": "randomization", "n_resamples": 200, "baseline": "base_&%#$<1>|x\\y{z}~^"},
         {"test": "tukey", "alpha": 0.001},
+        # one-sided, as percentages: "(%)" in the headers
+        {"baseline": "plain", "alternative": "greater", "percentages": True},
     ],
 )
 def test_latex_tables_compile_with_pdflatex(data, tmp_path, options):
@@ -265,10 +267,12 @@ def test_latex_tables_compile_with_pdflatex(data, tmp_path, options):
     qrels, runs = data
     names = ["base_&%#$<1>|x\\y{z}~^", "dense\nrun\t\u00e9", "plain"]
     named = dict(zip(names, runs.values()))
+    options = dict(options)
+    percentages = options.pop("percentages", False)
     r = irmetrics.compare(qrels, named, ["ndcg@10", "map@100"], **options)
     doc = (
         "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
-        + r.to_latex()
+        + r.to_latex(percentages=percentages)
         + "\n\\end{document}\n"
     )
     (tmp_path / "t.tex").write_text(doc, encoding="utf-8")
