@@ -159,12 +159,57 @@ impl Error {
     }
 }
 
+/// The "did you mean" of every name the crate knows (options, tests, corrections,
+/// measures, fusion methods): up to `max` of the `known` names within Levenshtein
+/// distance 3 of `name`, closest first, ties in the order given. Both sides are compared
+/// as `key` makes them (lower case, and for measures without parameters), and of known
+/// names with one key only the first is offered (a canonical name before its alias).
+pub(crate) fn suggestions<T: AsRef<str>>(
+    name: &str,
+    known: impl IntoIterator<Item = T>,
+    key: impl Fn(&str) -> String,
+    max: usize,
+) -> Vec<T> {
+    let wanted = key(name.trim());
+    let mut scored: Vec<(usize, usize, String, T)> = known
+        .into_iter()
+        .enumerate()
+        .map(|(order, n)| {
+            let k = key(n.as_ref());
+            (strsim::levenshtein(&wanted, &k), order, k, n)
+        })
+        .filter(|(d, ..)| *d <= 3)
+        .collect();
+    scored.sort_by_key(|(d, order, ..)| (*d, *order));
+    let mut seen = std::collections::HashSet::new();
+    scored
+        .into_iter()
+        .filter(|(_, _, k, _)| seen.insert(k.clone()))
+        .take(max)
+        .map(|(.., n)| n)
+        .collect()
+}
+
 /// The known name nearest to `name` (case aside), when it is near enough to be what
-/// was meant: within edit distance 3, or one a prefix of the other.
-pub(crate) fn nearest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let key = name.trim().to_ascii_lowercase();
-    let (dist, n) = known.map(|n| (strsim::levenshtein(&key, n), n)).min()?;
-    (dist <= 3 || n.starts_with(&key) || key.starts_with(n)).then_some(n)
+/// was meant: [`suggestions`]' first, or else a name one is a prefix of the other of.
+pub(crate) fn nearest<'a>(
+    name: &str,
+    known: impl Iterator<Item = &'a str> + Clone,
+) -> Option<&'a str> {
+    let lower = |s: &str| s.to_ascii_lowercase();
+    if let Some(n) = suggestions(name, known.clone(), lower, 1).pop() {
+        return Some(n);
+    }
+    let key = lower(name.trim());
+    known
+        .into_iter()
+        .find(|n| n.starts_with(&key) || key.starts_with(*n))
+}
+
+/// `"'a', 'b'"`: names quoted and listed, for a "did you mean".
+pub(crate) fn quoted(names: &[impl AsRef<str>]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("'{}'", n.as_ref())).collect();
+    q.join(", ")
 }
 
 /// Shows bytes (an id from the input) readably: valid UTF-8 as is, other bytes escaped;

@@ -368,27 +368,16 @@ fn unknown_param(method: Method, name: &str) -> Error {
     ))
 }
 
-/// The error for an unknown name: up to three known names within edit distance 3,
-/// closest first.
+/// The error for an unknown name, with up to three known names near it
+/// ([`crate::error::suggestions`]).
 fn unknown<'a>(what: &str, s: &str, known: impl Iterator<Item = &'a str>) -> Error {
-    let key = s.trim().to_ascii_lowercase();
-    let mut close: Vec<(usize, &str)> = known
-        .map(|n| (strsim::levenshtein(&key, n), n))
-        .filter(|(d, _)| *d <= 3)
-        .collect();
-    close.sort();
-    close.dedup_by_key(|(_, n)| *n);
-    let close: Vec<String> = close
-        .iter()
-        .take(3)
-        .map(|(_, n)| format!("'{n}'"))
-        .collect();
+    let close = crate::error::suggestions(s, known, |n| n.to_ascii_lowercase(), 3);
     if close.is_empty() {
         Error::Option(format!("unknown {what} '{s}'"))
     } else {
         Error::Option(format!(
             "unknown {what} '{s}'; did you mean {}?",
-            close.join(", ")
+            crate::error::quoted(&close)
         ))
     }
 }

@@ -873,29 +873,11 @@ fn bare(name: &str) -> String {
         .to_ascii_lowercase()
 }
 
-/// The error for a name nothing parses, with up to four known names within Levenshtein
-/// distance 3 of it (parameters and case ignored): closest first, and of names that
-/// differ only in case or parameters the first known (a canonical name before an alias).
+/// The error for a name nothing parses, with up to four known names near it
+/// ([`crate::error::suggestions`], parameters and case ignored: of names that differ
+/// only in case or parameters the first known, a canonical name before an alias).
 fn unknown(s: &str) -> Error {
-    let base = bare(s);
-    let mut scored: Vec<(usize, usize, String)> = known_names()
-        .enumerate()
-        .map(|(order, n)| (strsim::levenshtein(&base, &bare(&n)), order, n))
-        .filter(|(d, _, _)| *d <= 3)
-        .collect();
-    scored.sort();
-    let mut seen: Vec<String> = Vec::new();
-    let mut close: Vec<String> = Vec::new();
-    for (_, _, n) in scored {
-        let b = bare(&n);
-        if !seen.contains(&b) {
-            seen.push(b);
-            close.push(format!("'{n}'"));
-        }
-        if close.len() == 4 {
-            break;
-        }
-    }
+    let close = crate::error::suggestions(s, known_names(), bare, 4);
     if close.is_empty() {
         Error::Measure(format!(
             "unknown measure '{s}'; see irmetrics.measures() for the list"
@@ -903,7 +885,7 @@ fn unknown(s: &str) -> Error {
     } else {
         Error::Measure(format!(
             "unknown measure '{s}'; did you mean {}?",
-            close.join(", ")
+            crate::error::quoted(&close)
         ))
     }
 }
