@@ -363,3 +363,30 @@ def test_evaluator_many_runs(case: dict) -> None:
     run = irmetrics.Run.from_file(case["run"])
     first = ev.evaluate(run)
     assert all(ev.evaluate(run) == first for _ in range(20))
+
+
+def test_a_set_of_measures_gives_one_column_order_in_every_process(tmp_path):
+    """A set of measure names (pytrec_eval's habit) iterates in string-hash order, which
+    PYTHONHASHSEED changes from process to process; the columns come out sorted by
+    name, the same in each (the values are checked against trec_eval elsewhere)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import irmetrics\n"
+        "q = {'q1': {'a': 1, 'b': 0}, 'q2': {'c': 2}}\n"
+        "r = {'q1': {'a': 1.0, 'b': 0.5}, 'q2': {'c': 0.3, 'd': 0.9}}\n"
+        "m = {'map', 'P.5', 'ndcg', 'recip_rank', 'bpref', 'Rprec', 'recall.10'}\n"
+        "print(list(irmetrics.evaluate(q, r, m)))\n"
+    )
+    seen = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+        )
+        assert out.returncode == 0, out.stderr
+        seen.add(out.stdout)
+    assert seen == {
+        str(sorted(["map", "P.5", "ndcg", "recip_rank", "bpref", "Rprec", "recall.10"])) + "\n"
+    }

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString};
 
 use super::errors::{format_err, input_err, to_py};
 use crate::error::Unit;
@@ -243,6 +243,12 @@ pub(crate) fn measure_names(measures: &Bound<'_, PyAny>) -> PyResult<Vec<String>
     let mut out = Vec::new();
     for m in measures.try_iter().map_err(|_| not_a_list())? {
         out.push(measure_name(&m?, "measure names")?);
+    }
+    // a set (as pytrec_eval takes them) iterates in its hash order, which varies from
+    // process to process with string hashing: its names sorted, the columns come out in
+    // one order everywhere
+    if measures.is_instance_of::<PySet>() || measures.is_instance_of::<PyFrozenSet>() {
+        out.sort();
     }
     Ok(out)
 }
