@@ -124,7 +124,7 @@ def evaluate(
     or ranx's ``Qrels`` / ``Run`` and trectools' ``TrecQrel`` / ``TrecRun``. ``measures`` uses
     trec_eval (``"P.5,10"``, ``"ndcg_cut.10"``, ``"all_trec"``), ir_measures
     (``"nDCG@10"``, ``"P(rel=2)@5"``, or its measure objects) or ranx (``"ndcg@10"``,
-    ``"mrr"``) names.
+    ``"mrr"``) names; a list keeps its order, a set is sorted by name.
     Measures beyond trec_eval use the same spellings: ``"hits@10"``, ``"f1@10"``,
     ``"F(beta=0.5)@10"``, ``"dcg@10"``, ``"ndcg_burges@10"``,
     ``"nDCG(dcg='exp-log2')@10"``, ``"ERR@20"`` (maximum grade from the qrels, in any
