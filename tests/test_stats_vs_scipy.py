@@ -244,6 +244,14 @@ def test_one_sided_resampling_tests_within_monte_carlo_error(alternative):
     assert abs(ours.pvalue - ref) <= 4.5 * se + 2 / n, (ours, ref)
 
 
+def test_arrays_of_several_dimensions_are_refused_as_such():
+    m = np.array([[0.1, 0.5], [0.3, 0.7]])
+    with pytest.raises(irmetrics.InputError, match="x must be one-dimensional .* got 2 dim"):
+        stats.ttest(m, m)
+    with pytest.raises(irmetrics.InputError, match="y must be one-dimensional .* got 0 dim"):
+        stats.wilcoxon([0.1, 0.2], np.float64(0.3))
+
+
 def test_alternative_names_are_checked():
     x, y = [0.2, 0.5, 0.4], [0.1, 0.3, 0.5]
     # R's spelling is taken too

@@ -947,6 +947,21 @@ impl Floats<'_> {
                 ),
             )
         };
+        // an array of several dimensions (a systems x queries matrix) holds no numbers
+        // directly: said so, not "row 0 must be a number, got ndarray"
+        if let Some(ndim) = col
+            .getattr("ndim")
+            .ok()
+            .and_then(|n| n.extract::<usize>().ok())
+            .filter(|n| *n != 1)
+        {
+            return Err(input_err(
+                col.py(),
+                format!(
+                    "{what} must be one-dimensional (one value per query), got {ndim} dimensions"
+                ),
+            ));
+        }
         // text is no sequence of numbers (bytes iterate as their byte values: the mean
         // of b"abc" was 98)
         if col.is_instance_of::<PyBytes>()
