@@ -244,6 +244,22 @@ def test_one_sided_resampling_tests_within_monte_carlo_error(alternative):
     assert abs(ours.pvalue - ref) <= 4.5 * se + 2 / n, (ours, ref)
 
 
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize(("name", "x", "y"), CASES[:12], ids=IDS[:12])
+def test_ttest_confidence_interval_is_scipys(name, x, y, alternative):
+    ours = stats.ttest(x, y, alternative)
+    ref = scipy_stats.ttest_rel(x, y, alternative=alternative)
+    for level in (0.95, 0.5, 0.999):
+        lo, hi = ours.confidence_interval(level)
+        want = ref.confidence_interval(level)
+        for a, b in ((lo, want.low), (hi, want.high)):
+            assert a == b if math.isinf(b) else close(a, float(b), atol=1e-15), (level, lo, hi)
+    with pytest.raises(irmetrics.InputError, match="confidence must lie strictly between"):
+        ours.confidence_interval(1.0)
+    with pytest.raises(irmetrics.InputError, match="comes with a t-test's result"):
+        stats.sign_test(x, y).confidence_interval()
+
+
 def test_arrays_of_several_dimensions_are_refused_as_such():
     m = np.array([[0.1, 0.5], [0.3, 0.7]])
     with pytest.raises(irmetrics.InputError, match="x must be one-dimensional .* got 2 dim"):

@@ -50,7 +50,8 @@ __all__ = [
 
 def ttest(x: ArrayLike, y: ArrayLike, alternative: str = "two-sided") -> TestResult:
     """Paired Student's t-test (as ``scipy.stats.ttest_rel(x, y, alternative=...)``),
-    ``df = n - 1``.
+    ``df = n - 1``; its result's ``confidence_interval(confidence_level=0.95)`` is the t
+    interval of the mean difference (one-sided for a one-sided test), as scipy's.
 
     Identical systems give ``statistic=0, pvalue=1`` (scipy: NaN).
     """

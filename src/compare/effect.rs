@@ -5,7 +5,7 @@
 use statrs::distribution::ContinuousCDF;
 use statrs::function::gamma::ln_gamma;
 
-use super::paired::{differences, mean, variance};
+use super::paired::{differences, mean, variance, Alternative};
 use crate::error::{Error, Result};
 
 /// Effect sizes of `x` against `y` (differences `x - y`).
@@ -50,6 +50,41 @@ pub fn hedges_correction(df: f64) -> f64 {
     (ln_gamma(df / 2.0) - ln_gamma((df - 1.0) / 2.0)).exp() / (df / 2.0).sqrt()
 }
 
+/// The t-based confidence interval of a mean difference `mean` with standard error
+/// `se` and `df` degrees of freedom at level `confidence`, as scipy's
+/// `ttest_rel(...).confidence_interval(confidence)`: two-sided, or one-sided (`Greater`:
+/// `(low, inf)`, `Less`: `(-inf, high)`) for a one-sided test. No spread: `(mean,
+/// mean)` (the infinite side kept for a one-sided interval).
+pub fn t_interval(
+    mean: f64,
+    se: f64,
+    df: f64,
+    confidence: f64,
+    alternative: Alternative,
+) -> Result<(f64, f64)> {
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return Err(Error::Option(format!(
+            "confidence must lie strictly between 0 and 1, got {confidence}"
+        )));
+    }
+    let half = |p: f64| -> Result<f64> {
+        if se == 0.0 {
+            return Ok(0.0);
+        }
+        let t = statrs::distribution::StudentsT::new(0.0, 1.0, df)
+            .map_err(|e| Error::Input(format!("t distribution: {e}")))?;
+        Ok(t.inverse_cdf(p) * se)
+    };
+    Ok(match alternative {
+        Alternative::TwoSided => {
+            let h = half(0.5 + confidence / 2.0)?;
+            (mean - h, mean + h)
+        }
+        Alternative::Greater => (mean - half(confidence)?, f64::INFINITY),
+        Alternative::Less => (f64::NEG_INFINITY, mean + half(confidence)?),
+    })
+}
+
 /// Effect sizes of `x` against `y`, with a `confidence` interval (0 < confidence < 1);
 /// `bootstrap` = Some((resamples, seed)) adds the percentile and BCa bootstrap
 /// intervals ([`crate::stats::bootstrap_intervals`] of the differences).
@@ -59,23 +94,13 @@ pub fn effect_size(
     confidence: f64,
     bootstrap: Option<(usize, u64)>,
 ) -> Result<Effect> {
-    if !(confidence > 0.0 && confidence < 1.0) {
-        return Err(Error::Option(format!(
-            "confidence must lie strictly between 0 and 1, got {confidence}"
-        )));
-    }
+    // the level checked first (before the values)
+    t_interval(0.0, 0.0, 1.0, confidence, Alternative::TwoSided)?;
     let d = differences(x, y)?;
     let n = d.len() as f64;
     let (m, v) = (mean(&d), variance(&d));
     let sd = v.sqrt();
-    let ci = if v == 0.0 {
-        (m, m)
-    } else {
-        let t = statrs::distribution::StudentsT::new(0.0, 1.0, n - 1.0)
-            .map_err(|e| Error::Input(format!("t distribution: {e}")))?;
-        let half = t.inverse_cdf(0.5 + confidence / 2.0) * sd / n.sqrt();
-        (m - half, m + half)
-    };
+    let ci = t_interval(m, sd / n.sqrt(), n - 1.0, confidence, Alternative::TwoSided)?;
     let d_z = if sd == 0.0 {
         if m == 0.0 {
             0.0

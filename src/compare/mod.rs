@@ -19,7 +19,7 @@ pub mod tukey;
 
 pub use anova::{anova2, Anova2};
 pub use correct::Correction;
-pub use effect::{effect_size, Effect};
+pub use effect::{effect_size, t_interval, Effect};
 pub use paired::{
     bootstrap_test, bootstrap_tests, randomization_test, sign_test, ttest, wilcoxon, wilcoxon_with,
     Alternative, TestResult, WilcoxonMethod, WilcoxonOptions, ZeroMethod,

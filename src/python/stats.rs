@@ -26,6 +26,9 @@ pub struct PyTestResult {
     method: String,
     #[pyo3(get)]
     df: Option<f64>,
+    /// For a t-test: the mean difference, its standard error and the alternative, of
+    /// which `confidence_interval` is made.
+    t: Option<(f64, f64, Alternative)>,
 }
 
 #[pymethods]
@@ -38,7 +41,25 @@ impl PyTestResult {
             pvalue,
             method,
             df,
+            t: None,
         }
+    }
+
+    /// The t-based confidence interval `(low, high)` of the mean difference at
+    /// `confidence_level`, as scipy's `TtestResult.confidence_interval`: one-sided for a
+    /// one-sided test. Only a t-test's result has one.
+    #[pyo3(signature = (confidence_level = 0.95))]
+    fn confidence_interval(&self, py: Python<'_>, confidence_level: f64) -> PyResult<(f64, f64)> {
+        let to_py = |e| errors::to_py(py, e);
+        let Some((mean, se, alt)) = self.t else {
+            return Err(to_py(crate::Error::Option(format!(
+                "a confidence interval comes with a t-test's result, not with this one \
+                 ({}); see irmetrics.stats.effect_size",
+                self.method
+            ))));
+        };
+        let df = self.df.unwrap_or(f64::NAN);
+        compare::t_interval(mean, se, df, confidence_level, alt).map_err(to_py)
     }
 
     /// Not a test class (for pytest, which collects classes named Test*).
@@ -72,6 +93,7 @@ impl From<TestResult> for PyTestResult {
             pvalue: r.pvalue,
             method: r.method.to_string(),
             df: r.df,
+            t: None,
         }
     }
 }
@@ -116,7 +138,19 @@ fn ttest(
     y: &Bound<'_, PyAny>,
     alternative: &str,
 ) -> PyResult<PyTestResult> {
-    paired(py, x, y, alternative, compare::ttest)
+    let alt = self::alternative(py, alternative)?;
+    let (x, y) = pair(x, y)?;
+    super::heavy(py, move |_| {
+        let r = compare::ttest(&x, &y, alt)?;
+        // the mean difference and its standard error, for confidence_interval()
+        let d: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
+        let (m, v) = (compare::paired::mean(&d), compare::paired::variance(&d));
+        Ok((r, (m, (v / d.len() as f64).sqrt(), alt)))
+    })
+    .map(|(r, t)| PyTestResult {
+        t: Some(t),
+        ..r.into()
+    })
 }
 
 /// Wilcoxon's signed-rank test of x against y, with scipy's options.
@@ -208,6 +242,7 @@ fn kendall_tau_test(
         pvalue: p,
         method: method.to_string(),
         df: None,
+        t: None,
     })
 }
 
