@@ -31,7 +31,7 @@ ROUTES = ("file", "dict", "df", "polars", "parquet", "cli", "stream", "perquery"
 OPT_IN_ROUTES = ("polars", "parquet")
 # command-line routes: a process per run, its output on stdout
 CLI_ROUTES = ("cli", "stream", "perquery")
-TOOLS = ("irmetrics", "pytrec_eval", "ranx", "ir_measures", "trec_eval")
+TOOLS = ("irmetrics", "pytrec_eval", "irmetrics.compat", "ranx", "ir_measures", "trec_eval")
 # The five measures, under the keys every adapter reports them with.
 KEYS = ("P@10", "R@100", "AP", "nDCG@10", "RR@10")
 IRM_MEASURES = ("P.10", "recall.100", "map", "ndcg_cut.10", "recip_rank_cut.10")
@@ -409,6 +409,23 @@ class PytrecEval(Tool):
         return self._eval(pe, qd, rd, t)
 
 
+class IrMetricsCompat(PytrecEval):
+    """pytrec_eval's API on irmetrics (``irmetrics.compat.RelevanceEvaluator``): the same
+    calls as the pytrec_eval adapter's dict route, per-query dicts out."""
+
+    name = module = "irmetrics.compat"
+    dist = "irmetrics"
+    startup = (
+        f"import irmetrics.compat as c; qd={_QD}; rd={_RD}; "
+        f"c.RelevanceEvaluator(qd, {set(TREC_MEASURES)!r}).evaluate(rd)"
+    )
+    route_file = None  # type: ignore[assignment]
+    route_df = None  # type: ignore[assignment]
+
+    def version(self):
+        return IrMetrics().version()
+
+
 class Ranx(Tool):
     name = module = dist = "ranx"
     metrics = ("precision@10", "recall@100", "map", "ndcg@10", "mrr@10")
@@ -502,7 +519,16 @@ class TrecEval(Tool):
 
 
 ADAPTERS = {
-    a.name: a for a in (IrMetrics(), Baseline(), PytrecEval(), Ranx(), IrMeasures(), TrecEval())
+    a.name: a
+    for a in (
+        IrMetrics(),
+        Baseline(),
+        PytrecEval(),
+        IrMetricsCompat(),
+        Ranx(),
+        IrMeasures(),
+        TrecEval(),
+    )
 }
 
 
