@@ -170,15 +170,22 @@ pub fn bootstrap_ci_cancellable(
     Ok((quantile(&means, a), quantile(&means, 1.0 - a)))
 }
 
+/// An error for a confidence level outside (0, 1) (the bootstrap intervals, the t
+/// interval, the online arms' differences).
+pub(crate) fn check_confidence(confidence: f64) -> Result<()> {
+    if confidence > 0.0 && confidence < 1.0 {
+        return Ok(());
+    }
+    Err(Error::Option(format!(
+        "confidence must lie strictly between 0 and 1, got {confidence}"
+    )))
+}
+
 fn check_bootstrap(values: &[f64], confidence: f64, resamples: usize) -> Result<()> {
     if values.is_empty() {
         return Err(Error::Input("no values to bootstrap".into()));
     }
-    if !(confidence > 0.0 && confidence < 1.0) {
-        return Err(Error::Option(format!(
-            "confidence must lie strictly between 0 and 1, got {confidence}"
-        )));
-    }
+    check_confidence(confidence)?;
     if resamples == 0 {
         return Err(Error::Option("resamples must be at least 1".into()));
     }

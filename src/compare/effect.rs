@@ -62,11 +62,7 @@ pub fn t_interval(
     confidence: f64,
     alternative: Alternative,
 ) -> Result<(f64, f64)> {
-    if !(confidence > 0.0 && confidence < 1.0) {
-        return Err(Error::Option(format!(
-            "confidence must lie strictly between 0 and 1, got {confidence}"
-        )));
-    }
+    crate::stats::check_confidence(confidence)?;
     let half = |p: f64| -> Result<f64> {
         if se == 0.0 {
             return Ok(0.0);
@@ -94,8 +90,7 @@ pub fn effect_size(
     confidence: f64,
     bootstrap: Option<(usize, u64)>,
 ) -> Result<Effect> {
-    // the level checked first (before the values)
-    t_interval(0.0, 0.0, 1.0, confidence, Alternative::TwoSided)?;
+    crate::stats::check_confidence(confidence)?;
     let d = differences(x, y)?;
     let n = d.len() as f64;
     let (m, v) = (mean(&d), variance(&d));

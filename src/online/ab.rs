@@ -70,12 +70,7 @@ pub(crate) fn compare_arms(
     if how.n_resamples == 0 {
         return Err(Error::Option("n_resamples must be at least 1".into()));
     }
-    if !(how.confidence > 0.0 && how.confidence < 1.0) {
-        return Err(Error::Option(format!(
-            "confidence must lie strictly between 0 and 1, got {}",
-            how.confidence
-        )));
-    }
+    crate::stats::check_confidence(how.confidence)?;
     let w = table.metrics.len();
     let arms = [Arm::new(table, base), Arm::new(table, arm)];
     let streams = Streams::new(how.seed);

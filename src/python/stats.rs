@@ -2,6 +2,8 @@
 //! wrappers over `crate::compare` and `crate::correlation`). Arrays come in as numpy
 //! arrays (copied once) or sequences; the work runs without the GIL.
 
+use std::sync::atomic::AtomicBool;
+
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -116,17 +118,18 @@ fn alternative(py: Python<'_>, name: &str) -> PyResult<Alternative> {
     Alternative::parse(name).map_err(|e| errors::to_py(py, e))
 }
 
-/// A paired test without resampling of x against y, off the GIL.
-fn paired(
+/// A paired test of x against y under `alternative`, run off the GIL (the cancel flag
+/// passed on to the resampling tests).
+fn paired<R: Send>(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     alternative: &str,
-    test: fn(&[f64], &[f64], Alternative) -> crate::Result<TestResult>,
-) -> PyResult<PyTestResult> {
+    test: impl FnOnce(&[f64], &[f64], Alternative, &AtomicBool) -> crate::Result<R> + Send,
+) -> PyResult<R> {
     let alt = self::alternative(py, alternative)?;
     let (x, y) = pair(x, y)?;
-    super::heavy(py, move |_| test(&x, &y, alt)).map(Into::into)
+    super::heavy(py, move |cancel| test(&x, &y, alt, cancel))
 }
 
 /// Paired Student's t-test of x against y.
@@ -138,18 +141,15 @@ fn ttest(
     y: &Bound<'_, PyAny>,
     alternative: &str,
 ) -> PyResult<PyTestResult> {
-    let alt = self::alternative(py, alternative)?;
-    let (x, y) = pair(x, y)?;
-    super::heavy(py, move |_| {
-        let r = compare::ttest(&x, &y, alt)?;
+    paired(py, x, y, alternative, |x, y, alt, _| {
+        let r = compare::ttest(x, y, alt)?;
         // the mean difference and its standard error, for confidence_interval()
-        let d: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
+        let d: Vec<f64> = x.iter().zip(y).map(|(a, b)| a - b).collect();
         let (m, v) = (compare::paired::mean(&d), compare::paired::variance(&d));
-        Ok((r, (m, (v / d.len() as f64).sqrt(), alt)))
-    })
-    .map(|(r, t)| PyTestResult {
-        t: Some(t),
-        ..r.into()
+        Ok(PyTestResult {
+            t: Some((m, (v / d.len() as f64).sqrt(), alt)),
+            ..r.into()
+        })
     })
 }
 
@@ -171,9 +171,9 @@ fn wilcoxon(
         correction,
         method: compare::WilcoxonMethod::parse(method).map_err(to_py)?,
     };
-    let alt = self::alternative(py, alternative)?;
-    let (x, y) = pair(x, y)?;
-    super::heavy(py, move |_| compare::wilcoxon_with(&x, &y, alt, options)).map(Into::into)
+    paired(py, x, y, alternative, |x, y, alt, _| {
+        compare::wilcoxon_with(x, y, alt, options).map(Into::into)
+    })
 }
 
 /// The sign test of x against y.
@@ -185,7 +185,9 @@ fn sign_test(
     y: &Bound<'_, PyAny>,
     alternative: &str,
 ) -> PyResult<PyTestResult> {
-    paired(py, x, y, alternative, compare::sign_test)
+    paired(py, x, y, alternative, |x, y, alt, _| {
+        compare::sign_test(x, y, alt).map(Into::into)
+    })
 }
 
 /// The paired randomization (Fisher) test of x against y.
@@ -199,13 +201,10 @@ fn randomization_test(
     seed: &Bound<'_, PyAny>,
     alternative: &str,
 ) -> PyResult<PyTestResult> {
-    let alt = self::alternative(py, alternative)?;
-    let (x, y) = pair(x, y)?;
     let (r, s) = resamples_and_seed(n_resamples, seed)?;
-    super::heavy(py, move |c| {
-        compare::randomization_test(&x, &y, r, s, alt, Some(c))
+    paired(py, x, y, alternative, move |x, y, alt, c| {
+        compare::randomization_test(x, y, r, s, alt, Some(c)).map(Into::into)
     })
-    .map(Into::into)
 }
 
 /// The paired bootstrap test (shifted to the null) of x against y.
@@ -219,13 +218,10 @@ fn bootstrap_test(
     seed: &Bound<'_, PyAny>,
     alternative: &str,
 ) -> PyResult<PyTestResult> {
-    let alt = self::alternative(py, alternative)?;
-    let (x, y) = pair(x, y)?;
     let (r, s) = resamples_and_seed(n_resamples, seed)?;
-    super::heavy(py, move |c| {
-        compare::bootstrap_test(&x, &y, r, s, alt, Some(c))
+    paired(py, x, y, alternative, move |x, y, alt, c| {
+        compare::bootstrap_test(x, y, r, s, alt, Some(c)).map(Into::into)
     })
-    .map(Into::into)
 }
 
 /// Kendall's tau-b with its p-value (scipy's `kendalltau`).
