@@ -88,3 +88,47 @@ def test_edge_cases_as_pytrec_eval(dl19):
         RelevanceEvaluator(qrels, {"nosuch"})
     with pytest.raises(irmetrics.InputError, match="no measures"):
         RelevanceEvaluator(qrels, set())
+
+
+def test_parse_qrel_and_parse_run_are_pytrec_evals(tmp_path):
+    from irmetrics.compat import parse_qrel, parse_run
+
+    for name, ours, theirs in (
+        ("dl19-passage.qrels", parse_qrel, pytrec_eval.parse_qrel),
+        ("dl19-bm25.run", parse_run, pytrec_eval.parse_run),
+    ):
+        with open(DATA / name) as f:
+            expected = theirs(f)
+        with open(DATA / name) as f:
+            got = ours(f)
+        assert got == expected
+        assert all(type(v) is type(expected[q][d]) for q in got for d, v in got[q].items())
+        # a list of lines without their line ends, as well
+        lines = (DATA / name).read_text().splitlines()
+        assert ours(lines) == expected
+    # a bad line is named by its file and line (pytrec_eval: AssertionError, no line)
+    bad = tmp_path / "dup.qrels"
+    bad.write_text("q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\n")
+    with open(bad) as f, pytest.raises(AssertionError):
+        pytrec_eval.parse_qrel(f)
+    with open(bad) as f, pytest.raises(irmetrics.FormatError, match=r"dup\.qrels:3: .*'d1'"):
+        parse_qrel(f)
+    with pytest.raises(irmetrics.FormatError, match=r"<lines>:1: "):
+        parse_run(["q1 Q0 d1 1"])
+    with pytest.raises(irmetrics.InputError, match="got a str"):
+        parse_run("q1 Q0 d1 1 1.0 tag\n")
+
+
+def test_supported_measures_are_pytrec_evals(dl19):
+    from irmetrics import compat
+
+    assert compat.supported_measures == pytrec_eval.supported_measures
+    for nick, members in compat.supported_nicknames.items():
+        assert members == pytrec_eval.supported_nicknames[nick], nick
+    assert set(compat.supported_nicknames) == {"official", "set", "all_trec"}
+    # the idiom of evaluating every supported measure
+    qrels, run = dl19
+    assert_same(
+        pytrec_eval.RelevanceEvaluator(qrels, pytrec_eval.supported_measures).evaluate(run),
+        RelevanceEvaluator(qrels, compat.supported_measures).evaluate(run),
+    )

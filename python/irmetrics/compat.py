@@ -14,6 +14,10 @@ retriever training loops)::
     from irmetrics.compat import RelevanceEvaluator
     evaluator = RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "P.5"})
     scores = evaluator.evaluate(run)      # {query_id: {"map": ..., "ndcg_cut_10": ...}}
+
+and so are ``parse_qrel`` / ``parse_run`` (lines in, nested dicts out, through
+irmetrics' readers: a bad line is an ``irmetrics.FormatError`` naming it),
+``supported_measures`` and ``supported_nicknames``.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _core
-from ._core import Evaluator, InputError
+from ._core import Evaluator, InputError, Qrels, Run
 
 
 def trec_eval(qrels_path: str, run_path: str, flags: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -51,6 +55,13 @@ _NICKNAMES = {
     "11pt_avg ndcg relative_P Rprec_mult success map_cut ndcg_cut ndcg_rel Rndcg binG G "
     "set_P set_recall set_relative_P set_map set_F num_nonrel_judged_ret".split(),
 }
+# pytrec_eval's module constants: trec_eval 9's measures (every one irmetrics computes
+# too; RelevanceEvaluator also takes irmetrics' own) and the nicknames for qrels files
+# (pytrec_eval's prefs and qrels_jg nicknames need preference judgments, which
+# RelevanceEvaluator's {query: {doc: relevance}} cannot hold)
+supported_measures: frozenset[str] = frozenset(_NICKNAMES["all_trec"])
+supported_nicknames: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in _NICKNAMES.items()}
+
 # a family's parameters as pytrec_eval writes them: "ndcg_cut.10", "P_5,10"
 _PARAMS = re.compile(r"[._]([0-9]+(?:\.[0-9]+)?(?:,[0-9]+(?:\.[0-9]+)?)*)")
 
@@ -159,6 +170,32 @@ class RelevanceEvaluator:
                 for q in common:
                     out[q][name] = float(values[q])
         return out
+
+
+def _text(lines: Iterable[str]) -> tuple[str, str]:
+    """The text of ``lines`` (an open file, a list of lines with or without their line
+    ends) and the name errors give it: the file's, else ``<lines>``."""
+    if isinstance(lines, str):
+        raise InputError("expected the lines of a file (an open file, a list of str), got a str")
+    source = getattr(lines, "name", None)
+    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    return text, source if isinstance(source, str) else "<lines>"
+
+
+def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
+    """pytrec_eval's ``parse_qrel``: ``{query_id: {doc_id: relevance}}`` of the lines
+    of a qrels file (``query_id iteration doc_id relevance``), read by irmetrics' qrels
+    reader (a document twice for a query, a short line or a blank one is refused, naming
+    its line)."""
+    text, source = _text(f_qrel)
+    return Qrels.from_string(text, source).to_dict()
+
+
+def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
+    """pytrec_eval's ``parse_run``: ``{query_id: {doc_id: score}}`` of the lines of a
+    run file (``query_id Q0 doc_id rank score tag``), read by irmetrics' run reader."""
+    text, source = _text(f_run)
+    return Run.from_string(text, source).to_dict()
 
 
 def compute_aggregated_measure(measure: str, values: Sequence[float]) -> float:
