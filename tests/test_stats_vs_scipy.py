@@ -7,7 +7,9 @@ lie within a few standard errors of the exact ones.
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 import warnings
 
 import numpy as np
@@ -249,7 +251,17 @@ def test_one_sided_resampling_tests_within_monte_carlo_error(alternative):
 def test_ttest_confidence_interval_is_scipys(name, x, y, alternative):
     ours = stats.ttest(x, y, alternative)
     ref = scipy_stats.ttest_rel(x, y, alternative=alternative)
+    # a pickled result (joblib, multiprocessing, copy) keeps its interval
+    back = pickle.loads(pickle.dumps(ours))
+    assert type(back) is type(ours)
+    assert (back.statistic, back.pvalue, back.method, back.df) == (
+        ours.statistic,
+        ours.pvalue,
+        ours.method,
+        ours.df,
+    )
     for level in (0.95, 0.5, 0.999):
+        assert back.confidence_interval(level) == ours.confidence_interval(level)
         lo, hi = ours.confidence_interval(level)
         want = ref.confidence_interval(level)
         for a, b in ((lo, want.low), (hi, want.high)):
@@ -258,6 +270,17 @@ def test_ttest_confidence_interval_is_scipys(name, x, y, alternative):
         ours.confidence_interval(1.0)
     with pytest.raises(irmetrics.InputError, match="comes with a t-test's result"):
         stats.sign_test(x, y).confidence_interval()
+    sign = copy.deepcopy(stats.sign_test(x, y, alternative))
+    assert sign.pvalue == pytest.approx(
+        scipy_stats.binomtest(
+            int(np.sum(np.asarray(x) > np.asarray(y))),
+            int(np.sum(np.asarray(x) != np.asarray(y))),
+            alternative=alternative,
+        ).pvalue,
+        abs=1e-12,
+    )
+    with pytest.raises(irmetrics.InputError, match="comes with a t-test's result"):
+        sign.confidence_interval()
 
 
 def test_arrays_of_several_dimensions_are_refused_as_such():

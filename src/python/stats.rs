@@ -64,6 +64,17 @@ impl PyTestResult {
         compare::t_interval(mean, se, df, confidence_level, alt).map_err(to_py)
     }
 
+    /// Pickled (for joblib, multiprocessing, copy) as its fields, a t-test's interval
+    /// data included, rebuilt by `_test_result_from_pickle`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.t.map(|(mean, se, alt)| (mean, se, alt.name()));
+        let args = (self.statistic, self.pvalue, self.method.clone(), self.df, t);
+        let make = py
+            .import("irmetrics._core")?
+            .getattr("_test_result_from_pickle")?;
+        Ok((make, args).into_pyobject(py)?.into_any())
+    }
+
     /// Not a test class (for pytest, which collects classes named Test*).
     #[classattr]
     fn __test__() -> bool {
@@ -98,6 +109,29 @@ impl From<TestResult> for PyTestResult {
             t: None,
         }
     }
+}
+
+/// A `TestResult` from its pickle (`TestResult.__reduce__`).
+#[pyfunction]
+fn _test_result_from_pickle(
+    py: Python<'_>,
+    statistic: f64,
+    pvalue: f64,
+    method: String,
+    df: Option<f64>,
+    t: Option<(f64, f64, String)>,
+) -> PyResult<PyTestResult> {
+    let t = match t {
+        Some((mean, se, alt)) => Some((mean, se, alternative(py, &alt)?)),
+        None => None,
+    };
+    Ok(PyTestResult {
+        statistic,
+        pvalue,
+        method,
+        df,
+        t,
+    })
 }
 
 fn pair(x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<f64>)> {
@@ -532,6 +566,7 @@ fn compare_values_report(
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTestResult>()?;
     m.add_class::<PyReport>()?;
+    m.add_function(wrap_pyfunction!(_test_result_from_pickle, m)?)?;
     m.add_function(wrap_pyfunction!(ttest, m)?)?;
     m.add_function(wrap_pyfunction!(wilcoxon, m)?)?;
     m.add_function(wrap_pyfunction!(sign_test, m)?)?;
