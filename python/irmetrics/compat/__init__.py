@@ -18,6 +18,9 @@ retriever training loops)::
 and so are ``parse_qrel`` / ``parse_run`` (lines in, nested dicts out, through
 irmetrics' readers: a bad line is an ``irmetrics.FormatError`` naming it),
 ``supported_measures`` and ``supported_nicknames``.
+
+``irmetrics.compat.ir_measures`` is ir_measures' API (``calc_aggregate``,
+``iter_calc``, ``calc``, ``evaluator``) the same way.
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from . import _core
-from ._core import Evaluator, InputError, Qrels, Run
+from .. import _core
+from .._core import Evaluator, InputError, Qrels, Run
 
 
 def trec_eval(qrels_path: str, run_path: str, flags: Sequence[str]) -> dict[str, dict[str, Any]]:

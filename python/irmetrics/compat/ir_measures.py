@@ -1,0 +1,143 @@
+"""ir_measures' API on irmetrics' engine, for code written against ir_measures (PyTerrier
+experiments, most retriever papers' evaluation scripts)::
+
+    from irmetrics.compat import ir_measures
+    from ir_measures import nDCG, AP, P          # the measure objects (or their names)
+
+    ir_measures.calc_aggregate([nDCG@10, AP, P(rel=2)@5], qrels, run)
+    # {nDCG@10: 0.61, AP: 0.37, P(rel=2)@5: 0.52}
+    for metric in ir_measures.iter_calc([nDCG@10], qrels, run):
+        metric.query_id, metric.measure, metric.value
+
+``calc_aggregate``, ``iter_calc``, ``calc`` and ``evaluator`` take ir_measures'
+arguments (measures, qrels, run) and return its output: results keyed by the measures
+as given (ir_measures' objects, or strings in any spelling ``irmetrics.evaluate``
+takes), names read as ir_measures reads them (``names="ir_measures"``). As ir_measures
+does, and ``irmetrics.evaluate`` does not: every judged query has a value, 0 for one
+missing from the run (each measure's ``DEFAULT``), which the means count; queries of the
+run without judgments are left out; ``NumQ``, ``NumRel`` and ``NumRet`` are summed over
+the queries, not averaged (so a query missing from the run adds nothing to them, not
+its relevant documents). Qrels and run may be anything ``irmetrics.evaluate`` takes,
+ir_measures' ``Qrel`` / ``ScoredDoc`` namedtuples and file paths included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+from .. import _core
+from .._core import Evaluator as _Evaluator
+from .._core import InputError
+
+__all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate", "evaluator", "iter_calc"]
+
+
+class Metric(NamedTuple):
+    """One query's value of one measure (ir_measures' ``Metric``; equal to it as a
+    tuple)."""
+
+    query_id: str
+    measure: Any
+    value: float
+
+
+class CalcResults(NamedTuple):
+    """``calc``'s result: the aggregates and the per-query ``Metric``s."""
+
+    aggregated: dict[Any, float]
+    per_query: list[Metric]
+
+
+# ir_measures' SumAgg measures: summed over the queries, not averaged
+_SUMMED = {"NumQ", "NumRel", "NumRet"}
+
+
+def _family(name: str) -> str:
+    return name.split("(", 1)[0].split("@", 1)[0]
+
+
+class Evaluator:
+    """ir_measures' ``Evaluator``: the measures and judgments read once, then
+    ``iter_calc(run)``, ``calc_aggregate(run)`` and ``calc(run)`` for each run."""
+
+    def __init__(self, measures: Iterable[Any], qrels: Any) -> None:
+        if isinstance(measures, str) or not isinstance(measures, Iterable):
+            measures = [measures]
+        # one measure per name (ir_measures' objects are equal by name)
+        by_name: dict[str, Any] = {}
+        for m in measures:
+            by_name.setdefault(str(m), m)
+        if not by_name:
+            raise InputError("no measures given")
+        for name in by_name:
+            if len(_core.canonical_names(name)) != 1 and _family(name) != "NumQ":
+                raise InputError(
+                    f"{name!r} names several values; ir_measures' measures name one each "
+                    "(give 'P@5' and 'P@10', not 'P.5,10')"
+                )
+        self.measures = list(by_name.values())
+        self._names = list(by_name)
+        computed = [n for n in self._names if _family(n) != "NumQ"] or ["NumRet"]
+        self._qrels = _core.as_qrels(qrels)
+        # complete: every judged query gets a value (replaced by 0 when the run lacks it)
+        self._evaluator = _Evaluator(self._qrels, computed, complete=True, names="ir_measures")
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """Each judged query's value of each measure, query by query."""
+        run = _core.as_run(run)
+        in_run = set(run.query_ids())
+        values = self._evaluator.evaluate(run, per_query=True)
+        for q in self._qrels.query_ids():
+            present = q in in_run
+            for m, name in zip(self.measures, self._names):
+                if not present:
+                    v = 0.0
+                elif _family(name) == "NumQ":
+                    v = 1.0
+                else:
+                    v = float(values[name][q])
+                yield Metric(q, m, v)
+
+    def calc_aggregate(self, run: Any) -> dict[Any, float]:
+        """``{measure: value}``: the mean over the judged queries (the sum for
+        ``NumQ``, ``NumRel``, ``NumRet``)."""
+        return self.calc(run).aggregated
+
+    def calc(self, run: Any) -> CalcResults:
+        """The aggregates and the per-query values together."""
+        per_query = list(self.iter_calc(run))
+        columns: dict[str, list[float]] = {n: [] for n in self._names}
+        names = dict(zip(map(id, self.measures), self._names))
+        for metric in per_query:
+            columns[names[id(metric.measure)]].append(metric.value)
+        aggregated: dict[Any, float] = {}
+        for m, name in zip(self.measures, self._names):
+            col = columns[name]
+            total = math.fsum(col)
+            if _family(name) in _SUMMED:
+                aggregated[m] = total
+            else:
+                aggregated[m] = total / len(col) if col else math.nan
+        return CalcResults(aggregated, per_query)
+
+
+def evaluator(measures: Iterable[Any], qrels: Any) -> Evaluator:
+    """An ``Evaluator`` of ``measures`` against ``qrels``, for several runs."""
+    return Evaluator(measures, qrels)
+
+
+def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]:
+    """Each judged query's value of each measure (``Metric`` tuples)."""
+    return Evaluator(measures, qrels).iter_calc(run)
+
+
+def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> dict[Any, float]:
+    """``{measure: value}`` over the judged queries."""
+    return Evaluator(measures, qrels).calc_aggregate(run)
+
+
+def calc(measures: Iterable[Any], qrels: Any, run: Any) -> CalcResults:
+    """``CalcResults(aggregated, per_query)``."""
+    return Evaluator(measures, qrels).calc(run)

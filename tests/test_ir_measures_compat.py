@@ -1,0 +1,176 @@
+"""irmetrics.compat.ir_measures against ir_measures itself, run here on TREC DL 2019's
+judgments and a BM25 run: the same keys (the measure objects given), the same
+per-query values and aggregates (to 1e-12), ir_measures' conventions included (a judged
+query missing from the run counts as 0, NumQ / NumRel / NumRet summed, the run's
+unjudged queries left out), from dicts, DataFrames and ir_measures' namedtuples."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+# the peer is a test extra: missing, the module fails (never a silent skip)
+import ir_measures as peer
+import pandas as pd
+import pytest
+from ir_measures import (
+    AP,
+    BPM,
+    ERR,
+    INST,
+    RBP,
+    RR,
+    SDCG,
+    Bpref,
+    IPrec,
+    Judged,
+    NumQ,
+    NumRel,
+    NumRelRet,
+    NumRet,
+    P,
+    R,
+    Rprec,
+    SetF,
+    SetP,
+    SetR,
+    Success,
+    infAP,
+    nDCG,
+)
+
+import irmetrics
+from irmetrics.compat import ir_measures
+
+DATA = Path(__file__).resolve().parent / "data"
+
+MEASURES = [
+    nDCG @ 10,
+    nDCG,
+    nDCG(judged_only=True) @ 10,
+    P @ 5,
+    P(rel=2) @ 10,
+    AP,
+    AP @ 100,
+    AP(rel=2),
+    R @ 100,
+    RR,
+    RR @ 10,
+    RR(rel=2),
+    Bpref,
+    infAP,
+    Rprec,
+    Success @ 10,
+    IPrec @ 0.5,
+    Judged @ 10,
+    SetP,
+    SetR,
+    SetF,
+    NumQ,
+    NumRel,
+    NumRet,
+    NumRelRet,
+]
+
+# ir_measures computes these through cwl_eval, which breaks score ties by the run's
+# order where irmetrics (and trec_eval) rank ties by document id, descending: they are
+# compared on a run without ties
+CWL = [SDCG(max_rel=3) @ 10, RBP(p=0.8, rel=2), INST(T=3.0, max_rel=3), BPM(T=2.0, max_rel=3) @ 10]
+
+# ir_measures computes these through gdeval, whose output has 5 decimals
+GDEVAL = [nDCG(dcg="exp-log2") @ 10, ERR @ 20]
+
+
+def untied(run):
+    """The run with trec_eval's order written into distinct scores."""
+    by_query = {}
+    for r in run:
+        by_query.setdefault(r.query_id, []).append(r)
+    out = []
+    for q, docs in by_query.items():
+        docs.sort(key=lambda r: (-r.score, tuple(-ord(c) for c in r.doc_id)))
+        out += [peer.ScoredDoc(q, r.doc_id, float(len(docs) - i)) for i, r in enumerate(docs)]
+    return out
+
+
+@pytest.fixture(scope="module")
+def dl19():
+    qrels = list(peer.read_trec_qrels(str(DATA / "dl19-passage.qrels")))
+    run = list(peer.read_trec_run(str(DATA / "dl19-bm25.run")))
+    # a third of the judged queries left out of the run, and one query nobody judged
+    qids = sorted({r.query_id for r in run})
+    dropped = set(qids[::3])
+    partial = [r for r in run if r.query_id not in dropped]
+    partial.append(peer.ScoredDoc("not-judged", run[0].doc_id, 1.0))
+    return qrels, run, partial
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
+
+
+@pytest.mark.parametrize("which", ["whole", "partial"])
+def test_calc_aggregate_and_iter_calc_are_ir_measures(dl19, which):
+    qrels, whole, partial = dl19
+    run = whole if which == "whole" else partial
+    theirs = peer.calc_aggregate(MEASURES, qrels, run)
+    ours = ir_measures.calc_aggregate(MEASURES, qrels, run)
+    theirs.update(peer.calc_aggregate(CWL, qrels, untied(run)))
+    ours.update(ir_measures.calc_aggregate(CWL, qrels, untied(run)))
+    # (gdeval dies on a query without judgments: it is left out for both)
+    judged = [r for r in run if r.query_id != "not-judged"]
+    gdeval = peer.calc_aggregate(GDEVAL, qrels, judged)
+    ours_gdeval = ir_measures.calc_aggregate(GDEVAL, qrels, judged)
+    assert ours.keys() == theirs.keys()
+    for m, v in theirs.items():
+        assert close(ours[m], v), (m, ours[m], v)
+    assert ours_gdeval.keys() == gdeval.keys()
+    for m, v in gdeval.items():
+        assert abs(ours_gdeval[m] - v) <= 5e-6, (m, ours_gdeval[m], v)
+    their_rows = {
+        (x.query_id, str(x.measure)): x.value for x in peer.iter_calc(MEASURES, qrels, run)
+    }
+    our_rows = list(ir_measures.iter_calc(MEASURES, qrels, run))
+    assert len(our_rows) == len(their_rows)
+    for metric in our_rows:
+        assert isinstance(metric.value, float)
+        assert close(metric.value, their_rows[metric.query_id, str(metric.measure)]), metric
+    # a Metric equals ir_measures' as a tuple
+    first = our_rows[0]
+    assert first == peer.Metric(first.query_id, first.measure, first.value)
+
+
+def test_inputs_as_ir_measures_takes_them(dl19, tmp_path):
+    qrels, run, _ = dl19
+    want = peer.calc_aggregate([nDCG @ 10, AP, NumRel], qrels, run)
+    qrels_df = pd.DataFrame(qrels)
+    run_df = pd.DataFrame(run)
+    as_dict = peer.util.QrelsConverter(qrels).as_dict_of_dict()
+    ev = ir_measures.evaluator([nDCG @ 10, AP, NumRel], qrels_df)
+    for r in (run, run_df, str(DATA / "dl19-bm25.run"), iter(run)):
+        got = ev.calc_aggregate(r)
+        assert all(close(got[m], v) for m, v in want.items()), got
+    got = ir_measures.calc_aggregate([nDCG @ 10, AP, NumRel], as_dict, run_df)
+    assert all(close(got[m], v) for m, v in want.items())
+    # measures by name, in irmetrics' spellings too: keyed as given
+    by_name = ir_measures.calc_aggregate(["nDCG@10", "map", "NumRel"], qrels, run)
+    assert list(by_name) == ["nDCG@10", "map", "NumRel"]
+    for name, m in (("nDCG@10", nDCG @ 10), ("map", AP), ("NumRel", NumRel)):
+        assert close(by_name[name], want[m]), name
+    # calc: both at once, as ir_measures' CalcResults
+    res = ir_measures.calc([nDCG @ 10], qrels, run)
+    peer_res = peer.calc([nDCG @ 10], qrels, run)
+    assert close(res.aggregated[nDCG @ 10], peer_res.aggregated[nDCG @ 10])
+    assert sorted(res.per_query) == sorted(
+        peer_res.per_query, key=lambda x: (x.query_id, str(x.measure))
+    )
+
+
+def test_refusals_are_named(dl19):
+    qrels, run, _ = dl19
+    with pytest.raises(irmetrics.InputError, match="names several values"):
+        ir_measures.calc_aggregate(["P.5,10"], qrels, run)
+    with pytest.raises(irmetrics.MeasureError, match="nDGC"):
+        ir_measures.calc_aggregate(["nDGC@10"], qrels, run)
+    with pytest.raises(irmetrics.InputError, match="no measures"):
+        ir_measures.evaluator([], qrels)
