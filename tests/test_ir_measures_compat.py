@@ -174,3 +174,54 @@ def test_refusals_are_named(dl19):
         ir_measures.calc_aggregate(["nDGC@10"], qrels, run)
     with pytest.raises(irmetrics.InputError, match="no measures"):
         ir_measures.evaluator([], qrels)
+
+
+def test_readers_are_ir_measures(tmp_path):
+    import gzip
+
+    def key(rows):
+        return sorted(tuple(r[:3]) for r in rows)
+
+    for name, ours, theirs in (
+        ("dl19-passage.qrels", ir_measures.read_trec_qrels, peer.read_trec_qrels),
+        ("dl19-bm25.run", ir_measures.read_trec_run, peer.read_trec_run),
+    ):
+        path = DATA / name
+        want = list(theirs(str(path)))
+        got = list(ours(str(path)))
+        assert key(got) == key(want)
+        assert all(type(a[2]) is type(b[2]) for a, b in zip(got[:50], want[:50]))
+        # fields as ir_measures' tuples, and equal to them
+        assert got[0]._fields[:3] == want[0]._fields[:3]
+        # (a qrels line's iteration column is not kept: "0" where DL19 has "Q0")
+        assert got[0][:3] in {w[:3] for w in want}
+        with open(path) as f:
+            assert key(ours(f)) == key(want)
+        assert key(ours(path.read_text())) == key(want)
+        gz = tmp_path / (name + ".gz")
+        gz.write_bytes(gzip.compress(path.read_bytes()))
+        assert key(ours(str(gz))) == key(list(theirs(str(gz))))
+    # what they read evaluates as the peer's does
+    m = [nDCG @ 10, AP]
+    want = peer.calc_aggregate(
+        m,
+        peer.read_trec_qrels(str(DATA / "dl19-passage.qrels")),
+        peer.read_trec_run(str(DATA / "dl19-bm25.run")),
+    )
+    got = ir_measures.calc_aggregate(
+        m,
+        ir_measures.read_trec_qrels(str(DATA / "dl19-passage.qrels")),
+        ir_measures.read_trec_run(str(DATA / "dl19-bm25.run")),
+    )
+    assert all(close(got[k], want[k]) for k in m)
+    # a bad line is named (ir_measures: a bare ValueError from unpacking)
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2\n")
+    with pytest.raises(ValueError):
+        list(peer.read_trec_run(str(bad)))
+    with pytest.raises(irmetrics.FormatError, match=r"bad\.run:2: "):
+        list(ir_measures.read_trec_run(str(bad)))
+    assert ir_measures.parse_measure("nDCG@10") == "nDCG@10"
+    assert ir_measures.parse_measure(nDCG @ 10) == nDCG @ 10
+    with pytest.raises(irmetrics.MeasureError, match="did you mean"):
+        ir_measures.parse_measure("nDGC@10")

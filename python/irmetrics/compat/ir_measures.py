@@ -19,19 +19,59 @@ run without judgments are left out; ``NumQ``, ``NumRel`` and ``NumRet`` are summ
 the queries, not averaged (so a query missing from the run adds nothing to them, not
 its relevant documents). Qrels and run may be anything ``irmetrics.evaluate`` takes,
 ir_measures' ``Qrel`` / ``ScoredDoc`` namedtuples and file paths included.
+
+``read_trec_qrels`` / ``read_trec_run`` (a path, ``.gz`` too, an open file or the
+text) yield ``Qrel`` / ``ScoredDoc`` tuples as ir_measures' do, read by irmetrics'
+readers: a bad line is an ``irmetrics.FormatError`` naming it, and a blank line is one
+(ir_measures skips blank lines; trec_eval refuses them). They come query by query
+(queries sorted, documents in file order), and a qrels line's iteration column is not
+kept (``"0"``, as ir_measures gives judgments read from a dict). Passing the path itself
+to ``calc_aggregate`` reads it without a tuple per line. ``parse_measure`` checks a
+name and returns it: names are measures here.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from .. import _core
 from .._core import Evaluator as _Evaluator
-from .._core import InputError
+from .._core import InputError, Qrels, Run
 
-__all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate", "evaluator", "iter_calc"]
+__all__ = [
+    "CalcResults",
+    "Evaluator",
+    "Metric",
+    "Qrel",
+    "ScoredDoc",
+    "calc",
+    "calc_aggregate",
+    "evaluator",
+    "iter_calc",
+    "parse_measure",
+    "read_trec_qrels",
+    "read_trec_run",
+]
+
+
+class Qrel(NamedTuple):
+    """One judgment (ir_measures' ``Qrel``)."""
+
+    query_id: str
+    doc_id: str
+    relevance: int
+    iteration: str = "0"
+
+
+class ScoredDoc(NamedTuple):
+    """One retrieved document (ir_measures' ``ScoredDoc``)."""
+
+    query_id: str
+    doc_id: str
+    score: float
 
 
 class Metric(NamedTuple):
@@ -121,6 +161,46 @@ class Evaluator:
             else:
                 aggregated[m] = total / len(col) if col else math.nan
         return CalcResults(aggregated, per_query)
+
+
+_Data = TypeVar("_Data", Qrels, Run)
+
+
+def _read(file: Any, kind: type[_Data]) -> _Data:
+    """``kind`` read from a path, an open file or the text itself (ir_measures' three)."""
+    if hasattr(file, "read"):
+        text = file.read()
+        source = getattr(file, "name", None)
+        if isinstance(text, bytes):
+            text = text.decode()
+        return kind.from_string(text, source if isinstance(source, str) else "<file>")
+    if isinstance(file, str) and "\n" in file:
+        return kind.from_string(file)
+    if isinstance(file, (str, os.PathLike)):
+        return kind.from_file(file)
+    raise InputError(f"expected a path, an open file or the text, got {type(file).__name__}")
+
+
+def read_trec_qrels(file: Any) -> Iterator[Qrel]:
+    """The judgments of a TREC qrels file (``query_id iteration doc_id relevance``)."""
+    for q, docs in _read(file, Qrels).to_dict().items():
+        for d, rel in docs.items():
+            yield Qrel(q, d, rel)
+
+
+def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
+    """The documents of a TREC run file (``query_id Q0 doc_id rank score tag``)."""
+    for q, docs in _read(file, Run).to_dict().items():
+        for d, score in docs.items():
+            yield ScoredDoc(q, d, score)
+
+
+def parse_measure(measure: Any) -> Any:
+    """``measure`` itself once irmetrics knows it (an unknown name is an
+    ``irmetrics.MeasureError`` with the nearest names): a name, or ir_measures'
+    object, is what ``calc_aggregate`` takes."""
+    _core.canonical_names(str(measure))
+    return measure
 
 
 def evaluator(measures: Iterable[Any], qrels: Any) -> Evaluator:
