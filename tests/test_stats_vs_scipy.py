@@ -597,3 +597,23 @@ def test_bootstrap_ci_of_values_holding_nan_is_nan_as_scipy():
     assert math.isnan(ref.low) and math.isnan(ref.high)
     low, high = irmetrics.bootstrap_ci(values.tolist())
     assert math.isnan(low) and math.isnan(high)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, np.float32])
+def test_integer_and_float32_arrays_are_read_as_numbers(dtype):
+    # graded per-query values (relevance counts, clicks) in numpy's smaller dtypes
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 90, 40).astype(dtype)
+    y = rng.integers(0, 90, 40).astype(dtype)
+    for ours, ref in (
+        (stats.ttest(x, y), scipy_stats.ttest_rel(x.astype(float), y.astype(float))),
+        (stats.wilcoxon(x, y), scipy_stats.wilcoxon(x.astype(float), y.astype(float))),
+    ):
+        assert close(ours.statistic, float(ref.statistic), atol=1e-12)
+        assert close(ours.pvalue, float(ref.pvalue), atol=1e-12)
+    # a strided view of an integer array too
+    assert close(
+        stats.ttest(x[::2], y[::2]).pvalue,
+        float(scipy_stats.ttest_rel(x[::2].astype(float), y[::2].astype(float)).pvalue),
+        atol=1e-12,
+    )

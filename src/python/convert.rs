@@ -691,7 +691,13 @@ fn numeric_array<'py>(col: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
     if is_float64(col) {
         return Some(col.clone());
     }
-    let arr = col.call_method0("to_numpy").ok()?;
+    // a numpy array of another dtype is cast as it is; a pandas / polars column turned
+    // into one first (an int64 array of a million values was read value by value)
+    let arr = if col.cast::<numpy::PyUntypedArray>().is_ok() {
+        col.clone()
+    } else {
+        col.call_method0("to_numpy").ok()?
+    };
     // only real numbers: bool and object columns are checked value by value
     let kind: String = arr
         .getattr("dtype")
