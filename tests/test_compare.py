@@ -93,12 +93,19 @@ def test_t_test_report_matches_ranx(data):
             assert marks == theirs.get_superscript_for_table(s, m), (s, m, cell)
 
 
-def test_correction_is_statsmodels_over_each_measure(data):
+@pytest.mark.parametrize(
+    ("ours", "theirs"), [("holm", "holm"), ("hochberg", "simes-hochberg"), ("sidak", "sidak")]
+)
+def test_correction_is_statsmodels_over_each_measure(data, ours, theirs):
     qrels, runs = data
-    ours = irmetrics.compare(qrels, runs, ["ndcg@10", "map@100"], correction="holm")
+    correction = ours
+    ours = irmetrics.compare(qrels, runs, ["ndcg@10", "map@100"], correction=correction)
+    assert {"holm": "Holm", "hochberg": "Hochberg", "sidak": "Šidák"}[correction] in (
+        ours.to_latex() + ours.to_markdown()
+    )
     for m in ours.measures:
         ps = [p for p in ours.pairs if p["measure"] == m]
-        ref = multitest.multipletests([p["pvalue"] for p in ps], method="holm")[1]
+        ref = multitest.multipletests([p["pvalue"] for p in ps], method=theirs)[1]
         assert np.allclose([p["pvalue_corrected"] for p in ps], ref, rtol=1e-12, atol=0)
         for p in ps:
             assert p["significant"] == (p["pvalue_corrected"] <= 0.05)

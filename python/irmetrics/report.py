@@ -458,8 +458,9 @@ def compare(
     ``"bootstrap"`` (Sakai's, shifted to the null), ``"tukey"`` (Tukey's HSD, as
     scipy's and ranx's) or ``"randomized_tukey"`` (Carterette's); the Tukey tests cover
     all systems at once and control the family-wise error themselves (no correction
-    is applied on top). ``correction`` (``"holm"``,
-    ``"bonferroni"``, ``"bh"``, ``"by"``, ``"none"``) adjusts the p-values of each
+    is applied on top). ``correction`` (``"holm"``, ``"bonferroni"``, ``"sidak"``,
+    ``"holm-sidak"``, ``"hochberg"``, ``"bh"``, ``"by"``, ``"none"``; see
+    :func:`irmetrics.stats.correct`) adjusts the p-values of each
     measure as one family: all pairs, or with ``baseline`` (a system's name) each
     system against it. A pair is significant when its corrected p-value is at most
     ``alpha``; confidence intervals are at ``1 - alpha`` (two-sided).

@@ -126,9 +126,11 @@ def bootstrap_test(
 
 
 def correct(pvalues: ArrayLike, method: str = "holm") -> list[float]:
-    """Adjusted p-values: ``"bonferroni"``, ``"holm"``, ``"bh"`` (Benjamini-Hochberg),
-    ``"by"`` (Benjamini-Yekutieli) or ``"none"``, as
-    ``statsmodels.stats.multitest.multipletests`` computes them."""
+    """Adjusted p-values: ``"bonferroni"``, ``"holm"``, ``"sidak"``, ``"holm-sidak"``,
+    ``"hochberg"`` (step-up; statsmodels' ``"simes-hochberg"``), ``"bh"``
+    (Benjamini-Hochberg; ``"fdr_bh"``, R's ``"fdr"``), ``"by"`` (Benjamini-Yekutieli)
+    or ``"none"``, in any letter case, as ``statsmodels.stats.multitest.multipletests``
+    computes them (R's ``p.adjust`` agrees)."""
     return _core.correct(pvalues, method)
 
 

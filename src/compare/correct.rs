@@ -13,6 +13,13 @@ pub enum Correction {
     Bonferroni,
     /// Holm's step-down Bonferroni.
     Holm,
+    /// Šidák: 1 - (1 - p)^m.
+    Sidak,
+    /// Holm's step-down with Šidák's adjustment: 1 - (1 - p)^(m - i), cumulative maximum.
+    HolmSidak,
+    /// Hochberg's step-up (statsmodels' `simes-hochberg`, R's `hochberg`): p (m - i),
+    /// cumulative minimum from the largest p-value down.
+    Hochberg,
     /// Benjamini-Hochberg false discovery rate.
     BenjaminiHochberg,
     /// Benjamini-Yekutieli false discovery rate (any dependence).
@@ -41,13 +48,22 @@ impl Correction {
         ("none", Correction::None),
         ("bonferroni", Correction::Bonferroni),
         ("holm", Correction::Holm),
+        ("sidak", Correction::Sidak),
+        ("holm-sidak", Correction::HolmSidak),
+        ("hochberg", Correction::Hochberg),
         ("bh", Correction::BenjaminiHochberg),
         ("by", Correction::BenjaminiYekutieli),
+        // statsmodels' and R's names
+        ("holm_sidak", Correction::HolmSidak),
+        ("simes-hochberg", Correction::Hochberg),
         ("fdr_bh", Correction::BenjaminiHochberg),
         ("fdr_by", Correction::BenjaminiYekutieli),
+        ("fdr", Correction::BenjaminiHochberg),
     ];
 
-    /// Parse `none`, `bonferroni`, `holm`, `bh` (`fdr_bh`), `by` (`fdr_by`).
+    /// Parse `none`, `bonferroni`, `holm`, `sidak`, `holm-sidak` (`holm_sidak`),
+    /// `hochberg` (`simes-hochberg`), `bh` (`fdr_bh`, `fdr`), `by` (`fdr_by`); any letter
+    /// case (R's `BH`, `BY`).
     pub fn parse(name: &str) -> Result<Correction> {
         choose("correction", name, Correction::NAMES)
     }
@@ -58,6 +74,9 @@ impl Correction {
             Correction::None => "none",
             Correction::Bonferroni => "bonferroni",
             Correction::Holm => "holm",
+            Correction::Sidak => "sidak",
+            Correction::HolmSidak => "holm-sidak",
+            Correction::Hochberg => "hochberg",
             Correction::BenjaminiHochberg => "bh",
             Correction::BenjaminiYekutieli => "by",
         }
@@ -69,6 +88,9 @@ impl Correction {
             Correction::None => "no correction",
             Correction::Bonferroni => "Bonferroni correction",
             Correction::Holm => "Holm's correction",
+            Correction::Sidak => "Šidák correction",
+            Correction::HolmSidak => "Holm-Šidák correction",
+            Correction::Hochberg => "Hochberg's correction",
             Correction::BenjaminiHochberg => "Benjamini-Hochberg correction",
             Correction::BenjaminiYekutieli => "Benjamini-Yekutieli correction",
         }
@@ -101,6 +123,29 @@ impl Correction {
                     })
                     .collect()
             }
+            // statsmodels: -expm1(k * log1p(-p)), exact for small p where 1 - (1 - p)^k
+            // cancels
+            Correction::Sidak => sorted.iter().map(|&p| sidak(p, mf)).collect(),
+            Correction::HolmSidak => {
+                let mut run = 0.0f64;
+                sorted
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &p)| {
+                        run = run.max(sidak(p, (m - i) as f64));
+                        run.min(1.0)
+                    })
+                    .collect()
+            }
+            Correction::Hochberg => {
+                let mut out = vec![0.0; m];
+                let mut run = f64::INFINITY;
+                for i in (0..m).rev() {
+                    run = run.min(sorted[i] * (m - i) as f64);
+                    out[i] = run.min(1.0);
+                }
+                out
+            }
             Correction::BenjaminiHochberg | Correction::BenjaminiYekutieli => {
                 let cm = if self == Correction::BenjaminiYekutieli {
                     (1..=m).map(|i| 1.0 / i as f64).sum::<f64>()
@@ -126,6 +171,11 @@ impl Correction {
     }
 }
 
+/// Šidák's adjustment of `p` for `k` tests, 1 - (1 - p)^k.
+fn sidak(p: f64, k: f64) -> f64 {
+    -(k * (-p).ln_1p()).exp_m1()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +192,12 @@ mod tests {
         assert!(close(
             &Correction::Holm.apply(&p).unwrap(),
             &[0.03, 0.06, 0.06, 0.02]
+        ));
+        // Hochberg: sorted times 4 3 2 1 -> 0.02 0.03 0.06 0.04 -> 0.02 0.03 0.04 0.04
+        // (reverse cummin)
+        assert!(close(
+            &Correction::Hochberg.apply(&p).unwrap(),
+            &[0.03, 0.04, 0.04, 0.02]
         ));
         // BH: p * 4 / rank -> 0.02 0.02 0.04 0.04 (reverse cummin)
         assert!(close(
