@@ -169,30 +169,39 @@ def test_ctrl_c_stops_a_long_evaluation_promptly() -> None:
         assert nq * nd * 2 <= 1 << 24, f"{nq} queries still evaluate in {full:.2f}s"
         nq *= 2
     map_before = Evaluator(qrels, ["map"]).evaluate(run)["map"]
-    fired: list[float] = []
+    lost = []
+    # a second try if the first interrupt never arrives: seen twice in a full suite
+    # on a loaded 2-core machine (the timer fired at 0.2 s, yet no KeyboardInterrupt
+    # reached the main thread, not even after evaluate returned; never reproduced in
+    # isolation). Two lost in a row fail.
+    for _ in range(2):
+        fired: list[float] = []
+        start = [0.0]
 
-    def interrupt() -> None:
-        fired.append(time.perf_counter() - t0)
-        _thread.interrupt_main()
+        def interrupt(fired: list[float] = fired, start: list[float] = start) -> None:
+            fired.append(time.perf_counter() - start[0])
+            _thread.interrupt_main()
 
-    timer = threading.Timer(0.2, interrupt)
-    returned = None
-    t0 = time.perf_counter()
-    timer.start()
-    try:
-        ev.evaluate(run)
-        returned = time.perf_counter() - t0
-        # the interrupt may still be on its way: let it arrive here, not in pytest
-        timer.join()
-        time.sleep(0.05)
-    except KeyboardInterrupt:
-        stopped = time.perf_counter() - t0
-    if returned is not None:
-        # once seen in CI (not reproduced): the numbers say which side was late
-        pytest.fail(
-            f"no KeyboardInterrupt: evaluate returned after {returned:.2f}s (full run "
-            f"{full:.2f}s); the timer fired at {fired}s"
+        timer = threading.Timer(0.2, interrupt)
+        returned = None
+        t0 = start[0] = time.perf_counter()
+        timer.start()
+        try:
+            ev.evaluate(run)
+            returned = time.perf_counter() - t0
+            # the interrupt may still be on its way: let it arrive here, not in pytest
+            timer.join()
+            time.sleep(0.05)
+        except KeyboardInterrupt:
+            stopped = time.perf_counter() - t0
+        if returned is None:
+            break
+        lost.append(
+            f"evaluate returned after {returned:.2f}s (full run {full:.2f}s); the timer "
+            f"fired at {fired}s; SIGINT's handler {signal.getsignal(signal.SIGINT)!r}"
         )
+    else:
+        pytest.fail("no KeyboardInterrupt, twice: " + "; ".join(lost))
     timer.join()
     # signal at 0.2 s, polled every 0.1 s, then the query being computed finishes
     limit = 0.2 + 0.5 + 2 * full / nq

@@ -37,6 +37,15 @@ class Report:
         self._core = core
         self._summary: dict[str, Any] | None = None
         self._full: dict[str, Any] | None = None
+        # the tables' digits and percentages when not given (irmetrics.compat.ranx's
+        # compare sets ranx's rounding_digits and show_percentages)
+        self._style: tuple[int, bool] = (4, False)
+
+    def _styled(self, digits: int | None, percentages: bool | None) -> tuple[int, bool]:
+        return (
+            self._style[0] if digits is None else digits,
+            self._style[1] if percentages is None else percentages,
+        )
 
     @property
     def _data(self) -> dict[str, Any]:
@@ -97,8 +106,8 @@ class Report:
         path: str | os.PathLike[str],
         format: str | None = None,
         *,
-        digits: int = 4,
-        percentages: bool = False,
+        digits: int | None = None,
+        percentages: bool | None = None,
     ) -> None:
         """Write the report to ``path`` (atomically), as ranx's ``Report.save``:
         ``format`` ``"json"`` (everything, per-query values too, indented),
@@ -119,31 +128,32 @@ class Report:
         elif format == "html":
             text = self.to_html()
         else:
-            text = self._core.render(format, digits, percentages)
+            text = self._core.render(format, *self._styled(digits, percentages))
         atomic_write(path, lambda f: f.write(text.encode()))
 
-    def to_markdown(self, digits: int = 4, percentages: bool = False) -> str:
+    def to_markdown(self, digits: int | None = None, percentages: bool | None = None) -> str:
         """A Markdown table of means: best per measure in bold, a superscript letter for
         each system this one is significantly better than; then the caption. The means
-        with ``digits`` decimal places; ``percentages=True`` prints them times 100 with
+        with ``digits`` decimal places (4 unless the report was made with others);
+        ``percentages=True`` prints them times 100 with
         the same precision, two places fewer (0.5796 is 57.96 at 4 digits), as ranx's
         ``rounding_digits`` and ``show_percentages``."""
-        return self._core.render("markdown", digits, percentages)
+        return self._core.render("markdown", *self._styled(digits, percentages))
 
-    def to_latex(self, digits: int = 4, percentages: bool = False) -> str:
+    def to_latex(self, digits: int | None = None, percentages: bool | None = None) -> str:
         """A LaTeX table (booktabs): best per measure in bold, significance as
         superscript letters (as ranx prints them), a caption naming the test and the
         correction; ``digits`` and ``percentages`` as :meth:`to_markdown`."""
-        return self._core.render("latex", digits, percentages)
+        return self._core.render("latex", *self._styled(digits, percentages))
 
     def to_csv(self) -> str:
         """One CSV row per measure and pair."""
         return self._core.render("csv")
 
-    def to_table(self, digits: int = 4, percentages: bool = False) -> str:
+    def to_table(self, digits: int | None = None, percentages: bool | None = None) -> str:
         """Plain text: the means table, then every pair (``digits`` and ``percentages``
         as :meth:`to_markdown`, for the means and the differences)."""
-        return self._core.render("table", digits, percentages)
+        return self._core.render("table", *self._styled(digits, percentages))
 
     def to_dataframe(self, kind: str = "pairs") -> Any:
         """A pandas DataFrame: ``kind="pairs"`` one row per measure and pair (all the

@@ -704,6 +704,24 @@ impl AtOptions {
         if self.exp_gain && !matches!(m.family, Family::NdcgBurges | Family::NdcgBurgesCut) {
             return Err(Error::Measure(format!("'{s}': dcg applies to nDCG only")));
         }
+        // a level these measures would not use is refused, not ignored: ERR's gains are
+        // the labels against gmax, and judged-ness has no level
+        if self.rel_level.is_some()
+            && matches!(
+                m.family,
+                Family::ErrCut | Family::NerrCut | Family::Judged | Family::SetJudged | Family::Unj
+            )
+        {
+            return Err(Error::Measure(format!(
+                "'{s}': a relevance level (rel=, -lN) does not apply to {}: {}",
+                m.family.name(),
+                if matches!(m.family, Family::ErrCut | Family::NerrCut) {
+                    "its gains are the labels, up to gmax"
+                } else {
+                    "whether a document is judged has no level"
+                }
+            )));
+        }
         m.rel_level = self.rel_level;
         m.set_opts(self.family)?;
         Ok(m)
@@ -1081,6 +1099,20 @@ mod tests {
             assert!(matches!(e, Error::Measure(_)), "{name}: {e:?}");
             assert!(e.to_string().contains("finite number"), "{name}: {e}");
         }
+    }
+
+    #[test]
+    fn a_level_a_measure_would_ignore_is_refused() {
+        for name in [
+            "ERR(rel=2)@10",
+            "err@10-l2",
+            "nERR(rel=2)@20",
+            "Judged(rel=2)@10",
+        ] {
+            let e = parse_measure(name).unwrap_err().to_string();
+            assert!(e.contains("does not apply"), "{name}: {e}");
+        }
+        assert!(parse_measure("ndcg@10-l2").is_ok());
     }
 
     #[test]

@@ -199,7 +199,13 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         Ndcg => dcg::ndcg(c, &trec_gains(c, m), &[u64::MAX], false, out),
         NdcgRel => out[0] = dcg::ndcg_rel(c, &trec_gains(c, m)),
         Rndcg => out[0] = dcg::r_ndcg(c, &trec_gains(c, m)),
-        NdcgCut => dcg::ndcg(c, &Gains::linear(c), m.cutoffs(), false, out),
+        NdcgCut => dcg::ndcg(
+            c,
+            &gains(c, m, Base::Linear, Vec::new()),
+            m.cutoffs(),
+            false,
+            out,
+        ),
         Rbp => {
             let user = gain::from_pairs(m.pairs());
             let gains = Gains::new(c, Base::Linear, &user);
@@ -222,7 +228,7 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         FCut => precision::f_at(c, m.opt("beta", 1.0), m.cutoffs(), out),
         RelativeMapCut => ap::relative_average_precision_cut(c, m.cutoffs(), out),
         Dcg | DcgCut | NdcgGain | NdcgGainCut => {
-            let gains = Gains::new(c, Base::Linear, &gain::from_options(&m.opts));
+            let gains = gains(c, m, Base::Linear, gain::from_options(&m.opts));
             let cuts: &[u64] = if matches!(m.family, Dcg | NdcgGain) {
                 &[u64::MAX]
             } else {
@@ -234,11 +240,14 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
                 dcg::ndcg(c, &gains, cuts, m.opt("ideal_all", 0.0) == 1.0, out)
             }
         }
-        DcgBurges => dcg::dcg(c, &exp_gains(c), &[u64::MAX], out),
-        DcgBurgesCut => dcg::dcg(c, &exp_gains(c), m.cutoffs(), out),
-        NdcgBurges => dcg::ndcg(c, &exp_gains(c), &[u64::MAX], false, out),
-        NdcgBurgesCut => dcg::ndcg(c, &exp_gains(c), m.cutoffs(), false, out),
-        DcgJk => dcg::dcg_jk(c, &Gains::linear(c), m.opt("b", 2.0), m.cutoffs(), out),
+        DcgBurges => dcg::dcg(c, &exp_gains(c, m), &[u64::MAX], out),
+        DcgBurgesCut => dcg::dcg(c, &exp_gains(c, m), m.cutoffs(), out),
+        NdcgBurges => dcg::ndcg(c, &exp_gains(c, m), &[u64::MAX], false, out),
+        NdcgBurgesCut => dcg::ndcg(c, &exp_gains(c, m), m.cutoffs(), false, out),
+        DcgJk => {
+            let gains = gains(c, m, Base::Linear, Vec::new());
+            dcg::dcg_jk(c, &gains, m.opt("b", 2.0), m.cutoffs(), out)
+        }
         ErrCut => err::err(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
         NerrCut => err::nerr(c, m.opt("gmax", c.max_label as f64), m.cutoffs(), out),
         RbpResid => out[0] = rbp::rbp_resid(c, rbp::persistence(m.pairs())),
@@ -308,7 +317,7 @@ pub fn gain_overflow(m: &Measure, levels: &[(i64, u64)], max_label: i64) -> Opti
             })
         }
         DcgBurges | DcgBurgesCut | NdcgBurges | NdcgBurgesCut => {
-            sum_overflow(exp_gains(&c), "exponential gains 2^label - 1")
+            sum_overflow(exp_gains(&c, m), "exponential gains 2^label - 1")
         }
         // cwl_eval reads labels as gains, which must lie in [0, 1]
         f if f.is_cwl() && cwl::labels_are_gains(m) && top > 1 => Some((
@@ -327,14 +336,32 @@ pub fn gain_overflow(m: &Measure, levels: &[(i64, u64)], max_label: i64) -> Opti
     }
 }
 
+/// The gain table of a graded measure: `base` of each label, `user` gains over it,
+/// and with the measure's own relevance level (ranx's `ndcg@10-l2`, `rel=2`) every
+/// label below that level gaining 0, as ranx drops those judgments before computing
+/// DCG. trec_eval's global level (`-l`, `relevance_level`) leaves graded gains alone,
+/// as trec_eval does.
+fn gains(c: &QueryCtx, m: &Measure, base: Base, mut user: Vec<(i64, f64)>) -> Gains {
+    if let Some(level) = m.rel_level {
+        user.retain(|&(l, _)| l >= level);
+        user.extend(
+            c.levels
+                .iter()
+                .filter(|&&(l, _)| l < level)
+                .map(|&(l, _)| (l, 0.0)),
+        );
+    }
+    Gains::new(c, base, &user)
+}
+
 /// trec_eval's gains: labels, overridden by the measure's `level=gain` pairs.
 fn trec_gains(c: &QueryCtx, m: &Measure) -> Gains {
-    Gains::new(c, Base::Linear, &gain::from_pairs(m.pairs()))
+    gains(c, m, Base::Linear, gain::from_pairs(m.pairs()))
 }
 
 /// Burges et al.'s exponential gains 2^label - 1.
-fn exp_gains(c: &QueryCtx) -> Gains {
-    Gains::new(c, Base::Exp, &[])
+fn exp_gains(c: &QueryCtx, m: &Measure) -> Gains {
+    gains(c, m, Base::Exp, Vec::new())
 }
 
 /// trec_eval's relstring: one character per top-`len` document.

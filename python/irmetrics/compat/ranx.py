@@ -1,0 +1,375 @@
+"""ranx's API on irmetrics' engine, for code written against ranx (retriever and RAG
+evaluation scripts, hybrid-search fusion notebooks)::
+
+    from irmetrics.compat.ranx import Qrels, Run, evaluate, compare, fuse
+
+    qrels = Qrels.from_file("qrels.txt")
+    run = Run.from_file("bm25.txt", name="bm25")
+    evaluate(qrels, run, "ndcg@10")                  # 0.4795 (a float, as ranx's)
+    evaluate(qrels, run, ["map@100", "mrr"])         # {"map@100": ..., "mrr": ...}
+    report = compare(qrels, [run, other], ["ndcg@10"], stat_test="fisher", max_p=0.01)
+
+``Qrels`` and ``Run`` take ranx's constructors (a dict, ``from_dict``, ``from_file``,
+``from_df``, ``from_parquet``) and methods (``to_dict``, ``to_dataframe``, ``save``,
+``keys``, ``get_query_ids``, ``size``, ``add``, ``add_multi``, ``add_score``,
+``make_comparable``; a run's ``name``, ``mean_scores``, ``std_scores`` and ``scores``,
+which ``evaluate`` fills as ranx's does). ``evaluate`` reads names as ranx does
+(``names="ranx"``), returns a float for one metric, ``{metric: mean}`` for several,
+``{"mean": ..., "std": ...}`` with ``return_std=True`` (the population standard
+deviation, as numpy's) and per-query numpy arrays (queries in sorted order) with
+``return_mean=False``. As ranx does, the run and the qrels must have the same queries
+unless ``make_comparable=True`` (a judged query the run lacks scores 0; a query
+nobody judged is left out). ``compare`` is ranx's: no correction for multiple
+comparisons, ``max_p=0.01``, ``n_permutations=1000``, ``stat_test`` ``"student"``,
+``"fisher"`` or ``"tukey"``; it returns irmetrics' ``Report``, whose tables default to
+``rounding_digits`` and ``show_percentages``. ``fuse`` and ``optimize_fusion`` are
+irmetrics' with ranx's argument order and defaults (``norm="min-max"``,
+``method="wsum"``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+import irmetrics
+
+from .._core import InputError
+
+__all__ = ["Qrels", "Run", "compare", "evaluate", "fuse", "optimize_fusion"]
+
+
+class _Ranked:
+    """What ranx's ``Qrels`` and ``Run`` share: irmetrics' data, or (after ``add``...)
+    a dict made into it when next used."""
+
+    _kind: Any  # irmetrics.Qrels or irmetrics.Run
+    _value = "score"
+
+    def __init__(
+        self, data: Mapping[str, Mapping[str, Any]] | None = None, name: str | None = None
+    ):
+        self.name = name
+        self._data: Any = None
+        self._dict: dict[str, dict[str, Any]] | None = None
+        if data:
+            self._dict = {q: dict(docs) for q, docs in data.items()}
+
+    @classmethod
+    def _of(cls, data: Any, name: str | None = None) -> Any:
+        out = cls(name=name)
+        out._data = data
+        return out
+
+    @property
+    def data(self) -> Any:
+        """The irmetrics ``Qrels`` / ``Run`` (what irmetrics' functions take)."""
+        if self._data is None:
+            if not self._dict:
+                raise InputError(f"the {type(self).__name__} is empty")
+            self._data = self._from_dict(self._dict)
+            self._dict = None
+        return self._data
+
+    def _from_dict(self, d: dict[str, dict[str, Any]]) -> Any:
+        return self._kind.from_dict(d)
+
+    def _mutable(self) -> dict[str, dict[str, Any]]:
+        if self._dict is None:
+            self._dict = self._data.to_dict() if self._data is not None else {}
+            self._data = None
+        return self._dict
+
+    # ranx's constructors
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Mapping[str, Any]], name: str | None = None) -> Any:
+        return cls(d, name)
+
+    @classmethod
+    def from_file(
+        cls, path: str | os.PathLike[str], kind: str | None = None, name: str | None = None
+    ) -> Any:
+        """Read a file (TREC, ranx's JSON, JSONL, parquet...; gzip too): ``kind`` is
+        ranx's ``"trec"`` or ``"json"``, else known from the file."""
+        return cls._of(cls._kind.from_file(path, kind), name)
+
+    @classmethod
+    def from_df(
+        cls,
+        df: Any,
+        q_id_col: str = "q_id",
+        doc_id_col: str = "doc_id",
+        score_col: str = "score",
+        name: str | None = None,
+    ) -> Any:
+        cols = {"query": q_id_col, "doc": doc_id_col, cls._value: score_col}
+        return cls._of(cls._kind.from_dataframe(df, **cols), name)
+
+    @classmethod
+    def from_parquet(
+        cls,
+        path: str | os.PathLike[str],
+        q_id_col: str = "q_id",
+        doc_id_col: str = "doc_id",
+        score_col: str = "score",
+        name: str | None = None,
+    ) -> Any:
+        import pyarrow.parquet as pq
+
+        return cls.from_df(pq.read_table(path), q_id_col, doc_id_col, score_col, name)
+
+    # ranx's methods
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        if self._data is None:
+            return {q: dict(docs) for q, docs in (self._dict or {}).items()}
+        return self._data.to_dict()
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame with ranx's columns ``q_id``, ``doc_id``, ``score``."""
+        df = self.data.to_pandas()
+        return df.rename(
+            columns={df.columns[0]: "q_id", df.columns[1]: "doc_id", df.columns[2]: "score"}
+        )
+
+    def save(self, path: str | os.PathLike[str] = "run.json", kind: str | None = None) -> None:
+        """Write the file (atomically): ``kind`` ``"trec"`` or ``"json"`` (ranx's JSON),
+        else known from the extension."""
+        self.data.to_file(path, kind)
+
+    def keys(self) -> list[str]:
+        return self.get_query_ids()
+
+    def get_query_ids(self) -> list[str]:
+        if self._data is None:
+            return list(self._dict or {})
+        return list(self._data.query_ids())
+
+    @property
+    def size(self) -> int:
+        return len(self.get_query_ids())
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in set(self.get_query_ids())
+
+    def __getitem__(self, query_id: str) -> dict[str, Any]:
+        return self.to_dict()[query_id]
+
+    def add_score(self, q_id: str, doc_id: str, score: Any) -> None:
+        self._mutable().setdefault(q_id, {})[doc_id] = score
+
+    def add(self, q_id: str, doc_ids: Sequence[str], scores: Sequence[Any]) -> None:
+        docs = self._mutable().setdefault(q_id, {})
+        docs.update(zip(doc_ids, scores))
+
+    def add_multi(
+        self,
+        q_ids: Sequence[str],
+        doc_ids: Sequence[Sequence[str]],
+        scores: Sequence[Sequence[Any]],
+    ) -> None:
+        for q, ds, ss in zip(q_ids, doc_ids, scores):
+            self.add(q, ds, ss)
+
+
+class Qrels(_Ranked):
+    """ranx's ``Qrels`` (``Qrels(dict)``, ``Qrels.from_file(path)``, ...)."""
+
+    _kind = irmetrics.Qrels
+    _value = "label"
+
+    def __repr__(self) -> str:
+        return f"Qrels({self.size} queries)"
+
+
+class Run(_Ranked):
+    """ranx's ``Run`` (``Run(dict, name="bm25")``, ``Run.from_file(path)``, ...), with
+    the ``mean_scores``, ``std_scores`` and ``scores`` ``evaluate`` fills."""
+
+    _kind = irmetrics.Run
+
+    def __init__(
+        self, run: Mapping[str, Mapping[str, float]] | None = None, name: str | None = None
+    ):
+        super().__init__(run, name)
+        self.mean_scores: dict[str, float] = {}
+        self.std_scores: dict[str, float] = {}
+        self.scores: defaultdict[str, dict[str, float]] = defaultdict(dict)
+        # set by make_comparable: the judged queries it lacks score 0
+        self._complete = False
+
+    def _from_dict(self, d: dict[str, dict[str, Any]]) -> Any:
+        return irmetrics.Run.from_dict(d, name=self.name)
+
+    @classmethod
+    def _of(cls, data: Any, name: str | None = None) -> Any:
+        out = super()._of(data, name)
+        if out.name is None:
+            out.name = data.runid or None
+        return out
+
+    def make_comparable(self, qrels: Qrels) -> Run:
+        """As ranx's: the queries not in ``qrels`` removed, the judged ones it lacks
+        scored 0 when evaluated (this run, changed and returned)."""
+        judged = set(_qrels(qrels).query_ids())
+        d = self.to_dict()
+        if any(q not in judged for q in d):
+            self._dict = {q: docs for q, docs in d.items() if q in judged}
+            self._data = None
+        self._complete = True
+        return self
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}, {self.size} queries)"
+
+
+def _qrels(qrels: Any) -> Any:
+    return qrels.data if isinstance(qrels, Qrels) else irmetrics._core.as_qrels(qrels)
+
+
+def _run(run: Any) -> Any:
+    return run.data if isinstance(run, Run) else irmetrics._core.as_run(run)
+
+
+def _check_keys(
+    qrels: Any, run: Any, make_comparable: bool, run_name: str | None
+) -> tuple[Any, bool]:
+    """The run (without queries nobody judged, under ``make_comparable``) and whether
+    judged queries it lacks score 0; ranx's refusal of different query sets."""
+    complete = make_comparable or (isinstance(run, Run) and run._complete)
+    data = _run(run)
+    judged, ran = set(qrels.query_ids()), set(data.query_ids())
+    if judged == ran:
+        return data, complete
+    if not complete:
+        missing = sorted(judged - ran)[:1] or sorted(ran - judged)[:1]
+        raise InputError(
+            f"Qrels and Run{f' {run_name!r}' if run_name else ''} query ids do not match "
+            f"(first: {missing[0]!r}). Pass make_comparable=True to score the judged "
+            "queries the run lacks 0 and leave out those nobody judged (ranx's rule)"
+        )
+    if ran - judged:
+        d = data.to_dict()
+        data = irmetrics.Run.from_dict({q: d[q] for q in d if q in judged}, name=data.runid or None)
+    return data, True
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    metrics: str | Sequence[str],
+    return_mean: bool = True,
+    return_std: bool = False,
+    threads: int = 0,
+    save_results_in_run: bool = True,
+    make_comparable: bool = False,
+) -> Any:
+    """ranx's ``evaluate``: a float for one metric, else ``{metric: mean}``; see the
+    module's documentation."""
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    q = _qrels(qrels)
+    data, complete = _check_keys(q, run, make_comparable, getattr(run, "name", None))
+    per_query = irmetrics.Evaluator(
+        q, names, complete=complete, names="ranx", n_threads=threads
+    ).evaluate(data, per_query=True)
+    qids = sorted(q.query_ids())
+    arrays = {m: np.array([per_query[m][i] for i in qids], dtype=np.float64) for m in names}
+    if isinstance(run, Run) and save_results_in_run:
+        for m, a in arrays.items():
+            run.mean_scores[m] = float(a.mean())
+            if return_std and return_mean:
+                run.std_scores[m] = float(a.std())
+            run.scores[m] = dict(zip(qids, map(float, a)))
+    out: dict[str, Any]
+    if not return_mean:
+        out = arrays
+    elif return_std:
+        out = {m: {"mean": float(a.mean()), "std": float(a.std())} for m, a in arrays.items()}
+    else:
+        out = {m: float(a.mean()) for m, a in arrays.items()}
+    return out[names[0]] if len(names) == 1 else out
+
+
+_STAT_TESTS = {"student": "t", "fisher": "randomization", "tukey": "tukey"}
+
+
+def compare(
+    qrels: Any,
+    runs: Iterable[Any],
+    metrics: str | Sequence[str],
+    stat_test: str = "student",
+    n_permutations: int = 1000,
+    max_p: float = 0.01,
+    random_seed: int = 42,
+    threads: int = 0,
+    rounding_digits: int = 3,
+    show_percentages: bool = False,
+    make_comparable: bool = False,
+) -> irmetrics.Report:
+    """ranx's ``compare``: every pair of runs tested per metric, no correction; the
+    runs named by their ``name``."""
+    if stat_test not in _STAT_TESTS:
+        raise InputError(f"unknown stat_test {stat_test!r} (ranx's: {', '.join(_STAT_TESTS)})")
+    q = _qrels(qrels)
+    named: dict[str, Any] = {}
+    complete = make_comparable
+    for i, r in enumerate(runs):
+        name = getattr(r, "name", None) or f"run_{i + 1}"
+        if name in named:
+            raise InputError(f"two runs are named {name!r}; give each run its own name")
+        named[name], c = _check_keys(q, r, make_comparable, name)
+        complete = complete or c
+    report = irmetrics.compare(
+        q,
+        named,
+        [metrics] if isinstance(metrics, str) else list(metrics),
+        test=_STAT_TESTS[stat_test],
+        correction="none",
+        alpha=max_p,
+        n_resamples=n_permutations,
+        seed=random_seed,
+        complete=complete,
+        names="ranx",
+        n_threads=threads,
+    )
+    report._style = (rounding_digits, show_percentages)
+    return report
+
+
+def fuse(
+    runs: Sequence[Any],
+    norm: str | None = "min-max",
+    method: str = "wsum",
+    params: Mapping[str, Any] | None = None,
+) -> Run:
+    """ranx's ``fuse``: irmetrics' fusion with ranx's defaults (min-max, wsum)."""
+    fused = irmetrics.fuse([_run(r) for r in runs], method=method, norm=norm, params=params)
+    return Run._of(fused, name=fused.runid or "fused")
+
+
+def optimize_fusion(
+    qrels: Any,
+    runs: Sequence[Any],
+    norm: str | None = "min-max",
+    method: str = "wsum",
+    metric: str = "ndcg",
+    return_optimization_report: bool = False,
+    step: float | None = None,
+    **_ignored: Any,
+) -> Any:
+    """ranx's ``optimize_fusion``: the best parameters of ``method`` on ``qrels``."""
+    return irmetrics.optimize_fusion(
+        _qrels(qrels),
+        [_run(r) for r in runs],
+        method=method,
+        norm=norm,
+        metric=metric,
+        step=step,
+        return_optimization_report=return_optimization_report,
+    )
