@@ -31,7 +31,16 @@ ROUTES = ("file", "dict", "df", "polars", "parquet", "cli", "stream", "perquery"
 OPT_IN_ROUTES = ("polars", "parquet")
 # command-line routes: a process per run, its output on stdout
 CLI_ROUTES = ("cli", "stream", "perquery")
-TOOLS = ("irmetrics", "pytrec_eval", "irmetrics.compat", "ranx", "ir_measures", "trec_eval")
+TOOLS = (
+    "irmetrics",
+    "pytrec_eval",
+    "irmetrics.compat",
+    "ranx",
+    "irmetrics.compat.ranx",
+    "ir_measures",
+    "irmetrics.compat.ir_measures",
+    "trec_eval",
+)
 # The five measures, under the keys every adapter reports them with.
 KEYS = ("P@10", "R@100", "AP", "nDCG@10", "RR@10")
 IRM_MEASURES = ("P.10", "recall.100", "map", "ndcg_cut.10", "recip_rank_cut.10")
@@ -419,7 +428,6 @@ class IrMetricsCompat(PytrecEval):
         f"import irmetrics.compat as c; qd={_QD}; rd={_RD}; "
         f"c.RelevanceEvaluator(qd, {set(TREC_MEASURES)!r}).evaluate(rd)"
     )
-    route_file = None  # type: ignore[assignment]
     route_df = None  # type: ignore[assignment]
 
     def version(self):
@@ -490,6 +498,36 @@ class IrMeasures(Tool):
         return self._eval(irms, qdf, rdf, t)
 
 
+class RanxCompat(Ranx):
+    """ranx's API on irmetrics (``irmetrics.compat.ranx``): the ranx adapter's calls."""
+
+    name = module = "irmetrics.compat.ranx"
+    dist = "irmetrics"
+    startup = (
+        f"import irmetrics.compat.ranx as ranx; qd={_QD}; rd={_RD}; "
+        f"ranx.evaluate(ranx.Qrels(qd), ranx.Run(rd), {list(Ranx.metrics)!r})"
+    )
+
+    def version(self):
+        return IrMetrics().version()
+
+
+class IrMeasuresCompat(IrMeasures):
+    """ir_measures' API on irmetrics (``irmetrics.compat.ir_measures``): the ir_measures
+    adapter's calls."""
+
+    name = module = "irmetrics.compat.ir_measures"
+    dist = "irmetrics"
+    startup = (
+        f"import irmetrics.compat.ir_measures as ir_measures; qd={_QD}; rd={_RD}; "
+        f"ms = [ir_measures.parse_measure(m) for m in {list(KEYS)!r}]; "
+        "ir_measures.calc_aggregate(ms, qd, rd)"
+    )
+
+    def version(self):
+        return IrMetrics().version()
+
+
 class TrecEval(Tool):
     name = "trec_eval"
     module = None
@@ -526,7 +564,9 @@ ADAPTERS = {
         PytrecEval(),
         IrMetricsCompat(),
         Ranx(),
+        RanxCompat(),
         IrMeasures(),
+        IrMeasuresCompat(),
         TrecEval(),
     )
 }
