@@ -148,13 +148,11 @@ class Evaluator:
     def calc(self, run: Any) -> CalcResults:
         """The aggregates and the per-query values together."""
         per_query = list(self.iter_calc(run))
-        columns: dict[str, list[float]] = {n: [] for n in self._names}
-        names = dict(zip(map(id, self.measures), self._names))
-        for metric in per_query:
-            columns[names[id(metric.measure)]].append(metric.value)
+        # iter_calc goes query by query, the measures in order within each
+        k = len(self.measures)
         aggregated: dict[Any, float] = {}
-        for m, name in zip(self.measures, self._names):
-            col = columns[name]
+        for i, (m, name) in enumerate(zip(self.measures, self._names)):
+            col = [metric.value for metric in per_query[i::k]]
             total = math.fsum(col)
             if _family(name) in _SUMMED:
                 aggregated[m] = total

@@ -56,6 +56,7 @@ class _Ranked:
         self.name = name
         self._data: Any = None
         self._dict: dict[str, dict[str, Any]] | None = None
+        self._seen: dict[str, dict[str, Any]] | None = None
         if data:
             self._dict = {q: dict(docs) for q, docs in data.items()}
 
@@ -72,7 +73,7 @@ class _Ranked:
             if not self._dict:
                 raise InputError(f"the {type(self).__name__} is empty")
             self._data = self._from_dict(self._dict)
-            self._dict = None
+            self._seen, self._dict = self._dict, None
         return self._data
 
     def _from_dict(self, d: dict[str, dict[str, Any]]) -> Any:
@@ -80,9 +81,18 @@ class _Ranked:
 
     def _mutable(self) -> dict[str, dict[str, Any]]:
         if self._dict is None:
-            self._dict = self._data.to_dict() if self._data is not None else {}
-            self._data = None
+            self._dict = self._view() if self._data is not None else {}
+            self._data = self._seen = None
         return self._dict
+
+    def _view(self) -> dict[str, dict[str, Any]]:
+        """The data as a dict, made once while it is unchanged (``q in run``,
+        ``run[q]``)."""
+        if self._dict is not None:
+            return self._dict
+        if self._seen is None:
+            self._seen = self.data.to_dict()
+        return self._seen
 
     # ranx's constructors
     @classmethod
@@ -156,10 +166,10 @@ class _Ranked:
         return self.size
 
     def __contains__(self, query_id: object) -> bool:
-        return query_id in set(self.get_query_ids())
+        return query_id in self._view()
 
     def __getitem__(self, query_id: str) -> dict[str, Any]:
-        return self.to_dict()[query_id]
+        return self._view()[query_id]
 
     def add_score(self, q_id: str, doc_id: str, score: Any) -> None:
         self._mutable().setdefault(q_id, {})[doc_id] = score
@@ -218,10 +228,10 @@ class Run(_Ranked):
         """As ranx's: the queries not in ``qrels`` removed, the judged ones it lacks
         scored 0 when evaluated (this run, changed and returned)."""
         judged = set(_qrels(qrels).query_ids())
-        d = self.to_dict()
-        if any(q not in judged for q in d):
-            self._dict = {q: docs for q, docs in d.items() if q in judged}
-            self._data = None
+        if any(q not in judged for q in self.get_query_ids()):
+            d = self._mutable()
+            for q in [q for q in d if q not in judged]:
+                del d[q]
         self._complete = True
         return self
 
@@ -240,8 +250,8 @@ def _run(run: Any) -> Any:
 def _check_keys(
     qrels: Any, run: Any, make_comparable: bool, run_name: str | None
 ) -> tuple[Any, bool]:
-    """The run (without queries nobody judged, under ``make_comparable``) and whether
-    judged queries it lacks score 0; ranx's refusal of different query sets."""
+    """The run and whether judged queries it lacks score 0 (under ``make_comparable``);
+    ranx's refusal of different query sets."""
     complete = make_comparable or (isinstance(run, Run) and run._complete)
     data = _run(run)
     judged, ran = set(qrels.query_ids()), set(data.query_ids())
@@ -254,9 +264,7 @@ def _check_keys(
             f"(first: {missing[0]!r}). Pass make_comparable=True to score the judged "
             "queries the run lacks 0 and leave out those nobody judged (ranx's rule)"
         )
-    if ran - judged:
-        d = data.to_dict()
-        data = irmetrics.Run.from_dict({q: d[q] for q in d if q in judged}, name=data.runid or None)
+    # (the queries nobody judged are left out by the evaluation itself)
     return data, True
 
 
