@@ -94,15 +94,21 @@ def test_t_test_report_matches_ranx(data):
 
 
 @pytest.mark.parametrize(
-    ("ours", "theirs"), [("holm", "holm"), ("hochberg", "simes-hochberg"), ("sidak", "sidak")]
+    ("ours", "theirs"),
+    [
+        ("holm", "holm"),
+        ("hochberg", "simes-hochberg"),
+        ("sidak", "sidak"),
+        ("hommel", "hommel"),
+    ],
 )
 def test_correction_is_statsmodels_over_each_measure(data, ours, theirs):
     qrels, runs = data
     correction = ours
     ours = irmetrics.compare(qrels, runs, ["ndcg@10", "map@100"], correction=correction)
-    assert {"holm": "Holm", "hochberg": "Hochberg", "sidak": "Šidák"}[correction] in (
-        ours.to_latex() + ours.to_markdown()
-    )
+    assert {"holm": "Holm", "hochberg": "Hochberg", "sidak": "Šidák", "hommel": "Hommel"}[
+        correction
+    ] in (ours.to_latex() + ours.to_markdown())
     for m in ours.measures:
         ps = [p for p in ours.pairs if p["measure"] == m]
         ref = multitest.multipletests([p["pvalue"] for p in ps], method=theirs)[1]

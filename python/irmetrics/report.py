@@ -469,7 +469,7 @@ def compare(
     scipy's and ranx's) or ``"randomized_tukey"`` (Carterette's); the Tukey tests cover
     all systems at once and control the family-wise error themselves (no correction
     is applied on top). ``correction`` (``"holm"``, ``"bonferroni"``, ``"sidak"``,
-    ``"holm-sidak"``, ``"hochberg"``, ``"bh"``, ``"by"``, ``"none"``; see
+    ``"holm-sidak"``, ``"hochberg"``, ``"hommel"``, ``"bh"``, ``"by"``, ``"none"``; see
     :func:`irmetrics.stats.correct`) adjusts the p-values of each
     measure as one family: all pairs, or with ``baseline`` (a system's name) each
     system against it. A pair is significant when its corrected p-value is at most

@@ -127,10 +127,12 @@ def bootstrap_test(
 
 def correct(pvalues: ArrayLike, method: str = "holm") -> list[float]:
     """Adjusted p-values: ``"bonferroni"``, ``"holm"``, ``"sidak"``, ``"holm-sidak"``,
-    ``"hochberg"`` (step-up; statsmodels' ``"simes-hochberg"``), ``"bh"``
+    ``"hochberg"`` (step-up; statsmodels' ``"simes-hochberg"``), ``"hommel"``, ``"bh"``
     (Benjamini-Hochberg; ``"fdr_bh"``, R's ``"fdr"``), ``"by"`` (Benjamini-Yekutieli)
     or ``"none"``, in any letter case, as ``statsmodels.stats.multitest.multipletests``
-    computes them (R's ``p.adjust`` agrees)."""
+    computes them (R's ``p.adjust`` agrees). Hommel's takes O(m log m) for m p-values
+    where statsmodels' and R's loops take O(m²); its values are theirs to the bit but
+    for rare exact ties between Simes products that rounding splits (an ulp or two)."""
     return _core.correct(pvalues, method)
 
 

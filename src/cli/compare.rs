@@ -26,8 +26,8 @@ options:
                      randomization (Fisher), bootstrap (Sakai's, shifted), tukey
                      (Tukey's HSD), randomized_tukey (Carterette's); the Tukey
                      tests cover all runs at once and take no correction
-  --correction C     holm [default], bonferroni, sidak, holm-sidak, hochberg, bh,
-                     by, none: over the pairs of each measure
+  --correction C     holm [default], bonferroni, sidak, holm-sidak, hochberg,
+                     hommel, bh, by, none: over the pairs of each measure
   --alpha A          significance level [default: 0.05]; intervals at 1 - A
   --baseline NAME    compare each run with this one only (a run's file name)
   --alternative ALT  two-sided [default], greater (each run better than the
