@@ -113,6 +113,65 @@ def test_relevance_levels_are_ranxs(data):
     assert not close(direct["ndcg@10-l2"], plain)
 
 
+SHIFTED = ["ndcg@10", "ndcg_burges@10", "dcg@10", "map", "mrr", "precision@10", "recall@100"]
+SHIFTED += ["r-precision", "hit_rate@5", "f1@10", "bpref"]
+
+
+@pytest.mark.parametrize("level", [2, 3, 4])  # DL19's labels: 0 to 3
+def test_set_relevance_level_is_ranxs(data, level):
+    # ranx lowers every label by level - 1: negative labels are judged, not relevant
+    qrels, bm25, _ = data
+    theirs, ours = ranx.Qrels(qrels), rx.Qrels(qrels)
+    theirs.set_relevance_level(level)
+    ours.set_relevance_level(level)
+    assert ours.to_dict() == {q: dict(d) for q, d in theirs.to_dict().items()}
+    # ranx's bpref of a query without relevant documents raises inside numba's prange,
+    # which leaves the rest of that thread's queries at 0 (0.0397 at level 3 with 2
+    # threads, 0.0116 with 1, against 0.1635): bpref is compared on the queries with
+    # one; the other measures everywhere
+    a = ranx.evaluate(theirs, ranx.Run(bm25), SHIFTED[:-1], return_mean=False)
+    b = rx.evaluate(ours, rx.Run(bm25), SHIFTED[:-1], return_mean=False)
+    for m in SHIFTED[:-1]:
+        np.testing.assert_allclose(b[m], a[m], rtol=1e-12, atol=1e-15, err_msg=m)
+    some = {q: d for q, d in qrels.items() if max(d.values()) >= level}
+    if level > 3:
+        assert not some and not any(b["recall@100"])  # nothing relevant left
+        return
+    theirs, ours = ranx.Qrels(some), rx.Qrels(some)
+    theirs.set_relevance_level(level)
+    ours.set_relevance_level(level)
+    run = {q: bm25[q] for q in some}
+    a = ranx.evaluate(theirs, ranx.Run(run), "bpref", return_mean=False)
+    b = rx.evaluate(ours, rx.Run(run), "bpref", return_mean=False)
+    np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-15)
+    # irmetrics' own reading of the same labels stays trec_eval's (a negative label
+    # pooled but not judged): bpref counts fewer non-relevant documents
+    direct = irmetrics.evaluate(ours.to_dict(), run, ["bpref"], names="ranx")["bpref"]
+    assert not close(direct, float(b.mean()))
+
+
+def test_negative_labels_are_judged_as_in_ranx(data):
+    qrels, bm25, _ = data
+    # the non-relevant judgments written -1, and a query judged only so
+    neg = {
+        q: {d: (label if label > 0 else -1) for d, label in docs.items()}
+        for q, docs in qrels.items()
+    }
+    q0 = next(iter(neg))
+    neg[q0] = dict.fromkeys(neg[q0], -1)
+    metrics = ["ndcg@10", "map", "mrr", "precision@10", "recall@100", "r-precision"]
+    a = ranx.evaluate(ranx.Qrels(neg), ranx.Run(bm25), metrics, return_mean=False)
+    for qrels_in in (rx.Qrels(neg), neg):  # a ranx-like Qrels or a plain dict
+        b = rx.evaluate(qrels_in, rx.Run(bm25), metrics, return_mean=False)
+        for m in metrics:
+            np.testing.assert_allclose(b[m], a[m], rtol=1e-12, atol=1e-15, err_msg=m)
+    # without that query bpref too
+    del neg[q0]
+    run = {q: bm25[q] for q in neg}
+    a = ranx.evaluate(ranx.Qrels(neg), ranx.Run(run), "bpref")
+    assert close(rx.evaluate(rx.Qrels(neg), rx.Run(run), "bpref"), float(a))
+
+
 def test_query_sets_as_ranx(data):
     qrels, bm25, _ = data
     part = {k: v for i, (k, v) in enumerate(bm25.items()) if i % 4}
@@ -240,3 +299,22 @@ def test_constructors_and_writers(data, tmp_path):
     assert built.to_dict() == bm25
     assert close(rx.evaluate(qrels, built, "ndcg@10"), want)
     assert sorted(run.keys()) == sorted(bm25) and run.size == len(bm25)
+
+
+def test_qrels_from_ir_datasets_is_ranxs():
+    # a dataset registered from the repository's files (ir_datasets would download one)
+    import ir_datasets
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TrecQrels
+    from ir_datasets.util import LocalDownload
+
+    name = "irmetrics-test/dl19-passage-qrels"
+    if name not in ir_datasets.registry:
+        ds = Dataset(TrecQrels(LocalDownload(DATA / "dl19-passage.qrels"), {}))
+        ir_datasets.registry.register(name, ds)
+    theirs, ours = ranx.Qrels.from_ir_datasets(name), rx.Qrels.from_ir_datasets(name)
+    assert ours.name == theirs.name == name
+    assert ours.to_dict() == {q: dict(d) for q, d in theirs.to_dict().items()}
+    run = untied(irmetrics.Run.from_file(DATA / "dl19-bm25.run").to_dict())
+    a = ranx.evaluate(theirs, ranx.Run(run), "ndcg@10")
+    assert close(rx.evaluate(ours, rx.Run(run), "ndcg@10"), float(a))

@@ -12,8 +12,10 @@ evaluation scripts, hybrid-search fusion notebooks)::
 ``Qrels`` and ``Run`` take ranx's constructors (a dict, ``from_dict``, ``from_file``,
 ``from_df``, ``from_parquet``) and methods (``to_dict``, ``to_dataframe``, ``save``,
 ``keys``, ``get_query_ids``, ``size``, ``add``, ``add_multi``, ``add_score``,
-``make_comparable``; a run's ``name``, ``mean_scores``, ``std_scores`` and ``scores``,
-which ``evaluate`` fills as ranx's does). ``evaluate`` reads names as ranx does
+``make_comparable``, the qrels' ``set_relevance_level`` and ``from_ir_datasets``;
+negative labels judged non-relevant, as ranx reads them; a run's ``name``,
+``mean_scores``, ``std_scores`` and ``scores``, which ``evaluate`` fills as ranx's
+does). ``evaluate`` reads names as ranx does
 (``names="ranx"``), returns a float for one metric, ``{metric: mean}`` for several,
 ``{"mean": ..., "std": ...}`` with ``return_std=True`` (the population standard
 deviation, as numpy's) and per-query numpy arrays (queries in sorted order) with
@@ -57,6 +59,7 @@ class _Ranked:
         self._data: Any = None
         self._dict: dict[str, dict[str, Any]] | None = None
         self._seen: dict[str, dict[str, Any]] | None = None
+        self._judged: Any = None  # Qrels: the data as ranx's measures read it
         if data:
             self._dict = {q: dict(docs) for q, docs in data.items()}
 
@@ -82,7 +85,7 @@ class _Ranked:
     def _mutable(self) -> dict[str, dict[str, Any]]:
         if self._dict is None:
             self._dict = self._view() if self._data is not None else {}
-            self._data = self._seen = None
+            self._data = self._seen = self._judged = None
         return self._dict
 
     def _view(self) -> dict[str, dict[str, Any]]:
@@ -197,6 +200,33 @@ class Qrels(_Ranked):
     def __repr__(self) -> str:
         return f"Qrels({self.size} queries)"
 
+    @classmethod
+    def from_ir_datasets(cls, dataset_id: str) -> Qrels:
+        """ranx's ``Qrels.from_ir_datasets``: the qrels of an ``ir_datasets`` id (loaded
+        with ``ir_datasets.load``, downloaded by it if missing), named by the id."""
+        return cls._of(irmetrics.Qrels.from_ir_datasets(dataset_id), dataset_id)
+
+    def _judgments(self) -> Any:
+        """The data as ranx's measures read it (made once while unchanged): a negative
+        label is a judged non-relevant document, as 0 is, where irmetrics reads it as
+        trec_eval does (pooled but not judged: left out of bpref's non-relevant, a
+        query of only such labels refused)."""
+        if self._judged is None:
+            self._judged = _nonnegative(self._view()) or self.data
+        return self._judged
+
+    def set_relevance_level(self, rel_lvl: int = 1) -> None:
+        """ranx's ``set_relevance_level``: every label lowered by ``rel_lvl - 1``, so
+        that labels below ``rel_lvl`` count as not relevant and graded measures gain
+        the label less the shift (ranx's own arithmetic; the measures' ``-lN`` suffix
+        instead keeps the gains and zeroes those below the level)."""
+        shift = int(rel_lvl) - 1
+        if shift:
+            # a qrels' judgments (thousands, not a run's millions): a Python loop
+            for docs in self._mutable().values():
+                for doc in docs:
+                    docs[doc] -= shift
+
 
 class Run(_Ranked):
     """ranx's ``Run`` (``Run(dict, name="bm25")``, ``Run.from_file(path)``, ...), with
@@ -239,8 +269,28 @@ class Run(_Ranked):
         return f"Run({self.name!r}, {self.size} queries)"
 
 
+def _nonnegative(d: Mapping[str, Mapping[str, Any]]) -> Any:
+    """irmetrics' ``Qrels`` of ``d`` with its negative labels made 0 (ranx's reading:
+    below the relevance level, judged), or None when it has none."""
+    try:
+        if not any(label < 0 for docs in d.values() for label in docs.values()):
+            return None
+    except TypeError:
+        return None  # a label that is no number: irmetrics names it
+    return irmetrics.Qrels.from_dict(
+        {q: {doc: max(label, 0) for doc, label in docs.items()} for q, docs in d.items()}
+    )
+
+
 def _qrels(qrels: Any) -> Any:
-    return qrels.data if isinstance(qrels, Qrels) else irmetrics._core.as_qrels(qrels)
+    """irmetrics' qrels as ranx's measures read them (negative labels judged)."""
+    if isinstance(qrels, Qrels):
+        return qrels._judgments()
+    if isinstance(qrels, Mapping):
+        judged = _nonnegative(qrels)
+        if judged is not None:
+            return judged
+    return irmetrics._core.as_qrels(qrels)
 
 
 def _run(run: Any) -> Any:
