@@ -231,3 +231,49 @@ def test_readers_are_ir_measures(tmp_path):
     assert ir_measures.parse_measure(nDCG @ 10) == nDCG @ 10
     with pytest.raises(irmetrics.MeasureError, match="did you mean"):
         ir_measures.parse_measure("nDGC@10")
+
+
+DIVERSITY = ["alpha_nDCG@20", "alpha_DCG@10", "ERR_IA@20", "nERR_IA@5", "NRBP", "nNRBP"]
+DIVERSITY += ["AP_IA", "P_IA@10", "StRecall@20", "alpha_nDCG(alpha=0.8)@10"]
+
+
+def test_diversity_measures_are_ir_measures(shared):
+    # ir_measures hands these to pyndeval, the qrels' iteration column the subtopic:
+    # the Web track 2013 diversity judgments, a generated run with ties, topics
+    # missing from it
+    from test_diversity import generated_run
+
+    path = shared / "data" / "qrels" / "web.201-250.ndeval.txt"
+    theirs_qrels = list(peer.read_trec_qrels(str(path)))
+    rows = [(q.query_id, q.iteration, q.doc_id, q.relevance) for q in theirs_qrels]
+    run = generated_run(rows, 7)
+    measures = [peer.parse_measure(n) for n in DIVERSITY]
+    # one measure a call: ir_measures' pyndeval provider hands the run (an iterator) to
+    # the first group of parameters only
+    want: dict = {}
+    per_query: dict = {}
+    for m in measures:
+        want.update(peer.calc_aggregate([m], theirs_qrels, run))
+        per_query.update(
+            {(r.query_id, r.measure): r.value for r in peer.iter_calc([m], theirs_qrels, run)}
+        )
+    frame = pd.DataFrame(rows, columns=["query_id", "iteration", "doc_id", "relevance"])
+    for qrels in (str(path), path, theirs_qrels, iter(theirs_qrels), frame):
+        got = ir_measures.calc(measures, qrels, run)
+        assert list(got.aggregated) == measures
+        for m in measures:
+            assert math.isclose(got.aggregated[m], want[m], rel_tol=1e-12, abs_tol=1e-15), m
+        assert len(got.per_query) == len(per_query)
+        for r in got.per_query:
+            assert math.isclose(r.value, per_query[r.query_id, r.measure], abs_tol=1e-12), r
+    # irmetrics' own Qrel tuples, given their subtopic
+    ours = [ir_measures.Qrel(q, d, rel, it) for q, it, d, rel in rows]
+    got = ir_measures.calc_aggregate(measures, ours, run)
+    assert all(math.isclose(got[m], want[m], rel_tol=1e-12, abs_tol=1e-15) for m in measures)
+    # judgments without subtopics (a dict): one subtopic a query, as ir_measures has it
+    flat = {}
+    for q, _, d, rel in rows:
+        flat.setdefault(q, {})[d] = max(rel, flat.get(q, {}).get(d, 0))
+    for m in measures[:3]:
+        a = peer.calc_aggregate([m], flat, run)[m]
+        assert math.isclose(ir_measures.calc_aggregate([m], flat, run)[m], a, rel_tol=1e-12), m

@@ -20,12 +20,22 @@ the queries, not averaged (so a query missing from the run adds nothing to them,
 its relevant documents). Qrels and run may be anything ``irmetrics.evaluate`` takes,
 ir_measures' ``Qrel`` / ``ScoredDoc`` namedtuples and file paths included.
 
+The diversity measures (``alpha_nDCG``, ``alpha_DCG``, ``ERR_IA``, ``nERR_IA``,
+``NRBP``, ``nNRBP``, ``AP_IA``, ``P_IA``, ``StRecall``) are ``irmetrics.diversity``'s,
+with ir_measures' conventions (its pyndeval provider: ties by document id ascending,
+every judged topic averaged): the qrels' ``iteration`` is the subtopic, in ``Qrel``
+tuples, a table's ``iteration`` column or a subtopic qrels file's second column; a
+dict has one subtopic a query. Asked with other measures, the judgments must also
+suit those (a document once a query).
+
 ``read_trec_qrels`` / ``read_trec_run`` (a path, ``.gz`` too, an open file or the
 text) yield ``Qrel`` / ``ScoredDoc`` tuples as ir_measures' do, read by irmetrics'
 readers: a bad line is an ``irmetrics.FormatError`` naming it, and a blank line is one
 (ir_measures skips blank lines; trec_eval refuses them). They come query by query
 (queries sorted, documents in file order), and a qrels line's iteration column is not
-kept (``"0"``, as ir_measures gives judgments read from a dict). Passing the path itself
+kept (``"0"``, as ir_measures gives judgments read from a dict): for the diversity
+measures give the file's path (or ir_measures' own reader's tuples), as a document
+judged for several subtopics is a duplicate to this reader. Passing the path itself
 to ``calc_aggregate`` reads it without a tuple per line. ``parse_measure`` checks a
 name and returns it: names are measures here.
 """
@@ -38,6 +48,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, TypeVar
 
 from .. import _core
+from .. import diversity as _diversity
 from .._core import Evaluator as _Evaluator
 from .._core import InputError, Qrels, Run
 
@@ -92,6 +103,9 @@ class CalcResults(NamedTuple):
 
 # ir_measures' SumAgg measures: summed over the queries, not averaged
 _SUMMED = {"NumQ", "NumRel", "NumRet"}
+# ir_measures' diversity measures (its pyndeval provider): irmetrics.diversity's
+_DIVERSITY = {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP"}
+_DIVERSITY |= {"AP_IA", "P_IA", "StRecall"}
 
 
 def _family(name: str) -> str:
@@ -112,6 +126,8 @@ class Evaluator:
         if not by_name:
             raise InputError("no measures given")
         for name in by_name:
+            if _family(name) in _DIVERSITY:
+                continue  # irmetrics.diversity reads these names (and refuses bad ones)
             if len(_core.canonical_names(name)) != 1 and _family(name) != "NumQ":
                 raise InputError(
                     f"{name!r} names several values; ir_measures' measures name one each "
@@ -119,17 +135,44 @@ class Evaluator:
                 )
         self.measures = list(by_name.values())
         self._names = list(by_name)
-        computed = [n for n in self._names if _family(n) != "NumQ"] or ["NumRet"]
+        self._diversity = [n for n in self._names if _family(n) in _DIVERSITY]
+        self._subtopics: Any = None
+        self._qrels: Any = None
+        self._evaluator: Any = None
+        if self._diversity:
+            if _is_rows(qrels):
+                qrels = list(qrels)  # read twice when other measures come too
+            self._subtopics = _subtopic_qrels(qrels)
+        if len(self._diversity) == len(self._names):
+            return  # subtopic judgments (a document once per subtopic) read only so
+        computed = [n for n in self._names if _family(n) != "NumQ" and n not in self._diversity]
         self._qrels = _core.as_qrels(qrels)
         # complete: every judged query gets a value (replaced by 0 when the run lacks it)
+        computed = computed or ["NumRet"]
         self._evaluator = _Evaluator(self._qrels, computed, complete=True, names="ir_measures")
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Each judged query's value of each measure, query by query."""
         run = _core.as_run(run)
         in_run = set(run.query_ids())
-        values = self._evaluator.evaluate(run, per_query=True)
-        for q in self._qrels.query_ids():
+        values: dict[str, Any] = {}
+        if self._evaluator is not None:
+            values = self._evaluator.evaluate(run, per_query=True)
+            judged = self._qrels.query_ids()
+        if self._diversity:
+            # ir_measures' pyndeval: ties by document id ascending, every judged topic
+            div = _diversity(
+                self._subtopics,
+                run,
+                self._diversity,
+                per_query=True,
+                ties="ascending",
+                complete=True,
+            )
+            values.update(div)
+            if self._evaluator is None:
+                judged = sorted(div[self._diversity[0]])
+        for q in judged:
             present = q in in_run
             for m, name in zip(self.measures, self._names):
                 if not present:
@@ -159,6 +202,38 @@ class Evaluator:
             else:
                 aggregated[m] = total / len(col) if col else math.nan
         return CalcResults(aggregated, per_query)
+
+
+def _is_rows(qrels: Any) -> bool:
+    """Whether ``qrels`` is an iterable of rows (not a path, table, dict or Qrels)."""
+    return not (
+        isinstance(qrels, (str, os.PathLike, dict, Qrels))
+        or hasattr(qrels, "columns")
+        or hasattr(qrels, "__arrow_c_stream__")
+        or hasattr(qrels, "__arrow_c_array__")
+    )
+
+
+def _subtopic_qrels(qrels: Any) -> Any:
+    """Judgments as the diversity measures read them: ``(query_id, subtopic, doc_id,
+    relevance)`` with ir_measures' ``iteration`` column as the subtopic. A path, a
+    table with an ``iteration`` column and Arrow data go as they are; ``Qrel`` tuples
+    (ir_measures' or these) become rows; a dict or irmetrics' ``Qrels``, which have no
+    subtopics, one subtopic ``"0"`` a query, as ir_measures gives them."""
+    if not _is_rows(qrels) and not isinstance(qrels, (dict, Qrels)):
+        return qrels
+    if isinstance(qrels, Qrels):
+        qrels = qrels.to_dict()
+    if isinstance(qrels, dict):
+        return [(q, "0", d, rel) for q, docs in qrels.items() for d, rel in docs.items()]
+    rows = []
+    for r in qrels:
+        if hasattr(r, "iteration") and hasattr(r, "relevance"):
+            rows.append((r.query_id, r.iteration, r.doc_id, r.relevance))
+        else:  # (query_id, doc_id, relevance): ir_measures' order, no subtopic
+            q, d, rel = r
+            rows.append((q, "0", d, rel))
+    return rows
 
 
 _Data = TypeVar("_Data", Qrels, Run)
