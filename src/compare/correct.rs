@@ -244,7 +244,7 @@ fn hommel(p: &[f64]) -> Vec<f64> {
     let mut top = m;
     p.iter()
         .map(|&pj| {
-            while top >= 1 && !((top as f64 * pj) < d[top]) {
+            while top >= 1 && top as f64 * pj >= d[top] {
                 top -= 1;
             }
             match top {
