@@ -318,3 +318,22 @@ def test_qrels_from_ir_datasets_is_ranxs():
     run = untied(irmetrics.Run.from_file(DATA / "dl19-bm25.run").to_dict())
     a = ranx.evaluate(theirs, ranx.Run(run), "ndcg@10")
     assert close(rx.evaluate(ours, rx.Run(run), "ndcg@10"), float(a))
+
+
+def test_irmetrics_own_functions_take_these_objects(data):
+    # irmetrics.evaluate / fuse / compare given the compat objects read their data
+    qrels, bm25, dense = data
+    q, a, b = rx.Qrels(qrels), rx.Run(bm25, name="bm25"), rx.Run(dense, name="dense")
+    want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(bm25), ["ndcg@10", "map@100"])
+    got = irmetrics.evaluate(q, a, ["ndcg@10", "map@100"], names="ranx")
+    assert all(close(got[m], float(want[m])) for m in want), (got, want)
+    assert close(irmetrics.Evaluator(q, ["ndcg@10"], names="ranx").evaluate(a)["ndcg@10"],
+                 float(want["ndcg@10"]))  # fmt: skip
+    fused = irmetrics.fuse([a, b], method="rrf").to_dict()
+    theirs = ranx.fuse([ranx.Run(bm25), ranx.Run(dense)], method="rrf").to_dict()
+    assert fused.keys() == theirs.keys()
+    for qid, docs in theirs.items():
+        assert fused[qid].keys() == docs.keys()
+        assert all(math.isclose(fused[qid][d], s, rel_tol=1e-12) for d, s in docs.items())
+    report = irmetrics.compare(q, [a, b], ["ndcg@10"])
+    assert [s for s in report.systems] == ["bm25", "dense"]

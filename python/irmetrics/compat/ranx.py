@@ -13,9 +13,9 @@ evaluation scripts, hybrid-search fusion notebooks)::
 ``from_df``, ``from_parquet``) and methods (``to_dict``, ``to_dataframe``, ``save``,
 ``keys``, ``get_query_ids``, ``size``, ``add``, ``add_multi``, ``add_score``,
 ``make_comparable``, the qrels' ``set_relevance_level`` and ``from_ir_datasets``;
-negative labels judged non-relevant, as ranx reads them; a run's ``name``,
-``mean_scores``, ``std_scores`` and ``scores``, which ``evaluate`` fills as ranx's
-does). ``evaluate`` reads names as ranx does
+negative labels judged non-relevant, as ranx reads them; irmetrics' own functions take
+these objects too; a run's ``name``, ``mean_scores``, ``std_scores`` and ``scores``,
+which ``evaluate`` fills as ranx's does). ``evaluate`` reads names as ranx does
 (``names="ranx"``), returns a float for one metric, ``{metric: mean}`` for several,
 ``{"mean": ..., "std": ...}`` with ``return_std=True`` (the population standard
 deviation, as numpy's) and per-query numpy arrays (queries in sorted order) with
