@@ -112,12 +112,29 @@ impl Correction {
         }
         let m = pvalues.len();
         let mf = m as f64;
-        let mut order: Vec<usize> = (0..m).collect();
-        order.sort_by(|&a, &b| pvalues[a].total_cmp(&pvalues[b]));
-        let sorted: Vec<f64> = order.iter().map(|&i| pvalues[i]).collect();
+        // the single-step ones p by p, in the order given
+        match self {
+            Correction::None => return Ok(pvalues.to_vec()),
+            Correction::Bonferroni => {
+                return Ok(pvalues.iter().map(|p| (p * mf).min(1.0)).collect())
+            }
+            Correction::Sidak => return Ok(pvalues.iter().map(|&p| sidak(p, mf)).collect()),
+            _ => {}
+        }
+        // ascending; a p-value in [0, 1] orders as its bits do (-0.0 made 0.0), and tied
+        // p-values get one adjusted value whatever their order (so an unstable sort)
+        let mut keyed: Vec<(u64, usize)> = pvalues
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ((p + 0.0).to_bits(), i))
+            .collect();
+        keyed.sort_unstable();
+        let order: Vec<usize> = keyed.iter().map(|&(_, i)| i).collect();
+        let sorted: Vec<f64> = keyed.iter().map(|&(b, _)| f64::from_bits(b)).collect();
         let adjusted_sorted: Vec<f64> = match self {
-            Correction::None => sorted,
-            Correction::Bonferroni => sorted.iter().map(|p| (p * mf).min(1.0)).collect(),
+            Correction::None | Correction::Bonferroni | Correction::Sidak => {
+                unreachable!("single-step corrections are made above")
+            }
             Correction::Holm => {
                 let mut run = 0.0f64;
                 sorted
@@ -129,9 +146,6 @@ impl Correction {
                     })
                     .collect()
             }
-            // statsmodels: -expm1(k * log1p(-p)), exact for small p where 1 - (1 - p)^k
-            // cancels
-            Correction::Sidak => sorted.iter().map(|&p| sidak(p, mf)).collect(),
             Correction::HolmSidak => {
                 let mut run = 0.0f64;
                 sorted
@@ -255,7 +269,8 @@ fn hommel(p: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// Šidák's adjustment of `p` for `k` tests, 1 - (1 - p)^k.
+/// Šidák's adjustment of `p` for `k` tests, 1 - (1 - p)^k, as statsmodels makes it:
+/// -expm1(k * log1p(-p)), exact for small p where 1 - (1 - p)^k cancels.
 fn sidak(p: f64, k: f64) -> f64 {
     -(k * (-p).ln_1p()).exp_m1()
 }
@@ -289,6 +304,11 @@ mod tests {
             &[0.02, 0.04, 0.04, 0.02]
         ));
         assert!(Correction::None.apply(&[f64::NAN]).is_err());
+        // -0.0 is the smallest p-value, not (by its bits) the largest
+        assert_eq!(
+            Correction::Holm.apply(&[0.5, -0.0, 0.01]).unwrap(),
+            vec![0.5, 0.0, 0.02]
+        );
     }
 
     /// statsmodels' O(m²) loop over set sizes, transcribed (the definition the fast
