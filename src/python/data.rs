@@ -800,8 +800,7 @@ impl<'py> Input<'py> {
 
 /// Judgments from any input kind (see [`Input`]).
 pub(super) fn qrels_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Qrels>> {
-    let held = compat_data(obj)?;
-    let obj = held.as_ref().unwrap_or(obj);
+    let obj = &compat_data(obj)?;
     if let Ok(q) = obj.cast::<PyQrels>() {
         return Ok(q.get().inner.clone());
     }
@@ -816,19 +815,19 @@ pub(super) fn qrels_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Qrels>> {
     Ok(q.inner)
 }
 
-/// The irmetrics data an object of `irmetrics.compat` holds (`irmetrics.compat.ranx`'s
-/// `Qrels` and `Run`: their `data`), so that irmetrics' own functions take them.
-pub(super) fn compat_data<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
-    if !convert::of_package(obj, "irmetrics.compat") || !obj.hasattr("data")? {
-        return Ok(None);
+/// `obj`, or the irmetrics data it holds when it is an object of `irmetrics.compat`
+/// (`irmetrics.compat.ranx`'s `Qrels` and `Run`: their `data`), so that irmetrics' own
+/// functions take them.
+pub(super) fn compat_data<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if convert::of_package(obj, "irmetrics.compat") && obj.hasattr("data")? {
+        return obj.getattr("data");
     }
-    obj.getattr("data").map(Some)
+    Ok(obj.clone())
 }
 
 /// A run from any input kind (see [`Input`]).
 pub(super) fn run_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Run>> {
-    let held = compat_data(obj)?;
-    let obj = held.as_ref().unwrap_or(obj);
+    let obj = &compat_data(obj)?;
     if let Ok(r) = obj.cast::<PyRun>() {
         return Ok(r.get().inner.clone());
     }

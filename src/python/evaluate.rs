@@ -32,8 +32,7 @@ fn evaluate_any(
     run: &Bound<'_, PyAny>,
     progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<crate::results::Results> {
-    let held = super::data::compat_data(run)?;
-    let run = held.as_ref().unwrap_or(run);
+    let run = &super::data::compat_data(run)?;
     if let Ok(r) = run.cast::<PyRun>() {
         let (ev, r) = (ev.clone(), r.get().inner.clone());
         return heavy_progress(py, progress, move |cancel, p| {
