@@ -169,6 +169,30 @@ def test_unjudged_query_left_out_as_trec_eval(tmp_path):
         assert getattr(theirs, method)(**kwargs) == pytest.approx(expected * 43 / 44, rel=1e-12)
 
 
+def test_rprec_and_bpref_as_trec_eval(tmp_path):
+    """Two cases where trectools (0.0.50 under pandas 3) is not trec_eval: its Rprec
+    matches a document relevant to another query (query 2's d2 at the top of query 1;
+    it gives NaN and 2.0) and its bpref is 0 for a query without judged non-relevant
+    documents (every MS MARCO query). pytrec_eval's values here."""
+    qrels = {"1": {"d1": 1, "d9": 0}, "2": {"d2": 1, "d8": 0}, "3": {"d3": 1}}
+    run = {"1": {"d2": 2.0, "d1": 1.0}, "2": {"d2": 2.0, "d8": 1.0}, "3": {"d3": 1.0}}
+    q_path, r_path = tmp_path / "q.qrels", tmp_path / "r.run"
+    q_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, j in qrels.items() for d, r in j.items()))
+    r_path.write_text(
+        "".join(f"{q} Q0 {d} 1 {s} x\n" for q, docs in run.items() for d, s in docs.items())
+    )
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"Rprec", "bpref"}).evaluate(run)
+    ours = ct.TrecEval(ct.TrecRun(str(r_path)), ct.TrecQrel(str(q_path)))
+    for method, measure, label in (
+        ("get_rprec", "Rprec", "RPrec@1000"),
+        ("get_bpref", "bpref", "Bpref@1000"),
+    ):
+        per_query = getattr(ours, method)(per_query=True)[label].to_dict()
+        assert per_query == pytest.approx({q: v[measure] for q, v in expected.items()})
+        mean = np.mean([v[measure] for v in expected.values()])
+        assert getattr(ours, method)() == pytest.approx(mean)
+
+
 @pytest.mark.parametrize("run", RUNS, ids=lambda p: Path(p).stem)
 def test_evaluate_all_as_trectools(tmp_path, run):
     untied = _untied(tmp_path / "untied.run", run)
@@ -288,6 +312,12 @@ def test_combos_as_trectools(strategy):
     t = tt_fusion.combos(t_runs, strategy=strategy, max_docs=50).run_data
     o = ct.fusion.combos(o_runs, strategy=strategy, max_docs=50).run_data
     _same_run_data(t, o)
+    # max_docs per query
+    limits = {q: 5 + 7 * (i % 3) for i, q in enumerate(t_runs[0].topics())}
+    t = tt_fusion.combos(t_runs, strategy=strategy, max_docs=limits).run_data
+    o = ct.fusion.combos(o_runs, strategy=strategy, max_docs=limits).run_data
+    _same_run_data(t, o)
+    assert o.groupby("query").size().to_dict() == limits
 
 
 def _same_run_data(t: pd.DataFrame, o: pd.DataFrame) -> None:
@@ -397,6 +427,33 @@ def test_frames_edited_and_loaded_are_what_is_evaluated():
     )
     assert ours.get_map() == pytest.approx(theirs.get_map(), rel=1e-12)
     assert ours.get_map() != pytest.approx(ours.get_map(trec_eval=False))
+
+
+def test_gzipped_files_as_trectools(tmp_path):
+    import gzip
+
+    run, qrels = tmp_path / "run.gz", tmp_path / "qrels.gz"
+    run.write_bytes(gzip.compress(Path(RUNS[0]).read_bytes()))
+    qrels.write_bytes(gzip.compress(Path(QRELS).read_bytes()))
+    theirs = trectools.TrecEval(trectools.TrecRun(str(run)), trectools.TrecQrel(str(qrels)))
+    ours = ct.TrecEval(ct.TrecRun(str(run)), ct.TrecQrel(str(qrels)))
+    assert ours.run.get_runid() == theirs.run.get_runid() == "bm25"
+    assert ours.get_map() == pytest.approx(theirs.get_map(), rel=1e-12)
+    _same_run_data(theirs.run.run_data, ours.run.run_data)
+
+
+def test_files_are_evaluated_without_making_frames():
+    """Evaluating reads the parsed files; the pandas frames are made only when asked
+    for (trectools' pandas reading is what a large run pays for)."""
+    run, qrels = ct.TrecRun(RUNS[0]), ct.TrecQrel(QRELS)
+    te = ct.TrecEval(run, qrels)
+    expected = trectools.TrecEval(trectools.TrecRun(RUNS[0]), trectools.TrecQrel(QRELS))
+    assert te.get_map() == pytest.approx(expected.get_map(), rel=1e-12)
+    te.evaluate_all(per_query=True)
+    assert run.topics() == expected.run.topics()
+    assert run._frame is None and qrels._frame is None
+    run.run_data  # noqa: B018  (made on first use)
+    assert run._frame is not None
 
 
 def test_objects_cross_over():

@@ -20,39 +20,48 @@ _COMBOS = {"sum": "sum", "max": "max", "min": "min", "anz": "anz", "mnz": "mnz",
 def _fused(
     runs: Sequence[Any], method: str, params: dict[str, float], system: str, max_docs: Any
 ) -> Any:
-    from . import TrecRun, _pandas
+    import numpy as np
 
+    from . import TrecRun, _pandas, _query_starts, _ties_ascending
+
+    # irmetrics' fused run by query, ranked (score descending, ties by id descending),
+    # reordered to trectools' order (ties by id ascending)
     fused = irmetrics.fuse(runs, method, params=params or None).to_pandas()
-    fused = fused.sort_values(["query_id", "score", "doc_id"], ascending=[True, False, True])
-    rank = fused.groupby("query_id", sort=False).cumcount().to_numpy() + 1
+    starts = _query_starts(fused["query_id"])
+    to, rank = _ties_ascending(starts, fused["score"].to_numpy())
+    order = np.empty(len(to), dtype=np.int64)
+    order[to] = np.arange(len(to))
+    rank = rank[order] + 1
     if isinstance(max_docs, dict):
-        limit = fused["query_id"].map(lambda q: max_docs[q]).to_numpy()
+        limit = fused["query_id"].iloc[np.flatnonzero(starts)].map(max_docs).to_numpy()
+        limit = limit[np.cumsum(starts) - 1]  # (starts stay where they are)
     else:
         limit = int(max_docs)
-    keep = rank <= limit
+    kept = order[rank <= limit]
+    fused = fused.iloc[kept].reset_index(drop=True)
     pd = _pandas()
     out = pd.DataFrame(
         {
-            "query": fused["query_id"].to_numpy()[keep],
+            "query": fused["query_id"],
             "q0": "Q0",
-            "docid": fused["doc_id"].to_numpy()[keep],
-            "rank": rank[keep],
-            "score": fused["score"].to_numpy()[keep],
+            "docid": fused["doc_id"],
+            "rank": rank[rank <= limit],
+            "score": fused["score"],
             "system": system,
         }
     )
     run = TrecRun()
-    run.load_run_from_dataframe(out)
+    run._set_frame(out)  # irmetrics' run: no duplicate to look for
     return run
 
 
 def _ranked(trec_runs: Sequence[Any], depth: int = 1000) -> list[Any]:
     """Each run's top ``depth`` in its stored order (trectools' ``get_top_documents``)."""
-    from . import _run_frame, _stored_order
+    from . import _stored_order
 
     if not trec_runs:
         raise InputError("no runs to fuse")
-    return [_stored_order(_run_frame(r), depth) for r in trec_runs]
+    return [_stored_order(r, depth) for r in trec_runs]
 
 
 def reciprocal_rank_fusion(trec_runs: Sequence[Any], k: int = 60, max_docs: int = 1000) -> Any:
@@ -77,11 +86,12 @@ def combos(trec_runs: Sequence[Any], strategy: str = "sum", max_docs: Any = 1000
     ``max_docs`` an int or ``{query: int}``. Any number of runs (trectools' merge keeps
     two score columns, so it fuses two runs right and no more). None for fewer than
     two runs, as trectools."""
-    from . import _run_frame
+    from . import _scores
 
     if strategy not in _COMBOS:
         raise InputError(f"Unknown strategy {strategy!r}. Options are: {', '.join(_COMBOS)}")
     if len(trec_runs) < 2:
         return None
-    frames = [_run_frame(r)[["query", "docid", "score"]] for r in trec_runs]
-    return _fused(frames, _COMBOS[strategy], {}, f"comb_{strategy}", max_docs)
+    return _fused(
+        [_scores(r) for r in trec_runs], _COMBOS[strategy], {}, f"comb_{strategy}", max_docs
+    )
