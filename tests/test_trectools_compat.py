@@ -222,6 +222,12 @@ def test_evaluate_all_as_trectools(tmp_path, run):
         assert o_res.get_results_for_metric(metric) == pytest.approx(expected, rel=1e-12)
         assert o_res.get_result(metric) == pytest.approx(t_res.get_result(metric), rel=1e-12)
     assert o_res.get_result("P_10", "no such query") is None
+    for metric in ("P_10", "map"):
+        [(t_name, t_mean, t_ci)] = tt_procedures.extract_metric_from_results([t_res], metric)
+        [(o_name, o_mean, o_ci)] = ct.procedures.extract_metric_from_results([o_res], metric)
+        assert o_name == t_name
+        assert o_mean == pytest.approx(t_mean, rel=1e-12)
+        assert o_ci == pytest.approx(t_ci, rel=1e-9)
 
 
 def test_trec_res_compare_and_files(tmp_path):
@@ -454,6 +460,16 @@ def test_files_are_evaluated_without_making_frames():
     assert run._frame is None and qrels._frame is None
     run.run_data  # noqa: B018  (made on first use)
     assert run._frame is not None
+
+
+def test_list_of_runs_from_path(tmp_path, capsys):
+    for path in RUNS:
+        (tmp_path / Path(path).name).write_bytes(Path(path).read_bytes())
+    (tmp_path / "notes.txt").write_text("not a run\n")
+    theirs = tt_procedures.list_of_runs_from_path(str(tmp_path), "*.run")
+    ours = ct.procedures.list_of_runs_from_path(str(tmp_path), "*.run")
+    assert sorted(r.get_filename() for r in theirs) == [r.get_filename() for r in ours]
+    assert {r.get_runid() for r in theirs} == {r.get_runid() for r in ours}
 
 
 def test_objects_cross_over():
