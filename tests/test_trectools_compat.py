@@ -352,6 +352,12 @@ def test_combos_of_three_runs_and_fewer_than_two():
         assert got[q] == pytest.approx(expected[q], rel=1e-12)
     assert ct.fusion.combos([ct.TrecRun(RUNS[0])]) is None
     assert tt_fusion.combos([trectools.TrecRun(RUNS[0])]) is None
+    runs = [ct.TrecRun(r) for r in RUNS[:2]]
+    for bad in (0, -1, "10", 2.5):
+        with pytest.raises(irmetrics.InputError, match="max_docs must be a whole number"):
+            ct.fusion.combos(runs, max_docs=bad)
+    with pytest.raises(irmetrics.InputError, match="max_docs has no value for query '1037798'"):
+        ct.fusion.reciprocal_rank_fusion(runs, max_docs={"104861": 5})
     with pytest.raises(irmetrics.InputError, match="Unknown strategy"):
         ct.fusion.combos([ct.TrecRun(r) for r in RUNS], strategy="wsum")
 
@@ -507,7 +513,14 @@ def test_bad_input(tmp_path):
         )
     with pytest.raises(irmetrics.InputError, match="Required column"):
         ct.TrecRun().load_run_from_dataframe(pd.DataFrame({"query": ["1"]}))
-    with pytest.raises(irmetrics.InputError, match="p must lie"):
-        ct.TrecEval(ct.TrecRun(RUNS[0]), ct.TrecQrel(QRELS)).get_rbp(p=1.0)
+    te = ct.TrecEval(ct.TrecRun(RUNS[0]), ct.TrecQrel(QRELS))
+    for p in (1.0, 0.0, "0.5", None):
+        with pytest.raises(irmetrics.InputError, match="p must be a number in"):
+            te.get_rbp(p=p)
+    for depth in (0, -3, 2.5):
+        with pytest.raises(irmetrics.InputError, match="depth must be a whole number"):
+            te.get_rbp(depth=depth)
+    with pytest.raises(irmetrics.MeasureError, match="'0' is not a positive whole number"):
+        te.get_precision(depth=0)
     with pytest.raises(irmetrics.InputError, match="no data"):
         irmetrics.evaluate(QRELS, ct.TrecRun(), ["map"])

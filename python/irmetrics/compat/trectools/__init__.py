@@ -38,6 +38,7 @@ order) and, for nDCG, exponential gains.
 from __future__ import annotations
 
 import gzip
+import numbers
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -470,8 +471,10 @@ class TrecEval:
         Returns ``(rbp, residual)``: floats, or with ``per_query`` two data frames."""
         from ._rbp import rbp
 
-        if not 0.0 < p < 1.0:
-            raise InputError(f"p must lie in (0, 1), not {p!r}")
+        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 < p < 1.0:
+            raise InputError(f"p must be a number in (0, 1), not {p!r}")
+        if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
+            raise InputError(f"depth must be a whole number of at least 1, not {depth!r}")
         label = f"RBP({p:.2f})@{depth}"
         return rbp(
             _run_frame(self.run),

@@ -4,6 +4,7 @@ per query, ties by document id ascending, the same ``system`` names)."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,10 +34,14 @@ def _fused(
     order[to] = np.arange(len(to))
     rank = rank[order] + 1
     if isinstance(max_docs, dict):
-        limit = fused["query_id"].iloc[np.flatnonzero(starts)].map(max_docs).to_numpy()
+        queries = fused["query_id"].iloc[np.flatnonzero(starts)].tolist()
+        missing = [q for q in queries if q not in max_docs]
+        if missing:
+            raise InputError(f"max_docs has no value for query {missing[0]!r}")
+        limit: Any = np.array([_max_docs(max_docs[q]) for q in queries])
         limit = limit[np.cumsum(starts) - 1]  # (starts stay where they are)
     else:
-        limit = int(max_docs)
+        limit = _max_docs(max_docs)
     kept = order[rank <= limit]
     fused = fused.iloc[kept].reset_index(drop=True)
     pd = _pandas()
@@ -53,6 +58,12 @@ def _fused(
     run = TrecRun()
     run._set_frame(out)  # irmetrics' run: no duplicate to look for
     return run
+
+
+def _max_docs(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise InputError(f"max_docs must be a whole number of at least 1, not {n!r}")
+    return int(n)
 
 
 def _ranked(trec_runs: Sequence[Any], depth: int = 1000) -> list[Any]:
