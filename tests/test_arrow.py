@@ -403,6 +403,42 @@ def test_outputs_name_the_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> N
             irmetrics.evaluate({"q": {"d": 1}}, run, "map", output="polars")
 
 
+def test_to_pandas_is_the_frame_pandas_makes_of_the_rows(conformance: Path) -> None:
+    """``to_pandas`` gives the frame pandas itself makes of the rows as Python values
+    (its own string dtype: Arrow-backed in pandas 3 with pyarrow, where the ids are
+    handed over as Arrow arrays), for a run and for qrels."""
+    path = conformance / "generated" / "v03_score_ties" / "run.txt"
+    run = irmetrics.Run.from_file(path)
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    ranked = sorted(
+        ((q, d, float(s)) for q, _, d, _, s, *_ in rows),
+        key=lambda r: (r[0].encode(), -r[2], tuple(-b for b in r[1].encode())),
+    )
+    expected = pd.DataFrame(
+        {
+            "query_id": [r[0] for r in ranked],
+            "doc_id": [r[1] for r in ranked],
+            "score": [r[2] for r in ranked],
+        }
+    )
+    pd.testing.assert_frame_equal(run.to_pandas(), expected)
+    qrels_path = conformance / "generated" / "v03_score_ties" / "qrels.txt"
+    lines = [line.split() for line in qrels_path.read_text().splitlines() if line.strip()]
+    judged = pd.DataFrame(
+        {
+            "query_id": [q for q, _, _, _ in lines],
+            "doc_id": [d for _, _, d, _ in lines],
+            "relevance": [int(r) for *_, r in lines],
+        }
+    )
+    got = irmetrics.Qrels.from_file(qrels_path).to_pandas()
+    key = ["query_id", "doc_id"]
+    pd.testing.assert_frame_equal(
+        got.sort_values(key).reset_index(drop=True),
+        judged.sort_values(key).reset_index(drop=True),
+    )
+
+
 def test_pandas_frames_keep_their_own_route() -> None:
     """A pandas frame (which exports Arrow data through pyarrow) is read in place by the
     pandas route: object columns with ints and NaN give the pandas route's messages."""

@@ -293,8 +293,23 @@ pub(super) fn to_frame<'py>(
             errors::require_numpy(py, what)?;
             let pandas = py.import("pandas")?;
             let columns = pyo3::types::PyDict::new(py);
-            let schema = data.batch.schema();
-            for (field, col) in schema.fields().iter().zip(data.batch.columns()) {
+            let batch = data.batch.clone();
+            let schema = batch.schema();
+            // pandas' own str dtype where it keeps strings in Arrow (pandas 3 with
+            // pyarrow): the id columns are handed over as Arrow arrays instead of one
+            // Python str per id (a 698,000-row run: 0.81 -> 0.06 s), the same frame
+            let utf8 = !batch
+                .columns()
+                .iter()
+                .any(|c| c.data_type() == &DataType::LargeBinary);
+            let arrow_ids = match arrow_str_dtype(py, &pandas)? {
+                Some(dtype) if utf8 => {
+                    let table = py.import("pyarrow")?.call_method1("table", (data,))?;
+                    Some((dtype, table))
+                }
+                _ => None,
+            };
+            for (i, (field, col)) in schema.fields().iter().zip(batch.columns()).enumerate() {
                 let values = match col.data_type() {
                     DataType::Float64 => {
                         numpy::PyArray1::from_slice(py, col.as_primitive::<Float64Type>().values())
@@ -304,14 +319,20 @@ pub(super) fn to_frame<'py>(
                         numpy::PyArray1::from_slice(py, col.as_primitive::<Int64Type>().values())
                             .into_any()
                     }
-                    DataType::LargeUtf8 => {
-                        let ids = col
-                            .as_string::<i64>()
-                            .iter()
-                            .flatten()
-                            .map(|s| s.as_bytes());
-                        id_list(py, ids)?.into_any()
-                    }
+                    DataType::LargeUtf8 => match &arrow_ids {
+                        Some((dtype, table)) => {
+                            let column = table.call_method1("column", (i,))?;
+                            dtype.call_method1("__from_arrow__", (column,))?
+                        }
+                        None => {
+                            let ids = col
+                                .as_string::<i64>()
+                                .iter()
+                                .flatten()
+                                .map(|s| s.as_bytes());
+                            id_list(py, ids)?.into_any()
+                        }
+                    },
                     // ids that are not UTF-8, as str with surrogate escapes: kept as
                     // objects (pandas' own string dtypes would refuse them)
                     _ => {
@@ -326,6 +347,22 @@ pub(super) fn to_frame<'py>(
             pandas.call_method1("DataFrame", (columns,))
         }
     }
+}
+
+/// pandas' default dtype of strings when it keeps them in Arrow (`StringDtype` with
+/// `storage="pyarrow"`: pandas 3 with pyarrow installed), else None.
+fn arrow_str_dtype<'py>(
+    py: Python<'py>,
+    pandas: &Bound<'py, PyModule>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let dtype = pandas
+        .call_method1("Series", (vec!["a"],))?
+        .getattr("dtype")?;
+    let arrow = match dtype.getattr("storage") {
+        Ok(storage) => storage.extract::<String>().is_ok_and(|s| s == "pyarrow"),
+        Err(_) => false,
+    };
+    Ok((arrow && py.import("pyarrow").is_ok()).then_some(dtype))
 }
 
 /// Evaluate the run in Arrow data as its rows are taken in: each query is evaluated
