@@ -42,7 +42,7 @@ def write_run(qrels: Path, path: Path, depth: int, seed: int, tag: str) -> int:
             ranked = set(docs[:depth])
             while len(ranked) < depth:
                 ranked.add(str(rng.randrange(10_000_000)))
-            order = sorted(ranked, key=lambda _: rng.random())
+            order = sorted(sorted(ranked), key=lambda _: rng.random())  # (a set: sorted first)
             for i, d in enumerate(order):
                 f.write(f"{q} Q0 {d} {i + 1} {depth - i + rng.random() / 2:.6f} {tag}\n")
             lines += len(order)
