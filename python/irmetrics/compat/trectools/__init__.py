@@ -78,7 +78,7 @@ class _Data:
 
     def __init__(self) -> None:
         self.filename: Any = None
-        self._parsed: Any = None  # irmetrics.Qrels / Run, while no frame was made
+        self._parsed: Any = None  # irmetrics.Qrels / Run, only while no frame is made
         self._frame: Any = None
         self._header: list[str] = []
 
@@ -107,7 +107,7 @@ class _Data:
 
     def _ids(self) -> Any:
         """The query ids: of the parsed file, or the frame's."""
-        if self._frame is None and self._parsed is not None:
+        if self._parsed is not None:
             return self._parsed.query_ids()
         return self._made_frame()["query"].unique()
 
@@ -220,7 +220,7 @@ class TrecRun(_Data):
 
     def get_runid(self) -> Any:
         """The tag of the run's first line (trectools' ``run_data["system"][0]``)."""
-        if self._frame is None and self._parsed is not None:
+        if self._parsed is not None:
             opener: Any = gzip.open if str(self.filename).endswith(".gz") else open
             with opener(self.filename, "rb") as f:
                 first = f.readline().split()
@@ -284,8 +284,9 @@ def _stored_order(run: Any, depth: int | None = None) -> Any:
     by document id ascending; a frame's: its rows), as scores that trec_eval's order
     keeps: trectools' ``trec_eval=False`` and its fusion read a ranking so."""
     pd = _pandas()
-    if isinstance(run, _Data) and run._frame is None and run._parsed is not None:
-        ranked = run._parsed.to_pandas()  # by query, ranked as trec_eval ranks
+    parsed = _parsed(run)
+    if parsed is not None:
+        ranked = parsed.to_pandas()  # by query, ranked as trec_eval ranks
         query, docid = ranked["query_id"], ranked["doc_id"]
         _, position = _ties_ascending(_query_starts(query), ranked["score"].to_numpy())
     else:
@@ -298,11 +299,16 @@ def _stored_order(run: Any, depth: int | None = None) -> Any:
     return out
 
 
+def _parsed(run: Any) -> Any:
+    """The irmetrics Run parsed from a file of this module's ``TrecRun`` whose frame is
+    not made (trectools' own objects: None)."""
+    return run._parsed if isinstance(run, _Data) else None
+
+
 def _scores(run: Any) -> Any:
     """The run's scores as irmetrics reads them: the parsed file, else the frame."""
-    if isinstance(run, _Data) and run._frame is None and run._parsed is not None:
-        return run._parsed
-    return _run_frame(run)[["query", "docid", "score"]]
+    parsed = _parsed(run)
+    return parsed if parsed is not None else _run_frame(run)[["query", "docid", "score"]]
 
 
 def _run_frame(run: Any) -> Any:
@@ -337,15 +343,19 @@ class TrecEval:
         max_docs: int | None = None,
     ) -> Any:
         """irmetrics' per-query table (``output="pandas"``) of ``measures``."""
-        run = self.run if trec_eval else _stored_order(self.run)
         return irmetrics.evaluate(
             self.qrels,
-            run,
+            self._ranked(trec_eval),
             measures,
             output="pandas",
             judged_only=judged_only,
             max_docs=max_docs,
         )
+
+    def _ranked(self, trec_eval: bool) -> Any:
+        """The run as measured: ranked as trec_eval ranks it, else in trectools' stored
+        order (``trec_eval=False``)."""
+        return self.run if trec_eval else _stored_order(self.run)
 
     def _one(
         self,
@@ -427,22 +437,13 @@ class TrecEval:
 
     def get_geometric_map(self, depth: int = 1000, trec_eval: bool = True) -> float:
         """trec_eval's ``gm_map`` (AP floored at 1e-5) over the top ``depth``."""
-        value = irmetrics.evaluate(
-            self.qrels,
-            self.run if trec_eval else _stored_order(self.run),
-            ["gm_map"],
-            max_docs=depth,
-        )["gm_map"]
-        return float(value)
+        value = irmetrics.evaluate(self.qrels, self._ranked(trec_eval), ["gm_map"], max_docs=depth)
+        return float(value["gm_map"])
 
     def _count(self, measure: str, name: str, per_query: bool) -> Any:
-        table = self._table([measure])
-        column = table.columns[0]
-        if not per_query:
-            return int(table.attrs["all"][column])
-        out = table[column].astype("int64").rename(name).rename_axis("query")
-        out.attrs = {}
-        return out.sort_index()
+        """A count as trectools returns it: an int, or a Series per query."""
+        out = self._one(measure, name, per_query)
+        return out[name].astype("int64") if per_query else int(out)
 
     def get_retrieved_documents(self, per_query: bool = False) -> Any:
         return self._count("num_ret", "docid", per_query)
@@ -526,15 +527,14 @@ class TrecEval:
                 frames.append(pd.DataFrame({"metric": name, "query": ids, "value": values}))
 
         run_id = self.run.get_runid()
-        summary: dict[str, Any] = {"runid": run_id}
-        summary |= {n: int(means[n]) for n in counts}
-        summary["num_q"] = len(ids)
-        summary["map"] = float(means["map"])
-        summary["gm_map"] = self.get_geometric_map(depth=10000)
-        for n in ("bpref", "Rprec", "recip_rank"):
-            summary[n] = float(means[n])
-        summary |= {
-            f"{m}_{v}": float(means[f"{m}_{v}"]) for m in ("P", "R", "NDCG") for v in depths
+        summary = {
+            "runid": run_id,
+            **{n: int(means[n]) for n in counts},
+            "num_q": len(ids),
+            "map": float(means["map"]),
+            "gm_map": self.get_geometric_map(depth=10000),
+            **{n: float(means[n]) for n in ("bpref", "Rprec", "recip_rank")},
+            **{f"{m}_{v}": float(means[f"{m}_{v}"]) for m in ("P", "R", "NDCG") for v in depths},
         }
         rows = [{"metric": n, "query": "all", "value": v} for n, v in summary.items()]
         frames.append(pd.DataFrame(rows))

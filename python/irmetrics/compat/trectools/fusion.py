@@ -42,15 +42,15 @@ def _fused(
         limit = limit[np.cumsum(starts) - 1]  # (starts stay where they are)
     else:
         limit = _max_docs(max_docs)
-    kept = order[rank <= limit]
-    fused = fused.iloc[kept].reset_index(drop=True)
+    keep = rank <= limit
+    fused = fused.iloc[order[keep]].reset_index(drop=True)
     pd = _pandas()
     out = pd.DataFrame(
         {
             "query": fused["query_id"],
             "q0": "Q0",
             "docid": fused["doc_id"],
-            "rank": rank[rank <= limit],
+            "rank": rank[keep],
             "score": fused["score"],
             "system": system,
         }
