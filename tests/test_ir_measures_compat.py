@@ -227,7 +227,10 @@ def test_readers_are_ir_measures(tmp_path):
         list(peer.read_trec_run(str(bad)))
     with pytest.raises(irmetrics.FormatError, match=r"bad\.run:2: "):
         list(ir_measures.read_trec_run(str(bad)))
-    assert ir_measures.parse_measure("nDCG@10") == "nDCG@10"
+    assert ir_measures.parse_measure("nDCG@10") == ir_measures.nDCG @ 10
+    assert repr(ir_measures.parse_measure("nDCG@10")) == repr(peer.parse_measure("nDCG@10"))
+    # irmetrics' other spellings are names, returned as they are (ir_measures has none)
+    assert ir_measures.parse_measure("ndcg_cut_10") == "ndcg_cut_10"
     assert ir_measures.parse_measure(nDCG @ 10) == nDCG @ 10
     with pytest.raises(irmetrics.MeasureError, match="did you mean"):
         ir_measures.parse_measure("nDGC@10")
@@ -277,3 +280,131 @@ def test_diversity_measures_are_ir_measures(shared):
     for m in measures[:3]:
         a = peer.calc_aggregate([m], flat, run)[m]
         assert math.isclose(ir_measures.calc_aggregate([m], flat, run)[m], a, rel_tol=1e-12), m
+
+
+# the measure objects: code that says ir_measures.nDCG@10 runs on the compat module
+PEER_MEASURES = [n for n in peer.__all__ if isinstance(getattr(peer, n), peer.Measure)]
+
+
+def test_every_measure_object_of_ir_measures_is_here():
+    assert len(PEER_MEASURES) >= 50
+    ours = set(ir_measures.__all__)
+    for name in PEER_MEASURES:
+        theirs, mine = getattr(peer, name), getattr(ir_measures, name)
+        assert name in ours, name
+        assert isinstance(mine, ir_measures.Measure)
+        assert repr(mine) == repr(theirs) and str(mine) == str(theirs), name
+        assert mine.NAME == theirs.NAME and mine.AT_PARAM == theirs.AT_PARAM, name
+        assert mine.SUPPORTED_PARAMS.keys() == theirs.SUPPORTED_PARAMS.keys(), name
+        for key, info in theirs.SUPPORTED_PARAMS.items():
+            mine_info = mine.SUPPORTED_PARAMS[key]
+            assert (mine_info.dtype, mine_info.required) == (info.dtype, info.required), name
+            if info.choices is not peer.measures.base._NOT_PROVIDED:
+                assert mine_info.choices == info.choices, (name, key)
+            if info.default is not peer.measures.base._NOT_PROVIDED:
+                assert mine_info.default == info.default, (name, key)
+                assert mine[key] == theirs[key], (name, key)
+
+
+SPELLINGS = [
+    "nDCG@10",
+    "NDCG@10",
+    "P(rel=2)@5",
+    "P(rel=1)@5",
+    "nDCG(dcg='exp-log2')@20",
+    'nDCG(dcg="log2")',
+    "nDCG(gains={0:0,1:1,2:3})@10",
+    "nDCG(judged_only=True,dcg='exp-log2')@10",
+    "AP(judged_only=True,rel=2)",
+    "IPrec@0.5",
+    "NumRelRet",
+    "SetRelP",
+    "MAP@100",
+    "MRR@10",
+    "RBP(p=0.5,rel=2)",
+    "alpha_nDCG(alpha=0.3)@20",
+    "Compat(p=0.8)",
+    "SetF(beta=0.5)",
+    "BPM(T=2.0,max_rel=3)@10",
+    "Success@1",
+    "Judged@10",
+]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_measures_are_built_and_spelled_as_ir_measures(spelling):
+    theirs = peer.parse_measure(spelling)
+    mine = ir_measures.parse_measure(spelling)
+    assert isinstance(mine, ir_measures.Measure)
+    assert repr(mine) == repr(theirs)
+    # the same measure built with the objects' operators, and equal by spelling
+    built = eval(spelling, {n: getattr(ir_measures, n) for n in PEER_MEASURES})
+    assert built == mine and hash(built) == hash(mine) and repr(built) == repr(theirs)
+    assert ir_measures.parse_measure(repr(mine)) == mine
+
+
+def test_calc_with_the_module_s_own_measure_objects_is_ir_measures(dl19):
+    qrels, _, run = dl19
+    theirs = peer.calc_aggregate(MEASURES + JUDGED_ONLY, qrels, run)
+    mine = [ir_measures.parse_measure(repr(m)) for m in MEASURES + JUDGED_ONLY]
+    assert all(isinstance(m, ir_measures.Measure) for m in mine)
+    got = ir_measures.calc_aggregate(mine, qrels, run)
+    assert list(got) == mine  # keyed by the objects given
+    for m, p in zip(mine, MEASURES + JUDGED_ONLY):
+        assert close(got[m], theirs[p]), m
+    # a measure evaluates itself, as ir_measures' do
+    ndcg = ir_measures.nDCG @ 10
+    assert close(ndcg.calc_aggregate(qrels, run), theirs[nDCG @ 10])
+    rows = {x.query_id: x.value for x in (nDCG @ 10).iter_calc(qrels, run)}
+    assert {x.query_id: x.value for x in ndcg.iter_calc(qrels, run)} == pytest.approx(rows)
+    agg, per_query = ndcg.calc(qrels, run)
+    assert close(agg, theirs[nDCG @ 10]) and len(per_query) == len(rows)
+    assert close(ndcg.evaluator(qrels).calc_aggregate(run)[ndcg], theirs[nDCG @ 10])
+
+
+@pytest.mark.parametrize(
+    "measure, message",
+    [
+        ("P", "cutoff is required"),
+        ("INST", "max_rel is required"),
+        ("P(foo=1)@5", "unknown parameter"),
+        ("nDCG(dcg='exp')@10", "one of"),
+        ("SetP(relative=1)", "must be bool"),
+    ],
+)
+def test_bad_parameters_are_refused_as_ir_measures_refuses_them(dl19, measure, message):
+    qrels, run, _ = dl19
+    with pytest.raises((AssertionError, KeyError)):  # ir_measures refuses them too
+        peer.calc_aggregate([peer.parse_measure(measure)], qrels, run)
+    with pytest.raises(irmetrics.InputError, match=message):
+        ir_measures.calc_aggregate([ir_measures.parse_measure(measure)], qrels, run)
+    # ir_measures' own object, given to the compat module: the same refusal
+    with pytest.raises(irmetrics.InputError):
+        ir_measures.calc_aggregate([peer.parse_measure(measure)], qrels, run)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["P", "ndcg_cut.10,20", "iprec_at_recall", "set_F", "set_F.0.5", "map", "num_rel_ret"]
+    + ["success", "P_5", "set_relative_P", "recall.5", "map_cut", "set_map", "infAP"],
+)
+def test_parse_trec_measure_is_ir_measures(name):
+    assert [repr(m) for m in ir_measures.parse_trec_measure(name)] == [
+        repr(m) for m in peer.parse_trec_measure(name)
+    ]
+
+
+@pytest.mark.parametrize("group", ["official", "all_trec"])
+def test_parse_trec_measure_of_a_group_leaves_out_what_ir_measures_has_not(group, capsys):
+    theirs = [repr(m) for m in peer.parse_trec_measure(group)]
+    assert "skipped" in capsys.readouterr().out  # ir_measures prints what it left out
+    with pytest.warns(UserWarning, match="gm_map"):
+        mine = ir_measures.parse_trec_measure(group)
+    assert [repr(m) for m in mine] == theirs
+
+
+def test_parse_trec_measure_without_an_ir_measures_equivalent_is_refused():
+    with pytest.raises(ValueError):
+        peer.parse_trec_measure("gm_map")
+    with pytest.raises(irmetrics.InputError, match="no ir_measures equivalent"):
+        ir_measures.parse_trec_measure("gm_map")

@@ -20,7 +20,8 @@ irmetrics' readers: a bad line is an ``irmetrics.FormatError`` naming it),
 ``supported_measures`` and ``supported_nicknames``.
 
 ``irmetrics.compat.ir_measures`` is ir_measures' API (``calc_aggregate``,
-``iter_calc``, ``calc``, ``evaluator``) the same way, ``irmetrics.compat.ranx`` ranx's
+``iter_calc``, ``calc``, ``evaluator``, the measure objects ``nDCG``, ``AP``, ...) the
+same way, ``irmetrics.compat.ranx`` ranx's
 and ``irmetrics.compat.trectools`` trectools' (``TrecQrel``, ``TrecRun``, ``TrecEval``,
 ``TrecRes``, ``fusion``).
 """

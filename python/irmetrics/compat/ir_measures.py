@@ -2,7 +2,7 @@
 experiments, most retriever papers' evaluation scripts)::
 
     from irmetrics.compat import ir_measures
-    from ir_measures import nDCG, AP, P          # the measure objects (or their names)
+    from irmetrics.compat.ir_measures import nDCG, AP, P  # ir_measures' measure objects
 
     ir_measures.calc_aggregate([nDCG@10, AP, P(rel=2)@5], qrels, run)
     # {nDCG@10: 0.61, AP: 0.37, P(rel=2)@5: 0.52}
@@ -12,7 +12,11 @@ experiments, most retriever papers' evaluation scripts)::
 ``calc_aggregate``, ``iter_calc``, ``calc`` and ``evaluator`` take ir_measures'
 arguments (measures, qrels, run) and return its output: results keyed by the measures
 as given (ir_measures' objects, or strings in any spelling ``irmetrics.evaluate``
-takes), names read as ir_measures reads them (``names="ir_measures"``). As ir_measures
+takes), names read as ir_measures reads them (``names="ir_measures"``). The module has
+ir_measures' measure objects (every one of ir_measures 0.4, aliases included: spelled,
+built with ``@`` and parameters, compared and hashed as ir_measures' are, parameters
+checked as it checks them), ``parse_measure`` and ``parse_trec_measure``, so code
+written for ir_measures runs without it installed. As ir_measures
 does, and ``irmetrics.evaluate`` does not: every judged query has a value, 0 for one
 missing from the run (each measure's ``DEFAULT``), which the means count; queries of the
 run without judgments are left out; ``NumQ``, ``NumRel`` and ``NumRet`` are summed over
@@ -42,8 +46,10 @@ name and returns it: names are measures here.
 
 from __future__ import annotations
 
+import ast
 import math
 import os
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, TypeVar
 
@@ -53,18 +59,75 @@ from .._core import Evaluator as _Evaluator
 from .._core import InputError, Qrels, Run
 
 __all__ = [
+    "BaseMeasure",
     "CalcResults",
     "Evaluator",
+    "Measure",
     "Metric",
+    "ParamInfo",
     "Qrel",
     "ScoredDoc",
     "calc",
     "calc_aggregate",
+    "convert_trec_name",
     "evaluator",
     "iter_calc",
     "parse_measure",
+    "parse_trec_measure",
     "read_trec_qrels",
     "read_trec_run",
+    # the measures, as ir_measures names them (aliases included)
+    "AP",
+    "AP_IA",
+    "Accuracy",
+    "BPM",
+    "BPref",
+    "Bpref",
+    "Compat",
+    "ERR",
+    "ERR_IA",
+    "INSQ",
+    "INST",
+    "IPrec",
+    "Judged",
+    "MAP",
+    "MAP_IA",
+    "MRR",
+    "NDCG",
+    "NERR10",
+    "NERR11",
+    "NERR8",
+    "NERR9",
+    "NRBP",
+    "NumQ",
+    "NumRel",
+    "NumRelRet",
+    "NumRet",
+    "P",
+    "P_IA",
+    "Precision",
+    "R",
+    "RBP",
+    "RPrec",
+    "RR",
+    "Recall",
+    "Rprec",
+    "SDCG",
+    "SetAP",
+    "SetF",
+    "SetP",
+    "SetR",
+    "SetRelP",
+    "StRecall",
+    "Success",
+    "alpha_DCG",
+    "alpha_nDCG",
+    "infAP",
+    "nDCG",
+    "nERR_IA",
+    "nNRBP",
+    "α_DCG",
+    "α_nDCG",
 ]
 
 
@@ -101,6 +164,244 @@ class CalcResults(NamedTuple):
     per_query: list[Metric]
 
 
+# ir_measures' measure objects ------------------------------------------------------
+# The same names, parameters (types, defaults, required ones), spelling (``repr``) and
+# equality as ir_measures' (0.4): a measure object is its name, which irmetrics reads
+# (``names="ir_measures"``), so results are keyed by the objects given. Code that says
+# ``ir_measures.nDCG@10`` or ``from ir_measures import *`` runs without ir_measures.
+
+_UNSET: Any = object()  # a parameter without a default (ir_measures' "not provided")
+
+
+class ParamInfo:
+    """A measure's parameter (ir_measures' ``ParamInfo``): its type, whether it is
+    required, its allowed values and its default."""
+
+    def __init__(
+        self,
+        dtype: type | None = None,
+        required: bool = False,
+        choices: Any = _UNSET,
+        default: Any = _UNSET,
+        desc: str | None = None,
+    ) -> None:
+        self.dtype = dtype
+        self.required = required
+        self.choices = choices
+        self.default = default
+        self.desc = desc
+
+    def validate(self, value: Any) -> bool:
+        """Whether ``value`` suits the parameter (an int suits a float parameter:
+        ir_measures refuses ``T=2`` for ``T=2.0``, irmetrics reads both)."""
+        if value is _UNSET:
+            return not self.required
+        dtype = self.dtype
+        if dtype is float and isinstance(value, int) and not isinstance(value, bool):
+            dtype = int
+        if dtype is int and isinstance(value, bool):
+            return False
+        if dtype is not None and not isinstance(value, dtype):
+            return False
+        return self.choices is _UNSET or value in self.choices
+
+
+class Measure:
+    """A measure with its parameters, as ir_measures' ``Measure``: ``nDCG@10`` sets
+    the cutoff (the parameter ``AT_PARAM`` names), ``P(rel=2)`` the others;
+    ``repr`` is ir_measures' spelling (parameters at their default left out), equal
+    measures are those spelled alike. ``calc_aggregate(qrels, run)``,
+    ``iter_calc(qrels, run)``, ``calc(qrels, run)`` and ``evaluator(qrels)`` evaluate
+    the one measure."""
+
+    DEFAULT = 0.0  # a judged query missing from the run
+
+    def __init__(
+        self,
+        name: str,
+        supported: dict[str, ParamInfo],
+        at_param: str = "cutoff",
+        **params: Any,
+    ) -> None:
+        self.__name__ = self.NAME = name
+        self.SUPPORTED_PARAMS = supported
+        self.AT_PARAM = at_param
+        self.params = params
+
+    def __call__(self, **params: Any) -> Measure:
+        return Measure(self.NAME, self.SUPPORTED_PARAMS, self.AT_PARAM, **{**self.params, **params})
+
+    def __matmul__(self, value: Any) -> Measure:
+        return self(**{self.AT_PARAM: value})
+
+    def __getitem__(self, key: str) -> Any:
+        return self.params.get(key, self.SUPPORTED_PARAMS[key].default)
+
+    def __repr__(self) -> str:
+        shown = [
+            f"{k}={_param_repr(v)}"
+            for k, v in self.params.items()
+            if k != self.AT_PARAM
+            and (k not in self.SUPPORTED_PARAMS or v != self.SUPPORTED_PARAMS[k].default)
+        ]
+        text = f"{self.NAME}({','.join(shown)})" if shown else self.NAME
+        if self.AT_PARAM in self.params:
+            text += f"@{self.params[self.AT_PARAM]}"
+        return text
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Measure) and repr(self) == repr(other)
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+    def validate_params(self) -> None:
+        """An ``irmetrics.InputError`` naming the parameter that is unknown, missing or
+        of the wrong type (ir_measures asserts when it evaluates)."""
+        unknown = sorted(set(self.params) - set(self.SUPPORTED_PARAMS))
+        if unknown:
+            raise InputError(
+                f"{self!r}: unknown parameter(s) {unknown}; {self.NAME} takes "
+                f"{', '.join(self.SUPPORTED_PARAMS) or 'none'}"
+            )
+        for key, info in self.SUPPORTED_PARAMS.items():
+            value = self.params.get(key, _UNSET)
+            if info.validate(value):
+                continue
+            if value is _UNSET:
+                example = f"{self.NAME}@10" if key == self.AT_PARAM else f"{self.NAME}({key}=...)"
+                raise InputError(f"{self!r}: the parameter {key} is required (e.g. {example})")
+            kind = info.dtype.__name__ if info.dtype else "any"
+            allowed = "" if info.choices is _UNSET else f", one of {info.choices}"
+            raise InputError(f"{self!r}: {key}={value!r} must be {kind}{allowed}")
+
+    def iter_calc(self, qrels: Any, run: Any) -> Iterator[Metric]:
+        return iter_calc([self], qrels, run)
+
+    def calc_aggregate(self, qrels: Any, run: Any) -> float:
+        return calc_aggregate([self], qrels, run)[self]
+
+    def calc(self, qrels: Any, run: Any) -> CalcResults:
+        aggregated, per_query = calc([self], qrels, run)
+        return CalcResults(aggregated[self], per_query)  # type: ignore[arg-type]
+
+    def evaluator(self, qrels: Any) -> Evaluator:
+        return evaluator([self], qrels)
+
+
+BaseMeasure = Measure
+
+
+def _param_repr(value: Any) -> str:
+    """A parameter as ir_measures spells it (a gain map without its identity entries)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{v}" for k, v in sorted(value.items()) if k != v) + "}"
+    return repr(value)
+
+
+_CUTOFF = ParamInfo(int, desc="ranking cutoff threshold")
+_CUTOFF_NEEDED = ParamInfo(int, required=True, desc="ranking cutoff threshold")
+_REL = ParamInfo(int, default=1, desc="minimum relevance label counted relevant")
+_ANY_REL = ParamInfo(int, desc="minimum relevance label counted relevant (none: graded)")
+_JUDGED = ParamInfo(bool, default=False, desc="leave out retrieved unjudged documents")
+_MIN_REL = ParamInfo(int, default=0, desc="the label of gain 0")
+_MAX_REL = ParamInfo(int, required=True, desc="the label of gain 1")
+_T = ParamInfo(float, default=1.0, desc="the user's expected total gain")
+_ALPHA = ParamInfo(float, default=0.5, desc="redundancy penalty")
+_BETA = ParamInfo(float, default=0.5, desc="patience")
+_DIVERSE = {"cutoff": _CUTOFF, "rel": _REL, "judged_only": _JUDGED}
+_CWL = {"T": _T, "min_rel": _MIN_REL, "max_rel": _MAX_REL}
+
+Accuracy = Measure("Accuracy", {"cutoff": _CUTOFF, "rel": _REL})
+AP = MAP = Measure("AP", {"cutoff": _CUTOFF, "rel": _REL, "judged_only": _JUDGED})
+BPM = Measure("BPM", {"cutoff": _CUTOFF_NEEDED, **_CWL})
+Bpref = BPref = Measure("Bpref", {"rel": _REL})
+Compat = Measure(
+    "Compat",
+    {"p": ParamInfo(float, default=0.95), "normalize": ParamInfo(bool, default=True)},
+)
+ERR_IA = Measure("ERR_IA", _DIVERSE)
+nERR_IA = Measure("nERR_IA", _DIVERSE)
+alpha_DCG = α_DCG = Measure("alpha_DCG", {**_DIVERSE, "alpha": _ALPHA})
+alpha_nDCG = α_nDCG = Measure("alpha_nDCG", {**_DIVERSE, "alpha": _ALPHA})
+NRBP = Measure("NRBP", {"rel": _REL, "alpha": _ALPHA, "beta": _BETA})
+nNRBP = Measure("nNRBP", {"rel": _REL, "alpha": _ALPHA, "beta": _BETA})
+AP_IA = MAP_IA = Measure("AP_IA", {"rel": _REL, "judged_only": _JUDGED})
+P_IA = Measure("P_IA", _DIVERSE)
+StRecall = Measure("StRecall", {"cutoff": _CUTOFF, "rel": _REL})
+ERR = Measure("ERR", {"cutoff": _CUTOFF})
+INST = Measure("INST", _CWL)
+INSQ = Measure("INSQ", _CWL)
+infAP = Measure("infAP", {"rel": _REL})
+IPrec = Measure(
+    "IPrec",
+    {"recall": ParamInfo(float, required=True), "rel": _REL, "judged_only": _JUDGED},
+    at_param="recall",
+)
+Judged = Measure("Judged", {"cutoff": _CUTOFF})
+nDCG = NDCG = Measure(
+    "nDCG",
+    {
+        "cutoff": _CUTOFF,
+        "dcg": ParamInfo(str, choices=["log2", "exp-log2"], default="log2"),
+        "gains": ParamInfo(dict, desc="gain of each label"),
+        "judged_only": _JUDGED,
+    },
+)
+NERR8 = Measure("NERR8", {"cutoff": _CUTOFF_NEEDED, "min_rel": _MIN_REL, "max_rel": _MAX_REL})
+NERR9 = Measure("NERR9", {"cutoff": _CUTOFF_NEEDED, "min_rel": _MIN_REL, "max_rel": _MAX_REL})
+NERR10 = Measure(
+    "NERR10", {"p": ParamInfo(float, default=0.9), "min_rel": _MIN_REL, "max_rel": _MAX_REL}
+)
+NERR11 = Measure("NERR11", _CWL)
+NumQ = Measure("NumQ", {})
+NumRel = Measure("NumRel", {"rel": _REL})
+NumRet = Measure("NumRet", {"rel": _ANY_REL})
+NumRelRet = NumRet(rel=1)
+P = Precision = Measure("P", {"cutoff": _CUTOFF_NEEDED, "rel": _REL, "judged_only": _JUDGED})
+R = Recall = Measure("R", {"cutoff": _CUTOFF_NEEDED, "rel": _REL, "judged_only": _JUDGED})
+RBP = Measure("RBP", {"cutoff": _CUTOFF, "p": ParamInfo(float, default=0.8), "rel": _ANY_REL})
+Rprec = RPrec = Measure("Rprec", {"rel": _REL, "judged_only": _JUDGED})
+RR = MRR = Measure("RR", {"cutoff": _CUTOFF, "rel": _REL, "judged_only": _JUDGED})
+SDCG = Measure(
+    "SDCG",
+    {
+        "cutoff": _CUTOFF_NEEDED,
+        "dcg": ParamInfo(str, choices=["log2"], default="log2"),
+        "min_rel": _MIN_REL,
+        "max_rel": _MAX_REL,
+    },
+)
+SetP = Measure(
+    "SetP", {"rel": _REL, "relative": ParamInfo(bool, default=False), "judged_only": _JUDGED}
+)
+SetRelP = SetP(relative=True)
+SetR = Measure("SetR", {"rel": _REL})
+SetF = Measure("SetF", {"rel": _REL, "beta": ParamInfo(float, default=1.0), "judged_only": _JUDGED})
+SetAP = Measure("SetAP", {"rel": _REL, "judged_only": _JUDGED})
+Success = Measure("Success", {"cutoff": _CUTOFF_NEEDED, "rel": _REL, "judged_only": _JUDGED})
+
+# every name ``parse_measure`` reads, aliases included (``NumRelRet`` is ``NumRet(rel=1)``)
+_REGISTRY: dict[str, Measure] = {
+    name: m for name, m in list(globals().items()) if isinstance(m, Measure) and name[0] != "_"
+}
+
+
+def _measure_name(measure: Any) -> str:
+    """The name of a measure given to the evaluator, its parameters checked first."""
+    if isinstance(measure, Measure):
+        measure.validate_params()
+    elif hasattr(measure, "validate_params"):  # ir_measures' own object
+        try:
+            measure.validate_params()
+        except AssertionError as e:  # its repr may fail on an unknown parameter
+            name = getattr(measure, "NAME", type(measure).__name__)
+            raise InputError(f"ir_measures' {name} with {measure.params}: {e}") from None
+    return str(measure)
+
+
 # ir_measures' SumAgg measures: summed over the queries, not averaged
 _SUMMED = {"NumQ", "NumRel", "NumRet"}
 # ir_measures' diversity measures (its pyndeval provider): irmetrics.diversity's
@@ -122,7 +423,7 @@ class Evaluator:
         # one measure per name (ir_measures' objects are equal by name)
         by_name: dict[str, Any] = {}
         for m in measures:
-            by_name.setdefault(str(m), m)
+            by_name.setdefault(_measure_name(m), m)
         if not by_name:
             raise InputError("no measures given")
         for name in by_name:
@@ -269,11 +570,117 @@ def read_trec_run(file: Any) -> Iterator[ScoredDoc]:
 
 
 def parse_measure(measure: Any) -> Any:
-    """``measure`` itself once irmetrics knows it (an unknown name is an
-    ``irmetrics.MeasureError`` with the nearest names): a name, or ir_measures'
-    object, is what ``calc_aggregate`` takes."""
+    """ir_measures' ``parse_measure``: ``"nDCG(dcg='exp-log2')@10"`` -> that
+    :class:`Measure` (a measure object is returned as it is). Another name irmetrics
+    knows (a trec_eval or ranx spelling, ``"ndcg_cut_10"``) is returned unchanged, as
+    ``calc_aggregate`` takes names too; an unknown one is an ``irmetrics.MeasureError``
+    with the nearest names."""
+    if isinstance(measure, Measure) or hasattr(measure, "SUPPORTED_PARAMS"):
+        return measure
+    parsed = _parse_expression(str(measure))
+    if parsed is not None:
+        return parsed
     _core.canonical_names(str(measure))
     return measure
+
+
+def _parse_expression(text: str) -> Measure | None:
+    """``Name``, ``Name(key=value, ...)`` and either with ``@value``, the name one of
+    ir_measures' measures; None for any other text."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    at = _UNSET
+    try:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            at, node = ast.literal_eval(node.right), node.left
+        params = {}
+        if isinstance(node, ast.Call) and not node.args:
+            params = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+            if len(params) != len(node.keywords):
+                return None  # **kwargs
+            node = node.func
+    except ValueError:  # not a literal
+        return None
+    if not isinstance(node, ast.Name) or node.id not in _REGISTRY:
+        return None
+    measure = _REGISTRY[node.id](**params)
+    return measure if at is _UNSET else measure @ at
+
+
+# trec_eval's measures that ir_measures has: (measure, the parameter of trec_eval's
+# ``name_value`` / ``name.value``)
+_TREC: dict[str, tuple[Measure, str | None]] = {
+    "map": (AP, None),
+    "map_cut": (AP, "cutoff"),
+    "P": (P, "cutoff"),
+    "recall": (R, "cutoff"),
+    "ndcg": (nDCG, None),
+    "ndcg_cut": (nDCG, "cutoff"),
+    "success": (Success, "cutoff"),
+    "iprec_at_recall": (IPrec, "recall"),
+    "set_map": (SetAP, None),
+    "set_P": (SetP, None),
+    "set_recall": (SetR, None),
+    "set_relative_P": (SetRelP, None),
+    "set_F": (SetF, "beta"),
+    "infAP": (infAP, None),
+    "bpref": (Bpref, None),
+    "recip_rank": (RR, None),
+    "Rprec": (Rprec, None),
+    "num_q": (NumQ, None),
+    "num_ret": (NumRet, None),
+    "num_rel": (NumRel, None),
+    "num_rel_ret": (NumRelRet, None),
+}
+
+
+def _trec_measure(name: str) -> Measure | None:
+    """ir_measures' measure for one of trec_eval's canonical names (``P_5``)."""
+    if name in _TREC:  # without a parameter, or at its default (set_F: beta = 1)
+        return _TREC[name][0]
+    family, _, value = name.rpartition("_")
+    measure, param = _TREC.get(family, (None, None))
+    if measure is None or param is None:
+        return None
+    dtype = measure.SUPPORTED_PARAMS[param].dtype
+    return measure(**{param: int(value) if dtype is int else float(value)})
+
+
+def _trec_family(name: str) -> str:
+    """The trec_eval measure a canonical name is of (``P_5``: ``P``)."""
+    return name if name in _TREC else name.rpartition("_")[0] or name
+
+
+def parse_trec_measure(measure: str) -> list[Measure]:
+    """ir_measures' ``parse_trec_measure``: the measures a trec_eval name stands for
+    (``"P"``: ``[P@5, P@10, ..., P@1000]``, trec_eval's cutoffs; ``"ndcg_cut.10,20"``:
+    ``[nDCG@10, nDCG@20]``). A measure group (``"official"``, ``"all_trec"``) gives
+    those of its measures ir_measures has, and warns naming the others; a trec_eval
+    measure without an ir_measures equivalent (``gm_map``) alone is an
+    ``irmetrics.InputError``: give its name to ``calc_aggregate`` instead."""
+    # by trec_eval measure in the order of their names, as ir_measures lists a group
+    names = [n for n in _core.canonical_names(measure) if n != "runid"]
+    names.sort(key=_trec_family)
+    found = [(n, _trec_measure(n)) for n in names]
+    missing = [n for n, m in found if m is None]
+    if len(missing) == len(found):
+        raise InputError(
+            f"trec_eval's {measure!r} has no ir_measures equivalent; give the name itself "
+            "to calc_aggregate (irmetrics evaluates it)"
+        )
+    if missing:
+        warnings.warn(
+            f"{measure!r}: left out {missing}, which ir_measures has no measures for",
+            stacklevel=2,
+        )
+    return [m for _, m in found if m is not None]
+
+
+def convert_trec_name(measure: str) -> list[Measure]:
+    """ir_measures' deprecated name of :func:`parse_trec_measure`."""
+    return parse_trec_measure(measure)
 
 
 def evaluator(measures: Iterable[Any], qrels: Any) -> Evaluator:
