@@ -61,6 +61,9 @@ MEASURES = [
     Rprec,
     Success @ 10,
     IPrec @ 0.5,
+    # trec_eval 9's levels, where they differ from trec_eval 10's on DL19
+    IPrec @ 0.3,
+    IPrec @ 0.7,
     Judged @ 10,
     SetP,
     SetR,

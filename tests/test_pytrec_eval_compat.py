@@ -28,21 +28,13 @@ def dl19():
     return qrels, run
 
 
-def _trec_eval_9(name: str) -> bool:
-    """pytrec_eval embeds trec_eval 9, whose iprec_at_recall turns a recall level into a
-    rank differently from trec_eval 10 (README, "Peer spellings"); 11pt_avg averages
-    them."""
-    return name.startswith("iprec_at_recall") or name == "11pt_avg"
-
-
 def assert_same(theirs, ours):
     assert theirs.keys() == ours.keys()
     for q in theirs:
         assert theirs[q].keys() == ours[q].keys(), (q, set(theirs[q]) ^ set(ours[q]))
         for name, v in theirs[q].items():
             assert type(ours[q][name]) is float, (q, name)
-            if not _trec_eval_9(name):
-                assert math.isclose(ours[q][name], v, rel_tol=1e-12, abs_tol=1e-15), (q, name)
+            assert math.isclose(ours[q][name], v, rel_tol=1e-12, abs_tol=1e-15), (q, name)
 
 
 @pytest.mark.parametrize(
@@ -68,8 +60,7 @@ def test_relevance_evaluator_is_pytrec_evals(dl19, measures, options):
             values = [theirs[q][name] for q in theirs]
             ref = pytrec_eval.compute_aggregated_measure(name, values)
             got = compute_aggregated_measure(name, [ours[q][name] for q in ours])
-            if not _trec_eval_9(name):
-                assert math.isclose(got, ref, rel_tol=1e-12, abs_tol=1e-15), name
+            assert math.isclose(got, ref, rel_tol=1e-12, abs_tol=1e-15), name
 
 
 def test_edge_cases_as_pytrec_eval(dl19):
@@ -132,3 +123,37 @@ def test_supported_measures_are_pytrec_evals(dl19):
         pytrec_eval.RelevanceEvaluator(qrels, pytrec_eval.supported_measures).evaluate(run),
         RelevanceEvaluator(qrels, compat.supported_measures).evaluate(run),
     )
+
+
+NINE_LEVELS = "iprec_at_recall.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1(trec_eval9=1)"
+
+
+def test_trec_eval9_option_is_pytrec_evals_iprec_at_recall():
+    """``iprec_at_recall_x(trec_eval9=1)`` and ``11pt_avg(trec_eval9=1)``: trec_eval 9's
+    rank of a recall level, as pytrec_eval computes it, on seeded queries of 1 to 40
+    relevant documents (3 relevant and level 0.7: trec_eval 9 stops at the second)."""
+    import random
+
+    rng = random.Random(7)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(600):
+        n_rel = rng.randint(1, 40)
+        docs = [f"d{i}" for i in range(rng.randint(n_rel, 80))]
+        qrels[f"q{q}"] = {d: (rng.choice([1, 2]) if i < n_rel else 0) for i, d in enumerate(docs)}
+        ranked = rng.sample(docs, rng.randint(1, len(docs)))
+        run[f"q{q}"] = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall", "11pt_avg"}).evaluate(run)
+    q, r = irmetrics.Qrels.from_dict(qrels), irmetrics.Run.from_dict(run)
+    nine = irmetrics.evaluate(q, r, [NINE_LEVELS, "11pt_avg(trec_eval9=1)"], per_query=True)
+    ten = irmetrics.evaluate(q, r, ["iprec_at_recall", "11pt_avg"], per_query=True)
+    assert len(nine) == len(ten) == 12
+    differ = 0
+    for (name9, values9), (name10, values10) in zip(nine.items(), ten.items()):
+        assert name9.startswith(name10.split("(")[0])
+        level = name10.removeprefix("iprec_at_recall_")
+        key = "11pt_avg" if name10 == "11pt_avg" else f"iprec_at_recall_{level}"
+        for qid, v in values9.items():
+            assert math.isclose(v, theirs[qid][key], rel_tol=1e-12, abs_tol=1e-15), (qid, key)
+            differ += values10[qid] != theirs[qid][key]
+    assert differ > 50  # trec_eval 10's rounding differs: the option is what matches

@@ -337,3 +337,53 @@ def test_irmetrics_own_functions_take_these_objects(data):
         assert all(math.isclose(fused[qid][d], s, rel_tol=1e-12) for d, s in docs.items())
     report = irmetrics.compare(q, [a, b], ["ndcg@10"])
     assert [s for s in report.systems] == ["bm25", "dense"]
+
+
+@pytest.mark.parametrize("norm", ["min-max", "min-max-inverted", "max", "sum", "zmuv", "rank"])
+def test_normalize_is_ranxs(data, norm):
+    _, _, dense = data
+    theirs = ranx.normalize(ranx.Run(dense, name="dense"), norm).to_dict()
+    ours = rx.normalize(rx.Run(dense, name="dense"), norm)
+    assert isinstance(ours, rx.Run) and ours.name == "dense"
+    got = ours.to_dict()
+    assert got.keys() == theirs.keys()
+    for q in theirs:
+        assert got[q].keys() == theirs[q].keys()
+        assert all(
+            math.isclose(got[q][d], theirs[q][d], rel_tol=1e-12, abs_tol=1e-12) for d in theirs[q]
+        ), (norm, q)
+
+
+def test_plot_is_ranxs(data):
+    import matplotlib.figure
+
+    qrels, bm25, dense = data
+    theirs = ranx.plot(
+        ranx.Qrels(qrels), [ranx.Run(bm25, name="bm25"), ranx.Run(dense)], return_graph=False
+    )
+    ours = rx.plot(rx.Qrels(qrels), [rx.Run(bm25, name="bm25"), rx.Run(dense)], return_graph=False)
+    assert list(ours.columns) == list(theirs.columns) == ["Model", "recall", "precision"]
+    assert list(ours["Model"]) == list(theirs["Model"]) == ["bm25"] * 11 + ["run_2"] * 11
+    assert np.allclose(ours["recall"], theirs["recall"], rtol=0, atol=1e-15)
+    assert np.allclose(ours["precision"], theirs["precision"], rtol=1e-12, atol=1e-15)
+    one = ranx.plot(ranx.Qrels(qrels), ranx.Run(dense), return_graph=False)
+    mine = rx.plot(rx.Qrels(qrels), rx.Run(dense), return_graph=False)
+    assert list(mine["Model"]) == list(one["Model"]) == ["run"] * 11
+    # drawn: the same curves, in a figure of ranx's size, the line properties given
+    fig = rx.plot(rx.Qrels(qrels), [rx.Run(bm25, name="bm25"), rx.Run(dense, name="dense")])
+    assert isinstance(fig, matplotlib.figure.Figure)
+    assert tuple(fig.get_size_inches()) == (8, 5)
+    lines = fig.axes[0].get_lines()
+    assert [line.get_linewidth() for line in lines] == [2.5, 2.5]
+    assert np.allclose(lines[0].get_ydata(), theirs["precision"][:11], rtol=1e-12)
+    fig = rx.plot(rx.Qrels(qrels), rx.Run(dense), figsize=(4, 3), seaborn_kwargs={"lw": 1.0})
+    assert tuple(fig.get_size_inches()) == (4, 3)
+    assert fig.axes[0].get_lines()[0].get_linewidth() == 1.0
+    with pytest.raises(irmetrics.InputError, match="seaborn_kwargs"):
+        rx.plot(rx.Qrels(qrels), rx.Run(dense), seaborn_kwargs={"palette": "deep"})
+    with pytest.raises(irmetrics.InputError, match="iprec_at_recall"):
+        rx.plot(rx.Qrels(qrels), rx.Run(dense), graph="roc")
+    # ranx's rule for the query sets, as evaluate's
+    short = {q: docs for q, docs in dense.items() if q != next(iter(dense))}
+    with pytest.raises(irmetrics.InputError, match="make_comparable"):
+        rx.plot(rx.Qrels(qrels), rx.Run(short), return_graph=False)

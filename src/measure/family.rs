@@ -184,7 +184,7 @@ families! {
     Rprec => "Rprec", None, [], Mean, false, "Precision after R documents, R = number of relevant.";
     Bpref => "bpref", None, [], Mean, false, "Binary preference: fraction of the top R judged non-relevant ranked after each relevant document.";
     RecipRank => "recip_rank", None, [], Mean, false, "Reciprocal rank of the first relevant document.";
-    IprecAtRecall => "iprec_at_recall", Fractions, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], Mean, false, "Interpolated precision at recall levels.";
+    IprecAtRecall => "iprec_at_recall", Fractions, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], Mean, false, "Interpolated precision at recall levels (trec_eval 10: the level x is the rank of the round(x R)-th relevant document; option trec_eval9=1: trec_eval 9's (long)(x R + 0.9), as pytrec_eval and ranx).";
     P => "P", Cutoffs, [5, 10, 15, 20, 30, 100, 200, 500, 1000], Mean, false, "Precision at cut-off k: relevant in top k / k.";
     Relstring => "relstring", Numbers, [10], None, false, "Relevance labels of the top N documents as a string.";
     Recall => "recall", Cutoffs, [5, 10, 15, 20, 30, 100, 200, 500, 1000], Mean, false, "Recall at cut-off k: relevant in top k / number of relevant.";
@@ -380,7 +380,9 @@ impl Family {
         use Family::*;
         match self {
             // recall levels: recall lies in [0, 1]; a level above 1 is never reached
-            IprecAtRecall | Iprec | Pt11Avg => &[param!("recall level", Unit)],
+            // trec_eval9=1: a level's rank as trec_eval 9 (pytrec_eval, ranx) computes it
+            IprecAtRecall | Pt11Avg => &[param!("recall level", Unit), param!("trec_eval9", Flag)],
+            Iprec => &[param!("recall level", Unit)],
             // trec_eval's R-multiples: a negative multiple is a rank below 1
             RprecMult | RprecMultAvgjg => &[param!("multiple of R", NonNegative)],
             // how many documents relstring shows
@@ -484,6 +486,7 @@ impl Family {
         match self {
             FCut => &["beta"],
             ErrCut | NerrCut => &["gmax"],
+            IprecAtRecall | Pt11Avg => &["trec_eval9"],
             DcgJk => &["b"],
             RbpBin | RbpLabel => &["p"],
             Dcg | DcgCut => &["gN"],

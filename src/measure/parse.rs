@@ -472,6 +472,13 @@ fn parse_at_style(s: &str, names: Names) -> Result<Option<Measure>> {
         // gdeval.pl's (ir_measures') fixed maximum grade
         opts.family.push(("gmax".into(), 4.0));
     }
+    if names == Names::IrMeasures
+        && base.eq_ignore_ascii_case("IPrec")
+        && !opts.family.iter().any(|(n, _)| n == "trec_eval9")
+    {
+        // ir_measures' IPrec is pytrec_eval's, whose trec_eval 9 ranks a level so
+        opts.family.push(("trec_eval9".into(), 1.0));
+    }
     if names == Names::Ranx && cut.is_none() && opts_text.is_none() {
         // ranx's `recall-l2` / `hits-l2`: the whole ranking at a level
         if let Some(f) = bare_peer_name(base, names) {
@@ -648,7 +655,7 @@ impl AtOptions {
                     "'{s}': option '{other}' is not supported (supported: rel, cutoff, \
                      judged_only; p for RBP and Compat; normalize for Compat; dcg and gains \
                      for nDCG; beta for F and SetF; gmax for ERR/nERR; b for dcg_jk; recall \
-                     for IPrec; relative for SetP; max_fpr for AUROC; min_precision, \
+                     for IPrec; trec_eval9 for iprec_at_recall and 11pt_avg; relative for SetP; max_fpr for AUROC; min_precision, \
                      min_recall for R@P, P@R; T, K, p, hb, hc, gain_med, min_rel, max_rel \
                      and stat for the C/W/L models; mu, nu, lambda and m for the credibility \
                      measures)"
@@ -773,14 +780,15 @@ pub(crate) fn parse_rel_option(s: &str, v: &str) -> Result<i64> {
     Ok(l)
 }
 
-/// The numeric options of families beyond trec_eval: `beta`, `gmax`, `b`, `ideal_all`
-/// and the gain map `gN`.
+/// The numeric options of families beyond trec_eval: `beta`, `gmax`, `b`, `ideal_all`,
+/// `trec_eval9` (iprec_at_recall and 11pt_avg as trec_eval 9) and the gain map `gN`.
 fn is_family_option(k: &str) -> bool {
     // (`judged_only` is read by `AtOptions::set` as a flag)
     matches!(
         k,
         "beta"
             | "gmax"
+            | "trec_eval9"
             | "b"
             | "ideal_all"
             | "T"

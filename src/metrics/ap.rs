@@ -179,9 +179,12 @@ pub(super) fn inf_ap(c: &QueryCtx) -> f64 {
 }
 
 /// Visit interpolated precision at each recall fraction (recall cut-offs are
-/// `round(p * R)` documents, trec_eval 10). `visit(index, value)` is called for every
-/// fraction, in descending index order.
-fn interpolated(c: &QueryCtx, fractions: &[f64], mut visit: impl FnMut(usize, f64)) {
+/// `round(p * R)` documents, trec_eval 10; with `nine`, trec_eval 9's `(long)(p * R +
+/// 0.9)`, kept to the bit with its rounding: 0.7 * 3 + 0.9 is 2.9999999999999996,
+/// so recall 0.7 of 3 relevant documents is reached at the second, as in pytrec_eval
+/// and ranx). `visit(index, value)` is called for every fraction, in descending index
+/// order.
+fn interpolated(c: &QueryCtx, fractions: &[f64], nine: bool, mut visit: impl FnMut(usize, f64)) {
     // An empty ranking (a judged query missing from the run, with -c): trec_eval prints
     // 0 for it, except under -J, where its 0/0 gives NaN.
     if c.num_ret() == 0 && !c.judged_only {
@@ -192,7 +195,14 @@ fn interpolated(c: &QueryCtx, fractions: &[f64], mut visit: impl FnMut(usize, f6
     }
     let cutoffs: Vec<i64> = fractions
         .iter()
-        .map(|&p| (p * c.num_rel as f64).round() as i64)
+        .map(|&p| {
+            let at = p * c.num_rel as f64;
+            if nine {
+                (at + 0.9) as i64
+            } else {
+                at.round() as i64
+            }
+        })
         .collect();
     let num_rel_ret = c.num_rel_ret as i64;
     let mut cur: isize = cutoffs.len() as isize - 1;
@@ -223,23 +233,42 @@ fn interpolated(c: &QueryCtx, fractions: &[f64], mut visit: impl FnMut(usize, f6
 }
 
 /// Interpolated precision at recall fractions (iprec_at_recall).
-pub(super) fn interpolated_precision(c: &QueryCtx, fractions: &[f64], out: &mut [f64]) {
+pub(super) fn interpolated_precision(c: &QueryCtx, fractions: &[f64], nine: bool, out: &mut [f64]) {
     out.fill(0.0);
-    interpolated(c, fractions, |i, v| out[i] = v);
+    interpolated(c, fractions, nine, |i, v| out[i] = v);
 }
 
 /// Average interpolated precision over recall fractions (11pt_avg).
-pub(super) fn eleven_point(c: &QueryCtx, fractions: &[f64]) -> f64 {
+pub(super) fn eleven_point(c: &QueryCtx, fractions: &[f64], nine: bool) -> f64 {
     let mut sorted: Vec<f64> = fractions.to_vec();
     sorted.sort_by(f64::total_cmp);
     let mut sum = 0.0;
-    interpolated(c, &sorted, |_, v| sum += v);
+    interpolated(c, &sorted, nine, |_, v| sum += v);
     sum / fractions.len() as f64
 }
 
 #[cfg(test)]
 mod tests {
     use crate::metrics::test_util::eval;
+
+    #[test]
+    fn trec_eval_9_and_10_rank_a_recall_level_differently() {
+        // 13 relevant, found at ranks 1 and 6: level 0.1 is 1.3 relevant documents,
+        // the first by trec_eval 10 (round), the second by trec_eval 9 ((long)(x + 0.9))
+        let ranking = [1, 0, 0, 0, 0, 1];
+        let judged = [1; 13];
+        assert_eq!(eval("iprec_at_recall_0.10", &ranking, &judged)[0], 1.0);
+        let nine = eval("iprec_at_recall_0.10(trec_eval9=1)", &ranking, &judged)[0];
+        assert!((nine - 2.0 / 6.0).abs() < 1e-15);
+        // 3 relevant at ranks 1, 3, 6: level 0.7 is 2.1 documents, the second for both
+        // (trec_eval 9's 0.7 * 3 + 0.9 falls just below 3), where the textbook's recall
+        // >= 0.7 needs the third
+        let (ranking, judged) = ([1, 0, 1, 0, 0, 1], [1, 1, 1]);
+        for name in ["iprec_at_recall_0.70", "iprec_at_recall_0.70(trec_eval9=1)"] {
+            assert!((eval(name, &ranking, &judged)[0] - 2.0 / 3.0).abs() < 1e-15);
+        }
+        assert_eq!(eval("iprec_0.7", &ranking, &judged)[0], 0.5);
+    }
 
     #[test]
     fn ap_worked_example() {

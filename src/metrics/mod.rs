@@ -176,8 +176,10 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         MapCut => ap::average_precision_cut(c, m.cutoffs(), out),
         Bpref | GmBpref => out[0] = ap::bpref(c),
         InfAP => out[0] = ap::inf_ap(c),
-        IprecAtRecall => ap::interpolated_precision(c, m.fractions(), out),
-        Pt11Avg => out[0] = ap::eleven_point(c, m.numbers()),
+        IprecAtRecall => {
+            ap::interpolated_precision(c, m.fractions(), m.opt("trec_eval9", 0.0) != 0.0, out)
+        }
+        Pt11Avg => out[0] = ap::eleven_point(c, m.numbers(), m.opt("trec_eval9", 0.0) != 0.0),
         P => precision::precision_at(c, m.cutoffs(), out),
         Recall => precision::recall_at(c, m.cutoffs(), out),
         RelativeP => precision::relative_precision_at(c, m.cutoffs(), out),

@@ -26,7 +26,9 @@ comparisons, ``max_p=0.01``, ``n_permutations=1000``, ``stat_test`` ``"student"`
 ``"fisher"`` or ``"tukey"``; it returns irmetrics' ``Report``, whose tables default to
 ``rounding_digits`` and ``show_percentages``. ``fuse`` and ``optimize_fusion`` are
 irmetrics' with ranx's argument order and defaults (``norm="min-max"``,
-``method="wsum"``).
+``method="wsum"``), and so is ``normalize``. ``plot`` draws ranx's precision-recall
+curves with ``irmetrics.plot`` (matplotlib; ranx needs seaborn) and, with
+``return_graph=False``, returns ranx's DataFrame of them.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import irmetrics
 
 from .._core import InputError
 
-__all__ = ["Qrels", "Run", "compare", "evaluate", "fuse", "optimize_fusion"]
+__all__ = ["Qrels", "Run", "compare", "evaluate", "fuse", "normalize", "optimize_fusion", "plot"]
 
 
 class _Ranked:
@@ -431,3 +433,81 @@ def optimize_fusion(
         step=step,
         return_optimization_report=return_optimization_report,
     )
+
+
+def normalize(run: Any, norm: str = "min-max") -> Run:
+    """ranx's ``normalize``: a new run, each query's scores normalized
+    (``irmetrics.normalize``: ranx's methods and names), the run's name kept."""
+    return Run._of(irmetrics.normalize(_run(run), norm), name=getattr(run, "name", None))
+
+
+# ranx's interpolated precision: trec_eval 9's (ranx's kernel ranks a recall level x
+# as the (long)(x R + 0.9)-th relevant document, as trec_eval 9 did; trec_eval 10 rounds)
+_RANX_IPREC = "iprec_at_recall.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1(trec_eval9=1)"
+
+
+def plot(
+    qrels: Any,
+    runs: Any,
+    graph: str = "iprec_at_recall",
+    return_graph: bool = True,
+    figsize: tuple[float, float] | None = None,
+    seaborn_kwargs: Mapping[str, Any] | None = None,
+) -> Any:
+    """ranx's ``plot``: each run's 11-point interpolated precision-recall curve, the
+    mean over the queries of ranx's interpolated precision (trec_eval 9's
+    ``iprec_at_recall``, ``iprec_at_recall_0.70(trec_eval9=1)`` in irmetrics: trec_eval 10's
+    differs on some queries). The run and the qrels must have the same queries unless
+    ``Run.make_comparable`` was called, as for ``evaluate``. ``return_graph=False``:
+    ranx's DataFrame (columns ``Model``, ``recall``, ``precision``; 11 rows a run, runs
+    without a name ``run`` or ``run_1``, ``run_2``, ...). Otherwise the curves are drawn
+    with matplotlib as ``irmetrics.plot.precision_recall`` draws them (ranx draws with
+    seaborn) in a figure of ``figsize`` (ranx's (8, 5)), ``seaborn_kwargs`` set on each
+    curve's line (ranx's ``{"linewidth": 2.5}``; matplotlib's line properties), shown
+    with ``plt.show()`` as ranx does, and the Figure is returned (ranx returns None)."""
+    from .. import plot as _plot
+
+    if graph != "iprec_at_recall":
+        raise InputError(f"graph must be 'iprec_at_recall' (ranx's one graph), got {graph!r}")
+    q = _qrels(qrels)
+    several = isinstance(runs, (list, tuple))
+    named: list[tuple[str, Any]] = []
+    complete = False
+    for i, r in enumerate(runs if several else [runs]):
+        name = getattr(r, "name", None) or (f"run_{i + 1}" if several else "run")
+        if any(name == n for n, _ in named):
+            raise InputError(f"two runs are named {name!r}; give each run its own name")
+        data, c = _check_keys(q, r, False, name)
+        named.append((name, data))
+        complete = complete or c
+    ev = irmetrics.Evaluator(q, [_RANX_IPREC], complete=complete)
+    recall = [i / 10 for i in range(11)]
+    curves = {}
+    for name, data in named:
+        means = list(ev.evaluate(data).values())  # the 11 levels, in order
+        curves[name] = {"recall": recall, "precision": means}
+    if not return_graph:
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "Model": [name for name in curves for _ in recall],
+                "recall": recall * len(curves),
+                "precision": [y for c in curves.values() for y in c["precision"]],
+            }
+        )
+    plt = _plot._pyplot()
+    fig, ax = plt.subplots(figsize=figsize or (8, 5))
+    _plot._draw_precision_recall(ax, curves, title="Precision-Recall Curve")
+    style = {"linewidth": 2.5} if seaborn_kwargs is None else dict(seaborn_kwargs)
+    for line in ax.get_lines():
+        try:
+            line.set(**style)
+        except AttributeError as e:
+            raise InputError(
+                f"seaborn_kwargs: {e} (matplotlib's line properties are taken)"
+            ) from None
+    ax.set_xticks(recall)
+    ax.set_yticks(recall)
+    plt.show()
+    return fig
