@@ -348,7 +348,9 @@ def test_measures_are_built_and_spelled_as_ir_measures(spelling):
 
 def test_calc_with_the_module_s_own_measure_objects_is_ir_measures(dl19):
     qrels, _, run = dl19
-    theirs = peer.calc_aggregate(MEASURES + JUDGED_ONLY, qrels, run)
+    # asked apart, as above: together, ir_measures' NumRet may count judged documents only
+    theirs = peer.calc_aggregate(MEASURES, qrels, run)
+    theirs.update(peer.calc_aggregate(JUDGED_ONLY, qrels, run))
     mine = [ir_measures.parse_measure(repr(m)) for m in MEASURES + JUDGED_ONLY]
     assert all(isinstance(m, ir_measures.Measure) for m in mine)
     got = ir_measures.calc_aggregate(mine, qrels, run)
@@ -411,3 +413,14 @@ def test_parse_trec_measure_without_an_ir_measures_equivalent_is_refused():
         peer.parse_trec_measure("gm_map")
     with pytest.raises(irmetrics.InputError, match="no ir_measures equivalent"):
         ir_measures.parse_trec_measure("gm_map")
+
+
+def test_irmetrics_own_functions_take_the_module_s_measure_objects(dl19):
+    qrels, run, _ = dl19
+    theirs = peer.calc_aggregate([nDCG @ 10, P(rel=2) @ 5], qrels, run)
+    mine = [ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 5]
+    means = irmetrics.evaluate(qrels, run, mine, names="ir_measures")
+    assert close(means["nDCG@10"], theirs[nDCG @ 10])
+    assert close(means["P(rel=2)@5"], theirs[P(rel=2) @ 5])
+    with pytest.raises(irmetrics.InputError, match="must be a str"):
+        irmetrics.evaluate(qrels, run, [object()])

@@ -190,11 +190,12 @@ pub(crate) fn of_package(obj: &Bound<'_, PyAny>, package: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('.'))
 }
 
-/// A measure given as an object of ir_measures (`nDCG@10`, `AP(rel=2)`): its name,
-/// `str(m)`, which the measure parser reads in ir_measures' spelling. The type is
-/// known by its module, so ir_measures is never imported here.
+/// A measure given as an object of ir_measures (`nDCG@10`, `AP(rel=2)`), or of
+/// `irmetrics.compat.ir_measures`, which has the same objects: its name, `str(m)`,
+/// which the measure parser reads in ir_measures' spelling. The type is known by its
+/// module, so ir_measures is never imported here.
 fn ir_measures_name(m: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    if !of_package(m, "ir_measures") {
+    if !(of_package(m, "ir_measures") || of_package(m, "irmetrics.compat.ir_measures")) {
         return Ok(None);
     }
     Ok(Some(m.str()?.to_str()?.to_string()))
