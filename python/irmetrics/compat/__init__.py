@@ -49,13 +49,14 @@ def trec_eval(qrels_path: str, run_path: str, flags: Sequence[str]) -> dict[str,
 _PER_QUERY_CONSTANTS = {"runid": 0.0, "relstring": 0.0, "num_q": 1.0}
 _GEOMETRIC = {"gm_map": "map", "gm_bpref": "bpref"}
 _MIN_GEO_MEAN = 1e-5
-# pytrec_eval embeds trec_eval 9, whose iprec_at_recall ranks a recall level x as the
-# (long)(x R + 0.9)-th relevant document (trec_eval 10 rounds x R): computed so here
-_NINE = "(trec_eval9=1)"
+# trec_eval 9's iprec_at_recall and 11pt_avg (a recall level x is the (long)(x R +
+# 0.9)-th relevant document; trec_eval 10 rounds x R), as pytrec_eval, which embeds
+# trec_eval 9, and ranx compute them
+_TREC_EVAL_9 = "(trec_eval9=1)"
 
 
 def _as_trec_eval_9(name: str) -> str:
-    return name + _NINE if name.startswith("iprec_at_recall") or name == "11pt_avg" else name
+    return name + _TREC_EVAL_9 if name.startswith("iprec_at_recall") or name == "11pt_avg" else name
 
 
 # pytrec_eval's nicknames (trec_eval 9's): its "all_trec" lacks the measures trec_eval
@@ -169,7 +170,7 @@ class RelevanceEvaluator:
         by_name: dict[str, Mapping[str, Any]] = {}
         for label, values in columns.items():
             names = _core.canonical_names(label)
-            by_name[(names[0] if len(names) == 1 else label).removesuffix(_NINE)] = values
+            by_name[(names[0] if len(names) == 1 else label).removesuffix(_TREC_EVAL_9)] = values
         out: dict[str, dict[str, float]] = {q: {} for q in common}
         for name in self._names:
             if name in _PER_QUERY_CONSTANTS:

@@ -43,6 +43,7 @@ import numpy as np
 import irmetrics
 
 from .._core import InputError
+from . import _TREC_EVAL_9  # ranx's interpolated precision is trec_eval 9's
 
 __all__ = ["Qrels", "Run", "compare", "evaluate", "fuse", "normalize", "optimize_fusion", "plot"]
 
@@ -359,6 +360,24 @@ def evaluate(
 _STAT_TESTS = {"student": "t", "fisher": "randomization", "tukey": "tukey"}
 
 
+def _named_runs(
+    qrels: Any, runs: Iterable[Any], make_comparable: bool, one: str | None = None
+) -> tuple[dict[str, Any], bool]:
+    """``{name: irmetrics run}`` of ranx's runs as ranx names them (their ``name``, else
+    ``run_1``, ``run_2``, ...; ``one``: the name of a lone run without one), two alike
+    refused, and whether judged queries a run lacks score 0 (ranx's rule,
+    :func:`_check_keys`)."""
+    named: dict[str, Any] = {}
+    complete = make_comparable
+    for i, r in enumerate(runs):
+        name = getattr(r, "name", None) or one or f"run_{i + 1}"
+        if name in named:
+            raise InputError(f"two runs are named {name!r}; give each run its own name")
+        named[name], c = _check_keys(qrels, r, make_comparable, name)
+        complete = complete or c
+    return named, complete
+
+
 def compare(
     qrels: Any,
     runs: Iterable[Any],
@@ -377,14 +396,7 @@ def compare(
     if stat_test not in _STAT_TESTS:
         raise InputError(f"unknown stat_test {stat_test!r} (ranx's: {', '.join(_STAT_TESTS)})")
     q = _qrels(qrels)
-    named: dict[str, Any] = {}
-    complete = make_comparable
-    for i, r in enumerate(runs):
-        name = getattr(r, "name", None) or f"run_{i + 1}"
-        if name in named:
-            raise InputError(f"two runs are named {name!r}; give each run its own name")
-        named[name], c = _check_keys(q, r, make_comparable, name)
-        complete = complete or c
+    named, complete = _named_runs(q, runs, make_comparable)
     report = irmetrics.compare(
         q,
         named,
@@ -441,11 +453,6 @@ def normalize(run: Any, norm: str = "min-max") -> Run:
     return Run._of(irmetrics.normalize(_run(run), norm), name=getattr(run, "name", None))
 
 
-# ranx's interpolated precision: trec_eval 9's (ranx's kernel ranks a recall level x
-# as the (long)(x R + 0.9)-th relevant document, as trec_eval 9 did; trec_eval 10 rounds)
-_RANX_IPREC = "iprec_at_recall.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1(trec_eval9=1)"
-
-
 def plot(
     qrels: Any,
     runs: Any,
@@ -471,21 +478,15 @@ def plot(
         raise InputError(f"graph must be 'iprec_at_recall' (ranx's one graph), got {graph!r}")
     q = _qrels(qrels)
     several = isinstance(runs, (list, tuple))
-    named: list[tuple[str, Any]] = []
-    complete = False
-    for i, r in enumerate(runs if several else [runs]):
-        name = getattr(r, "name", None) or (f"run_{i + 1}" if several else "run")
-        if any(name == n for n, _ in named):
-            raise InputError(f"two runs are named {name!r}; give each run its own name")
-        data, c = _check_keys(q, r, False, name)
-        named.append((name, data))
-        complete = complete or c
-    ev = irmetrics.Evaluator(q, [_RANX_IPREC], complete=complete)
-    recall = [i / 10 for i in range(11)]
-    curves = {}
-    for name, data in named:
-        means = list(ev.evaluate(data).values())  # the 11 levels, in order
-        curves[name] = {"recall": recall, "precision": means}
+    named, complete = _named_runs(q, runs if several else [runs], False, None if several else "run")
+    recall = _plot._RECALL_LEVELS
+    levels = ",".join(f"{r:g}" for r in recall)
+    ev = irmetrics.Evaluator(q, [f"iprec_at_recall.{levels}{_TREC_EVAL_9}"], complete=complete)
+    # the 11 levels' means, in order
+    curves = {
+        name: {"recall": recall, "precision": list(ev.evaluate(data).values())}
+        for name, data in named.items()
+    }
     if not return_graph:
         import pandas as pd
 
