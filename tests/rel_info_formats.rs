@@ -2,7 +2,8 @@
 //! z-scores (`-Z`) beyond the conformance rows: the preference counts of the worked
 //! examples in trec_eval's own documentation of the format (get_prefs.c), and every
 //! bad input refused with an error naming the file and line (or query and measure),
-//! never a panic.
+//! never a panic. Also trec_eval 10's qrels measures that no nickname names (yaap, dcg,
+//! ideal_dcg) and its -c scoring of missing queries, byte for byte.
 
 // The helpers below run only inside the tests: a panic there is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -260,7 +261,35 @@ fn command_line_flags() {
 /// folder's README.md for where the expected files come from).
 #[test]
 fn parity_cases_print_trec_eval_bytes() {
+    assert_eq!(rows_print_trec_eval_bytes("prefs"), 18);
+    // case 3's qrels as preferences: prefs_avgjg_Rnonrel is undefined in trec_eval
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/prefs");
+    let (j, r) = (file_in(&dir, "case3.qrels_jg"), file_in(&dir, "case3.run"));
+    let e = message(cli(&["-c", "-R", "qrels_prefs", "-m", "all_prefs", &j, &r]).unwrap_err());
+    assert!(
+        e.starts_with(
+            "query 'q63', judgment group 'j2': prefs_avgjg_Rnonrel keeps the group's first R"
+        ) && e.contains("its value is undefined"),
+        "{e}"
+    );
+}
+
+/// Every row of tests/data/trec_eval10/cases.tsv prints trec_eval 10.0's bytes: the
+/// qrels measures no nickname names (yaap, dcg, ideal_dcg, with and without gain pairs,
+/// printed in trec_eval's order), and -c's scoring of a judged query missing from the
+/// run, where trec_eval ranks one unjudged stand-in document and resets num_ret,
+/// utility, relstring, rbp_resid and unj by name only (utility_2,-1,0,0 keeps -1).
+#[test]
+fn trec_eval_10_measures_outside_the_nicknames_print_its_bytes() {
+    assert_eq!(rows_print_trec_eval_bytes("trec_eval10"), 28);
+}
+
+/// Runs each row of `tests/data/<folder>/cases.tsv` (flags, judgments, run, expected
+/// output) through the command line and compares the bytes; returns the number of rows.
+fn rows_print_trec_eval_bytes(folder: &str) -> usize {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(folder);
     let table = std::fs::read_to_string(dir.join("cases.tsv")).unwrap();
     let mut rows = 0;
     for line in table.lines().skip(1) {
@@ -283,16 +312,7 @@ fn parity_cases_print_trec_eval_bytes() {
         assert!(got == want, "{line}: output differs from trec_eval's");
         rows += 1;
     }
-    assert_eq!(rows, 18);
-    // case 3's qrels as preferences: prefs_avgjg_Rnonrel is undefined in trec_eval
-    let (j, r) = (file_in(&dir, "case3.qrels_jg"), file_in(&dir, "case3.run"));
-    let e = message(cli(&["-c", "-R", "qrels_prefs", "-m", "all_prefs", &j, &r]).unwrap_err());
-    assert!(
-        e.starts_with(
-            "query 'q63', judgment group 'j2': prefs_avgjg_Rnonrel keeps the group's first R"
-        ) && e.contains("its value is undefined"),
-        "{e}"
-    );
+    rows
 }
 
 fn file_in(dir: &std::path::Path, name: &str) -> String {

@@ -206,6 +206,16 @@ fn judge(
     s.order = order;
 }
 
+/// Whether trec_eval gives measure `m` of a judged query missing from the run (-c) the
+/// value of its one-document stand-in ranking ([`Evaluator::eval_query_hashed`]): the
+/// families trec_eval resets by name, when named with explicit parameters.
+fn keeps_stand_in(m: &crate::measure::Measure) -> bool {
+    matches!(
+        m.family,
+        Family::Utility | Family::Relstring | Family::RbpResid
+    ) && m.has_explicit_params()
+}
+
 /// A ranked document's relevance as the measures read it: its label, [`UNJUDGED`] for
 /// a negative one, [`NONPOOL`] when the qrels lack it (`pos`: its place in `qq`).
 #[inline(always)]
@@ -308,8 +318,10 @@ impl Evaluator {
         if let Some(q) = qrels.queries().iter().find(|q| q.levels().is_empty()) {
             return Err(Error::Input(format!(
                 "query '{}' has only negative labels (pooled but not judged), so no document \
-                 of it is judged and every measure is undefined; trec_eval fails on such a \
-                 query. Remove its lines from the qrels or give them labels >= 0",
+                 of it is judged and every measure is undefined (trec_eval stops with \
+                 \"Can't calculate measure\" when it is the first query, crashes on labels \
+                 below -1, and scores it from a buffer of the query before otherwise). \
+                 Remove its lines from the qrels or give them labels >= 0",
                 show(q.id())
             )));
         }
@@ -540,8 +552,32 @@ impl Evaluator {
                 None => rq.ranking(&mut s.order),
             }
             judge(qq, rq, hashes, cq, o.judged_only, self.plan.scored, s);
+            return self.eval_judged(qq, cq, s);
         }
-        self.eval_judged(qq, cq, s)
+        let mut row = self.eval_judged(qq, cq, s);
+        if !o.judged_only && self.measures.measures().iter().any(keeps_stand_in) {
+            // trec_eval 10 scores a judged query missing from the run (-c) as a ranking
+            // of one unjudged stand-in document ("ceci_nest_pas_un_docno"), then resets
+            // the values named num_ret, utility, relstring, rbp_resid and unj*: by name,
+            // so a measure named with its parameters (utility_2,-1,0,0, relstring_5,
+            // rbp_resid_p=0.9) keeps the stand-in's value (utility counts it as a
+            // retrieved non-relevant document). -J removes the stand-in (unjudged).
+            s.clear_judged();
+            s.push_ranked(NONPOOL, self.plan.scored, 1.0, None);
+            let stand_in = self.eval_judged(qq, cq, s);
+            let mut at = 0;
+            for m in self.measures.measures() {
+                let w = m.width();
+                if keeps_stand_in(m) {
+                    row.values[at..at + w].copy_from_slice(&stand_in.values[at..at + w]);
+                    if m.family == Family::Relstring {
+                        row.relstring.clone_from(&stand_in.relstring);
+                    }
+                }
+                at += w;
+            }
+        }
+        row
     }
 
     /// How deep a ranking the measures read (at most `max_docs`); `None`: all of it.

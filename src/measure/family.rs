@@ -195,6 +195,8 @@ families! {
     Pt11Avg => "11pt_avg", Numbers, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], Mean, false, "Interpolated precision averaged over recall levels.";
     BinG => "binG", None, [], Mean, false, "Binary G: average over relevant documents of 1/log2(2 + non-relevant before).";
     G => "G", Pairs, [], Mean, false, "G: gain discounted by the cost so far, normalised by the ideal gain.";
+    Dcg => "dcg", Pairs, [], Mean, false, "DCG, trec_eval 10's dcg: sum of gain / log2(rank + 1) over the whole ranking, the gains the labels (labels <= 0 gain 0) or trec_eval's level=gain pairs (dcg.1=3,2=9), or gN options (dcg(g2=1.5)).";
+    IdealDcg => "ideal_dcg", Pairs, [], Mean, false, "Ideal DCG (trec_eval 10's ideal_dcg): the DCG of the query's judged documents in decreasing gain order, ndcg's denominator; gains as ndcg's (ideal_dcg.1=3,2=9).";
     Ndcg => "ndcg", Pairs, [], Mean, false, "nDCG with linear gains (the labels), log2(rank+1) discount, ideal over all judged documents.";
     NdcgRel => "ndcg_rel", Pairs, [], Mean, false, "nDCG averaged over relevant documents.";
     Rndcg => "Rndcg", Pairs, [], Mean, false, "nDCG averaged at the R-level boundaries of the ideal ranking.";
@@ -227,6 +229,7 @@ families! {
     MapAvgjg => "map_avgjg", None, [], Mean, false, "map of each judgment group's judgments, averaged over the query's groups.";
     PAvgjg => "P_avgjg", Cutoffs, [5, 10, 15, 20, 30, 100, 200, 500, 1000], Mean, false, "P at cut-off k of each judgment group, averaged over the query's groups.";
     RprecMultAvgjg => "Rprec_mult_avgjg", Fractions, [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0], Mean, false, "Rprec_mult of each judgment group, averaged over the query's groups.";
+    Yaap => "yaap", None, [], Mean, false, "Yet another average precision (Robertson 2012; trec_eval 10's yaap): ln((1 + S) / (1 + R - S)), S the sum of precision at each relevant retrieved document (AP's numerator), R the number of relevant; monotonic with AP on a query, finite at both ends, so averages across queries better.";
     Rbp => "rbp", Pairs, [], Mean, false, "Rank-biased precision (p = 0.9 by default), gains rescaled to [0, 1].";
     RbpResid => "rbp_resid", Pairs, [], Mean, false, "RBP residual: the most RBP can rise if every unjudged document were relevant.";
     Unj => "unj", Cutoffs, [5, 10, 20], Mean, false, "Fraction of unjudged documents in the top k.";
@@ -235,7 +238,6 @@ families! {
     Hits => "hits", Cutoffs, [1, 5, 10], Mean, false, "Number of relevant documents in the top k (ranx hits@k).";
     FCut => "F_cut", Cutoffs, [5, 10], Mean, false, "F-measure of the top k: (1+b^2) P@k R@k / (b^2 P@k + R@k), 0 when no relevant document is retrieved; option beta (b, default 1: F1).";
     RelativeMapCut => "relative_map_cut", Cutoffs, [10, 100], Mean, false, "Average precision over the top k divided by min(R, k) instead of R (the convention of some libraries).";
-    Dcg => "dcg", None, [], Mean, false, "DCG with linear gains: sum of label / log2(rank + 1) over the whole ranking (labels <= 0 gain 0).";
     DcgCut => "dcg_cut", Cutoffs, [5, 10], Mean, false, "DCG at cut-off k with linear gains: sum over the top k of label / log2(rank + 1).";
     DcgBurges => "dcg_burges", None, [], Mean, false, "DCG with exponential gains (Burges et al. 2005): sum of (2^label - 1) / log2(rank + 1).";
     DcgBurgesCut => "dcg_burges_cut", Cutoffs, [5, 10], Mean, false, "DCG at cut-off k with exponential gains 2^label - 1 and log2(rank + 1) discount.";
@@ -393,7 +395,7 @@ impl Family {
             // negative values, or 0/0 = NaN when P = R)
             SetF => &[param!("beta", NonNegative)],
             // trec_eval's level=gain pairs: sums of gains must stay finite
-            G | Ndcg | NdcgRel | Rndcg => &[param!("gain", Gain)],
+            G | Ndcg | NdcgRel | Rndcg | IdealDcg => &[param!("gain", Gain)],
             // RBP's persistence: p = 0 sees one document, p = 1 never stops
             Rbp | RbpResid => &[param!("p", OpenUnit), param!("gain", Gain)],
             RbpBin | RbpLabel => &[param!("p", OpenUnit)],
@@ -403,7 +405,9 @@ impl Family {
             ErrCut | NerrCut => &[param!("gmax", WholeUpTo(MAX_EXPONENT))],
             // Jarvelin-Kekalainen's log base: log_b needs b > 1
             DcgJk => &[param!("b", AboveOne)],
-            Dcg | DcgCut => &[param!("gN", Gain)],
+            // dcg: trec_eval's level=gain pairs, or the gN options of dcg_cut
+            Dcg => &[param!("gain", Gain), param!("gN", Gain)],
+            DcgCut => &[param!("gN", Gain)],
             NdcgGain | NdcgGainCut => &[param!("gN", Gain), param!("ideal_all", Flag)],
             // Compat's persistence (ir_measures takes any; p = 1 weighs every depth alike)
             Compat => &[param!("p", Unit), param!("normalize", Flag)],

@@ -286,14 +286,16 @@ impl Measure {
         out
     }
 
-    /// Same family, relevance level and options: requests that merge into one.
-    fn has_explicit_params(&self) -> bool {
+    /// Whether the parameters were written (`utility.2,-1,0,0`), not the defaults: the
+    /// column is then named with them, as trec_eval names it.
+    pub(crate) fn has_explicit_params(&self) -> bool {
         matches!(
             self.params,
             Params::Numbers { text: Some(_), .. } | Params::Pairs { text: Some(_), .. }
         )
     }
 
+    /// Same family, relevance level and options: requests that merge into one.
     fn same_kind(&self, other: &Measure) -> bool {
         self.family == other.family && self.rel_level == other.rel_level && self.opts == other.opts
     }

@@ -187,6 +187,21 @@ impl Measure {
             }
             check(if is_gain { "gN" } else { key }, *x)?;
         }
+        if f == Family::Dcg
+            && !self.pairs().is_empty()
+            && self.opts.iter().any(|(k, _)| k != "judged_only")
+        {
+            return Err(Error::Measure(format!(
+                "measure 'dcg': give the gains once, as trec_eval's level=gain pairs \
+                 (dcg.1=3) or as gN options (dcg(g1=3)), not both (got '{}' and options {})",
+                self.column_names().join(", "),
+                self.opts
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", fmt_num(*v)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
         if f.is_cwl() {
             self.check_cwl()?;
         }

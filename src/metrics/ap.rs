@@ -5,6 +5,17 @@ use super::{QueryCtx, NONPOOL, UNJUDGED};
 
 /// Sum of precision at each relevant retrieved document / number of relevant.
 pub(super) fn average_precision(c: &QueryCtx) -> f64 {
+    let sum = precision_sum(c);
+    if c.num_rel > 0 {
+        sum / c.num_rel as f64
+    } else {
+        0.0
+    }
+}
+
+/// The sum over the relevant retrieved documents of the precision at their ranks: AP's
+/// numerator, and yaap's S.
+fn precision_sum(c: &QueryCtx) -> f64 {
     let mut rel_so_far = 0u64;
     let mut sum = 0.0;
     for i in 0..c.num_ret() {
@@ -13,11 +24,15 @@ pub(super) fn average_precision(c: &QueryCtx) -> f64 {
             sum += rel_so_far as f64 / (i as f64 + 1.0);
         }
     }
-    if c.num_rel > 0 {
-        sum / c.num_rel as f64
-    } else {
-        0.0
-    }
+    sum
+}
+
+/// Robertson's "yet another average precision" (trec_eval 10's yaap, ECIR 2012):
+/// ln((1 + S) / (1 + R - S)), S = [`precision_sum`]. S <= R, so the ratio is positive
+/// and finite: an empty ranking gives ln(1 / (1 + R)), no relevant document ln 1 = 0.
+pub(super) fn yaap(c: &QueryCtx) -> f64 {
+    let sum = precision_sum(c);
+    ((1.0 + sum) / (1.0 + c.num_rel as f64 - sum)).ln()
 }
 
 /// AP over the top k, still divided by all relevant documents (trec_eval's map_cut).

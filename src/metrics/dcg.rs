@@ -1,9 +1,9 @@
 //! The DCG family: every measure that sums gains discounted by rank, all on the one
 //! gain model of gain.rs.
 //!
-//! * trec_eval: ndcg (user gains `ndcg.1=3`), ndcg_cut (linear gains, ideal = the top k
-//!   of the judged documents), ndcg_rel, Rndcg, G and binG;
-//! * beyond trec_eval: dcg / dcg_cut, ndcg_gain / ndcg_gain_cut (`gN=x` gains),
+//! * trec_eval: ndcg, dcg and ideal_dcg (user gains `ndcg.1=3`), ndcg_cut (linear
+//!   gains, ideal = the top k of the judged documents), ndcg_rel, Rndcg, G and binG;
+//! * beyond trec_eval: dcg's gN options, dcg_cut, ndcg_gain / ndcg_gain_cut (`gN=x` gains),
 //!   dcg_burges / ndcg_burges (2^label - 1), and Jarvelin and Kekalainen's original
 //!   DCG with log base b.
 //!
@@ -36,8 +36,8 @@ pub(super) fn dcg(c: &QueryCtx, gains: &Gains, cutoffs: &[u64], out: &mut [f64])
 }
 
 /// DCG of the ideal ranking (the judged documents by decreasing gain, positive gains
-/// only) at each cut-off.
-fn ideal_dcg(gains: &Gains, cutoffs: &[u64], out: &mut [f64]) {
+/// only) at each cut-off; trec_eval's ideal_dcg is the whole ranking's.
+pub(super) fn ideal_dcg(gains: &Gains, cutoffs: &[u64], out: &mut [f64]) {
     let mut ideal = gains.ideal();
     let mut sum = 0.0;
     let mut next = 0;

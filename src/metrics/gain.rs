@@ -72,8 +72,27 @@ pub(super) struct Gains {
 }
 
 impl Gains {
-    /// The table of `c`'s judged levels, with `user` gains overriding `base`.
+    /// The table of `c`'s judged levels, with `user` gains overriding `base`, in
+    /// increasing gain order.
     pub(super) fn new(c: &QueryCtx, base: Base, user: &[(i64, f64)]) -> Gains {
+        let mut levels = Self::table(c, base, user);
+        // stable: among equal gains the user's come first, as in trec_eval
+        levels.sort_by(|a, b| a.gain.total_cmp(&b.gain));
+        Self::from_levels(levels)
+    }
+
+    /// trec_eval's table (`setup_gains`): the labels as gains, overridden by `user`'s
+    /// level=gain pairs, in the order trec_eval's sort leaves them ([`trec_eval_sort`]:
+    /// increasing gain where gains are whole numbers or at least 1 apart).
+    pub(super) fn trec_eval(c: &QueryCtx, user: &[(i64, f64)]) -> Gains {
+        let mut levels = Self::table(c, Base::Linear, user);
+        let mut merged = Vec::with_capacity(levels.len());
+        trec_eval_sort(&mut levels, &mut merged);
+        Self::from_levels(levels)
+    }
+
+    /// The user's levels first, then the query's other judged levels with `base` gains.
+    fn table(c: &QueryCtx, base: Base, user: &[(i64, f64)]) -> Vec<Level> {
         let mut levels: Vec<Level> = user
             .iter()
             .map(|&(level, gain)| Level {
@@ -92,8 +111,10 @@ impl Gains {
                 }),
             }
         }
-        // stable: among equal gains the user's come first, as in trec_eval
-        levels.sort_by(|a, b| a.gain.total_cmp(&b.gain));
+        levels
+    }
+
+    fn from_levels(levels: Vec<Level>) -> Gains {
         let mut g = Gains {
             levels,
             dense: Vec::new(),
@@ -191,6 +212,48 @@ impl Gains {
     pub(super) fn ideal(&self) -> Ideal<'_> {
         Ideal::new(self)
     }
+}
+
+/// trec_eval's sort of a gain table: glibc's `qsort` (a top-down merge sort: the first
+/// n/2 entries sorted, the rest sorted, then merged taking the left entry while the
+/// comparator says <= 0) with trec_eval's comparator `comp_rel_gain`, which returns the
+/// difference of two gains cast to `int`. Gains less than 1 apart compare equal, so with
+/// fractional gains (`ndcg.3=0.5` beside labels 0..4) the table is not in gain order
+/// and the ideal ranking is the one this merge leaves (ndcg, ideal_dcg, G, Rndcg, ...
+/// differ from a true sort there). Written out because no library sort reproduces an
+/// inconsistent comparator's order; with gains at least 1 apart (whole-number gains,
+/// the default) it is a stable sort by gain.
+fn trec_eval_sort(levels: &mut [Level], merged: &mut Vec<Level>) {
+    fn comp_rel_gain(a: &Level, b: &Level) -> i32 {
+        let d = a.gain - b.gain;
+        // C's conversion truncates; out of int's range x86 (cvttsd2si) gives INT_MIN
+        if d > -2_147_483_649.0 && d < 2_147_483_648.0 {
+            d as i32
+        } else {
+            i32::MIN
+        }
+    }
+    if levels.len() <= 1 {
+        return;
+    }
+    let n1 = levels.len() / 2;
+    trec_eval_sort(&mut levels[..n1], merged);
+    trec_eval_sort(&mut levels[n1..], merged);
+    merged.clear();
+    let (left, right) = levels.split_at(n1);
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() && j < right.len() {
+        if comp_rel_gain(&left[i], &right[j]) <= 0 {
+            merged.push(left[i]);
+            i += 1;
+        } else {
+            merged.push(right[j]);
+            j += 1;
+        }
+    }
+    merged.extend_from_slice(&left[i..]);
+    merged.extend_from_slice(&right[j..]);
+    levels.copy_from_slice(merged);
 }
 
 /// Walks the ideal ranking: gains of the judged documents, highest first; once the
@@ -292,5 +355,23 @@ mod tests {
         let mut ideal = g.ideal();
         assert_eq!([ideal.step(), ideal.step(), ideal.step()], [10.0, 3.0, 3.0]);
         assert_eq!(g.gain_range(), (0.0, 10.0));
+    }
+
+    /// trec_eval's table for labels 0..4 with `3=0.5`: the user's level first, then the
+    /// labels; its merge sort calls 0.5 equal to 0 and to 1 (the int cast of the
+    /// difference), so level 3 stays first, below label 0, where a true sort puts it
+    /// between 0 and 1.
+    #[test]
+    fn trec_eval_sorts_fractional_gains_as_its_comparator_does() {
+        let lv = [(0, 3), (1, 2), (2, 1), (3, 1), (4, 1)];
+        let c = ctx(&lv);
+        let order = |g: &Gains| g.levels.iter().map(|l| l.level).collect::<Vec<_>>();
+        assert_eq!(order(&Gains::trec_eval(&c, &[(3, 0.5)])), [3, 0, 1, 2, 4]);
+        assert_eq!(
+            order(&Gains::new(&c, Base::Linear, &[(3, 0.5)])),
+            [0, 3, 1, 2, 4]
+        );
+        // whole-number gains: the true order, the user's level first among equals
+        assert_eq!(order(&Gains::trec_eval(&c, &[(4, 1.0)])), [0, 4, 1, 2, 3]);
     }
 }

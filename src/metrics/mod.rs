@@ -199,6 +199,8 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         BinG => out[0] = dcg::bin_g(c),
         G => out[0] = dcg::g(c, &trec_gains(c, m)),
         Ndcg => dcg::ndcg(c, &trec_gains(c, m), &[u64::MAX], false, out),
+        IdealDcg => dcg::ideal_dcg(&trec_gains(c, m), &[u64::MAX], out),
+        Yaap => out[0] = ap::yaap(c),
         NdcgRel => out[0] = dcg::ndcg_rel(c, &trec_gains(c, m)),
         Rndcg => out[0] = dcg::r_ndcg(c, &trec_gains(c, m)),
         NdcgCut => dcg::ndcg(
@@ -210,7 +212,7 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         ),
         Rbp => {
             let user = gain::from_pairs(m.pairs());
-            let gains = Gains::new(c, Base::Linear, &user);
+            let gains = Gains::trec_eval(c, &user);
             out[0] = rbp::rbp(c, gains, &user, rbp::persistence(m.pairs()))
         }
         Fallout | Tpr | Tnr | Ppv | Npv | Fnr | Fpr | Fdr | FalseOmissionRate | LrPos | LrNeg
@@ -230,7 +232,13 @@ pub fn compute(m: &Measure, c: &QueryCtx, out: &mut [f64]) {
         FCut => precision::f_at(c, m.opt("beta", 1.0), m.cutoffs(), out),
         RelativeMapCut => ap::relative_average_precision_cut(c, m.cutoffs(), out),
         Dcg | DcgCut | NdcgGain | NdcgGainCut => {
-            let gains = gains(c, m, Base::Linear, gain::from_options(&m.opts));
+            // dcg's gains: trec_eval's level=gain pairs or the gN options (never both:
+            // Measure::check)
+            let gains = if m.family == Dcg && !m.pairs().is_empty() {
+                trec_gains(c, m)
+            } else {
+                gains(c, m, Base::Linear, gain::from_options(&m.opts))
+            };
             let cuts: &[u64] = if matches!(m.family, Dcg | NdcgGain) {
                 &[u64::MAX]
             } else {
@@ -343,7 +351,13 @@ pub fn gain_overflow(m: &Measure, levels: &[(i64, u64)], max_label: i64) -> Opti
 /// label below that level gaining 0, as ranx drops those judgments before computing
 /// DCG. trec_eval's global level (`-l`, `relevance_level`) leaves graded gains alone,
 /// as trec_eval does.
-fn gains(c: &QueryCtx, m: &Measure, base: Base, mut user: Vec<(i64, f64)>) -> Gains {
+fn gains(c: &QueryCtx, m: &Measure, base: Base, user: Vec<(i64, f64)>) -> Gains {
+    Gains::new(c, base, &at_level(c, m, user))
+}
+
+/// `user` gains with the labels below the measure's own relevance level (if any) set to
+/// gain 0.
+fn at_level(c: &QueryCtx, m: &Measure, mut user: Vec<(i64, f64)>) -> Vec<(i64, f64)> {
     if let Some(level) = m.rel_level {
         user.retain(|&(l, _)| l >= level);
         user.extend(
@@ -353,12 +367,13 @@ fn gains(c: &QueryCtx, m: &Measure, base: Base, mut user: Vec<(i64, f64)>) -> Ga
                 .map(|&(l, _)| (l, 0.0)),
         );
     }
-    Gains::new(c, base, &user)
+    user
 }
 
-/// trec_eval's gains: labels, overridden by the measure's `level=gain` pairs.
+/// trec_eval's gains: labels, overridden by the measure's `level=gain` pairs, in
+/// trec_eval's order.
 fn trec_gains(c: &QueryCtx, m: &Measure) -> Gains {
-    gains(c, m, Base::Linear, gain::from_pairs(m.pairs()))
+    Gains::trec_eval(c, &at_level(c, m, gain::from_pairs(m.pairs())))
 }
 
 /// Burges et al.'s exponential gains 2^label - 1.
