@@ -173,8 +173,20 @@ pub(super) fn parse_score(field: &[u8]) -> std::result::Result<f64, String> {
 #[cold]
 #[inline(never)]
 fn parse_other_score(field: &[u8]) -> std::result::Result<f64, String> {
+    let unsigned = field
+        .strip_prefix(b"-")
+        .or_else(|| field.strip_prefix(b"+"));
+    let hex = unsigned
+        .unwrap_or(field)
+        .get(..2)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"0x"));
     match fast_float2::parse::<f64, _>(field) {
         Ok(v) => Ok(v),
+        Err(_) if hex => Err(format!(
+            "score '{}' is not a decimal number (trec_eval's atof reads C's hexadecimal \
+             floats; write it in decimal)",
+            show(field)
+        )),
         Err(_) => Err(format!(
             "score '{}' is not a number (trec_eval would silently read only its numeric prefix, or 0)",
             show(field)
