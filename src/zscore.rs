@@ -84,8 +84,10 @@ impl ZScores {
     }
 
     /// The results with every per-query value replaced by its z-score and the `all`
-    /// row formed from those.
-    pub fn apply(&self, res: &Results) -> Result<Results> {
+    /// row formed from those, except, when the results were made with `complete` (-c),
+    /// num_rel's: trec_eval 10 prints the raw count of documents with label >= 1 there
+    /// (its -c correction replaces the accumulated z-scores).
+    pub fn apply(&self, res: &Results, complete: bool) -> Result<Results> {
         let ncols = res.columns().len();
         let nq = res.num_queries();
         let mut values = vec![0.0; nq * ncols];
@@ -106,7 +108,9 @@ impl ZScores {
                     None => return Err(self.missing(qid, col)),
                 });
             }
-            summary[c] = if geometric {
+            summary[c] = if complete && col.name == Family::NumRel.name() {
+                res.summary(c)
+            } else if geometric {
                 (z.iter().sum::<f64>() / nq as f64).exp()
             } else {
                 match col.family.summary_statistic() {

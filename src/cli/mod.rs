@@ -92,7 +92,7 @@ pub fn evaluate_args_with(
             let table = ZScores::from_file(table)?;
             results
                 .into_iter()
-                .map(|(path, res)| Ok((path, table.apply(&res)?)))
+                .map(|(path, res)| Ok((path, table.apply(&res, args.options.complete)?)))
                 .collect()
         }
     }

@@ -3,7 +3,9 @@
 Each seed gives `caseN.qrels` (labels -1..4, a query with no relevant document, a query
 judged but missing from the run, for -c) and `caseN.run` (scores with ties, unjudged
 documents, a run query without judgments). Deterministic (random.Random(seed)).
-`expected/` holds what trec_eval 10.0 printed for each row of cases.tsv (README.md).
+`case3.zscores` gives num_rel, num_ret and map of every judged query of case 3 a mean
+and a deviation (for -Z). `expected/` holds what trec_eval 10.0 printed for each row of
+cases.tsv (README.md).
 """
 
 import random
@@ -33,12 +35,24 @@ def gen(seed: int) -> tuple[list[str], list[str]]:
     return qrels, run
 
 
+def zscores(qrels: list[str]) -> list[str]:
+    r = random.Random(99)
+    queries = sorted({line.split()[0] for line in qrels})
+    return [
+        f"{q} {m} {r.uniform(0, 5):.3f} {r.choice([0.5, 1.0, 2.5])}"
+        for q in queries
+        for m in ("num_rel", "num_ret", "map")
+    ]
+
+
 def main() -> None:
     here = Path(__file__).resolve().parent
     for seed in SEEDS:
         qrels, run = gen(seed)
         (here / f"case{seed}.qrels").write_text("\n".join(qrels) + "\n")
         (here / f"case{seed}.run").write_text("\n".join(run) + "\n")
+        if seed == 3:
+            (here / "case3.zscores").write_text("\n".join(zscores(qrels)) + "\n")
 
 
 if __name__ == "__main__":
