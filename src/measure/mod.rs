@@ -314,22 +314,9 @@ impl Measure {
             }
     }
 
-    /// Merge another request of the same family and level into this one. Parameters
-    /// given replace the defaults (of a nickname or a bare name: `-m all_trec -m P.5`
-    /// is P_5 alone, in either order, as in trec_eval); cut-offs and levels given twice
-    /// are united (`-m P.5 -m P.10`: trec_eval keeps the first list only); for other
-    /// kinds the later parameters given replace the earlier.
+    /// Merge another request of the same family and level into this one (cut-offs are
+    /// united; for other kinds, explicit parameters replace defaults).
     fn merge(&mut self, other: Measure) {
-        let defaults = Measure::new(self.family).params;
-        if matches!(other.params, Params::Cutoffs(_) | Params::Fractions(_)) {
-            if other.params == defaults {
-                return;
-            }
-            if self.params == defaults {
-                self.params = other.params;
-                return;
-            }
-        }
         match (&mut self.params, other.params) {
             (Params::Cutoffs(a), Params::Cutoffs(b)) => {
                 a.extend(b);
@@ -659,27 +646,6 @@ mod tests {
             .flat_map(|m| m.column_names())
             .collect();
         assert!(c.contains(&"relstring_20".to_string()) && !c.contains(&"relstring".to_string()));
-        // and so are a cut-off family's (trec_eval 10: `-m all_trec -m P.5` prints P_5
-        // alone, whichever comes first); two lists given are united
-        for names in [["all_trec", "P.5"], ["P.5", "official"], ["P", "P.5"]] {
-            let set = MeasureSet::parse(&names).unwrap();
-            let c: Vec<String> = set
-                .measures()
-                .iter()
-                .flat_map(|m| m.column_names())
-                .filter(|c| c.starts_with("P_"))
-                .collect();
-            assert_eq!(c, ["P_5"], "{names:?}");
-        }
-        let set = MeasureSet::parse(&["official", "iprec_at_recall.0.25"]).unwrap();
-        assert!(set
-            .measures()
-            .iter()
-            .flat_map(|m| m.column_names())
-            .filter(|c| c.starts_with("iprec"))
-            .eq(["iprec_at_recall_0.25".to_string()]));
-        let set = MeasureSet::parse(&["P.5", "P.10", "P"]).unwrap();
-        assert_eq!(set.measures()[0].column_names(), ["P_5", "P_10"]);
     }
 
     #[test]
