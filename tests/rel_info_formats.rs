@@ -279,11 +279,12 @@ fn parity_cases_print_trec_eval_bytes() {
 /// printed in trec_eval's order), and -c's scoring of a judged query missing from the
 /// run, where trec_eval ranks one unjudged stand-in document and resets num_ret,
 /// utility, relstring, rbp_resid and unj by name only (utility_2,-1,0,0 keeps -1);
-/// fractional gain pairs (trec_eval's gain-table order); -c with -Z (num_rel's `all`
+/// fractional gain pairs (trec_eval's gain-table order); a nickname beside parameters
+/// of its measures (the parameters replace the defaults); -c with -Z (num_rel's `all`
 /// stays the raw count).
 #[test]
 fn trec_eval_10_measures_outside_the_nicknames_print_its_bytes() {
-    assert_eq!(rows_print_trec_eval_bytes("trec_eval10"), 30);
+    assert_eq!(rows_print_trec_eval_bytes("trec_eval10"), 32);
 }
 
 /// Runs each row of `tests/data/<folder>/cases.tsv` (flags, judgments, run, expected

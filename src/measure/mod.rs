@@ -63,10 +63,21 @@ use parse::fmt_num;
 pub enum Params {
     /// No parameters.
     None,
-    /// Sorted, distinct, positive cut-offs.
-    Cutoffs(Vec<u64>),
-    /// Sorted, distinct fractions.
-    Fractions(Vec<f64>),
+    /// Sorted, distinct, positive cut-offs; `given`: written in a request (`P.5`,
+    /// `P@5`), not the family's defaults (`P`, a nickname).
+    Cutoffs {
+        /// The cut-offs.
+        values: Vec<u64>,
+        /// Whether they were written (false for the defaults).
+        given: bool,
+    },
+    /// Sorted, distinct fractions; `given` as for cut-offs.
+    Fractions {
+        /// The fractions.
+        values: Vec<f64>,
+        /// Whether they were written (false for the defaults).
+        given: bool,
+    },
     /// Numbers, in the order given; `text` is how they were written (None = defaults).
     Numbers {
         /// The numbers.
@@ -103,8 +114,14 @@ impl Measure {
         let d = family.defaults();
         let params = match family.param_kind() {
             ParamKind::None => Params::None,
-            ParamKind::Cutoffs => Params::Cutoffs(d.iter().map(|&v| v as u64).collect()),
-            ParamKind::Fractions => Params::Fractions(d.to_vec()),
+            ParamKind::Cutoffs => Params::Cutoffs {
+                values: d.iter().map(|&v| v as u64).collect(),
+                given: false,
+            },
+            ParamKind::Fractions => Params::Fractions {
+                values: d.to_vec(),
+                given: false,
+            },
             ParamKind::Numbers => Params::Numbers {
                 values: d.to_vec(),
                 text: None,
@@ -205,7 +222,7 @@ impl Measure {
     /// The cut-offs of a cut-off family (empty otherwise).
     pub fn cutoffs(&self) -> &[u64] {
         match &self.params {
-            Params::Cutoffs(v) => v,
+            Params::Cutoffs { values, .. } => values,
             _ => &[],
         }
     }
@@ -213,7 +230,7 @@ impl Measure {
     /// The fractions of a fraction family (empty otherwise).
     pub fn fractions(&self) -> &[f64] {
         match &self.params {
-            Params::Fractions(v) => v,
+            Params::Fractions { values, .. } => values,
             _ => &[],
         }
     }
@@ -237,8 +254,8 @@ impl Measure {
     /// How many values the measure produces per query.
     pub fn width(&self) -> usize {
         match &self.params {
-            Params::Cutoffs(v) => v.len(),
-            Params::Fractions(v) => v.len(),
+            Params::Cutoffs { values, .. } => values.len(),
+            Params::Fractions { values, .. } => values.len(),
             _ => 1,
         }
     }
@@ -249,8 +266,12 @@ impl Measure {
         let name = self.family.name();
         let mut out: Vec<String> = match &self.params {
             Params::None => vec![name.to_string()],
-            Params::Cutoffs(v) => v.iter().map(|k| format!("{name}_{k}")).collect(),
-            Params::Fractions(v) => v.iter().map(|x| format!("{name}_{x:.2}")).collect(),
+            Params::Cutoffs { values, .. } => {
+                values.iter().map(|k| format!("{name}_{k}")).collect()
+            }
+            Params::Fractions { values, .. } => {
+                values.iter().map(|x| format!("{name}_{x:.2}")).collect()
+            }
             Params::Numbers { text: Some(t), .. } | Params::Pairs { text: Some(t), .. } => {
                 vec![format!("{name}_{t}")]
             }
@@ -314,20 +335,27 @@ impl Measure {
             }
     }
 
-    /// Merge another request of the same family and level into this one (cut-offs are
-    /// united; for other kinds, explicit parameters replace defaults).
+    /// Merge another request of the same family and level into this one. Cut-offs or
+    /// levels given replace the defaults, in either order (`-m all_trec -m P.5` and
+    /// `-m P.5 -m P` are P_5 alone, as in trec_eval 10 and pytrec_eval); two lists given
+    /// are united (`-m P.5 -m P.10`: trec_eval keeps the first, see the README's
+    /// departures); for other kinds explicit parameters replace defaults.
     fn merge(&mut self, other: Measure) {
         match (&mut self.params, other.params) {
-            (Params::Cutoffs(a), Params::Cutoffs(b)) => {
-                a.extend(b);
-                a.sort_unstable();
-                a.dedup();
-            }
-            (Params::Fractions(a), Params::Fractions(b)) => {
-                a.extend(b);
-                a.sort_by(f64::total_cmp);
-                a.dedup();
-            }
+            (
+                Params::Cutoffs { values, given },
+                Params::Cutoffs {
+                    values: more,
+                    given: more_given,
+                },
+            ) => unite(values, given, more, more_given, u64::cmp),
+            (
+                Params::Fractions { values, given },
+                Params::Fractions {
+                    values: more,
+                    given: more_given,
+                },
+            ) => unite(values, given, more, more_given, f64::total_cmp),
             (mine, theirs) => {
                 let explicit = matches!(
                     theirs,
@@ -337,6 +365,29 @@ impl Measure {
                     *mine = theirs;
                 }
             }
+        }
+    }
+}
+
+/// [`Measure::merge`]'s rule for a list of cut-offs or levels: given beats defaults,
+/// two lists given are united (sorted, distinct).
+fn unite<T: PartialEq>(
+    values: &mut Vec<T>,
+    given: &mut bool,
+    more: Vec<T>,
+    more_given: bool,
+    order: impl Fn(&T, &T) -> std::cmp::Ordering,
+) {
+    match (*given, more_given) {
+        (_, false) => {}
+        (false, true) => {
+            *values = more;
+            *given = true;
+        }
+        (true, true) => {
+            values.extend(more);
+            values.sort_by(&order);
+            values.dedup();
         }
     }
 }
@@ -374,18 +425,18 @@ impl MeasureSet {
             let mut cols = Vec::new();
             for m in &ms {
                 let idx = set.index_of(m);
-                let wanted = m.column_names();
                 let have = set.measures[idx].column_names();
-                for w in wanted {
-                    if let Some(c) = have.iter().position(|h| *h == w) {
+                let found: Option<Vec<usize>> = (m.column_names().iter())
+                    .map(|w| have.iter().position(|h| h == w))
+                    .collect();
+                // defaults replaced by parameters given: the request names those
+                let found = found.unwrap_or_else(|| (0..have.len()).collect());
+                for c in found {
+                    if !cols.contains(&(idx, c)) {
                         cols.push((idx, c));
-                    } else {
-                        // Parameters replaced by a later explicit request: take them all.
-                        cols.extend((0..have.len()).map(|c| (idx, c)));
                     }
                 }
             }
-            cols.dedup();
             set.requests.push((name, cols));
         }
         Ok(set)
@@ -672,5 +723,60 @@ mod tests {
         let want = [("P.10", "P_10"), ("map", "map"), ("P.5", "P_5")]
             .map(|(n, c)| (n.to_string(), vec![c.to_string()]));
         assert_eq!(named, want);
+    }
+
+    fn columns(names: &[&str], prefix: &str) -> Vec<String> {
+        let set = MeasureSet::parse(names).unwrap();
+        let c = set.measures().iter().flat_map(|m| m.column_names());
+        c.filter(|c| c.starts_with(prefix)).collect()
+    }
+
+    #[test]
+    fn given_cut_offs_replace_the_defaults() {
+        // trec_eval 10 (and pytrec_eval): `-m all_trec -m P.5` is P_5 alone, either order
+        for names in [["all_trec", "P.5"], ["P.5", "official"], ["P", "P@5"]] {
+            assert_eq!(columns(&names, "P_"), ["P_5"], "{names:?}");
+        }
+        assert_eq!(
+            columns(&["official", "iprec_at_recall.0.25"], "iprec"),
+            ["iprec_at_recall_0.25"]
+        );
+        // two lists given are united, a bare name after them adds nothing
+        assert_eq!(columns(&["P.5", "P.10", "P"], "P_"), ["P_5", "P_10"]);
+        // a list given that equals the defaults is still given: united with the next
+        // (60273c1 compared with the defaults by value and dropped `RR@10`'s list)
+        let mut families = 0;
+        for f in Family::ALL.iter().copied() {
+            let d = Measure::new(f);
+            let defaults = match (&d.params, f.is_trec_eval()) {
+                (Params::Cutoffs { values, .. }, true) => values.clone(),
+                _ => continue,
+            };
+            let text: Vec<String> = defaults.iter().map(u64::to_string).collect();
+            let extra = defaults.iter().max().unwrap() + 1;
+            let given = format!("{}.{}", f.name(), text.join(","));
+            let more = format!("{}.{extra}", f.name());
+            let mut want: Vec<String> = d.column_names();
+            want.push(format!("{}_{extra}", f.name()));
+            let set = MeasureSet::parse(&[given.as_str(), more.as_str()]).unwrap();
+            assert_eq!(set.measures()[0].column_names(), want, "{f:?}");
+            // and each request names its own columns
+            assert_eq!(set.requests()[0].1.len(), defaults.len(), "{f:?}");
+            assert_eq!(set.requests()[1].1, [(0, defaults.len())], "{f:?}");
+            families += 1;
+        }
+        assert!(
+            families >= 5,
+            "P, recall, ndcg_cut, map_cut, success: {families}"
+        );
+        // a nickname asked beside parameters names the columns computed
+        let set = MeasureSet::parse(&["official", "P.7"]).unwrap();
+        let (name, cols) = &set.requests()[0];
+        assert_eq!(name, "official");
+        let named: Vec<String> = (cols.iter())
+            .map(|&(m, c)| set.measures()[m].column_names()[c].clone())
+            .filter(|c| c.starts_with("P_"))
+            .collect();
+        assert_eq!(named, ["P_7"]);
     }
 }

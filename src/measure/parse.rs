@@ -35,7 +35,10 @@ impl Measure {
                 if v.windows(2).any(|w| w[0] == w[1]) {
                     return Err(bad("a cut-off is given twice"));
                 }
-                Params::Cutoffs(v)
+                Params::Cutoffs {
+                    values: v,
+                    given: true,
+                }
             }
             ParamKind::Fractions => {
                 let mut v = Vec::new();
@@ -48,7 +51,10 @@ impl Measure {
                 if v.windows(2).any(|w| w[0] == w[1]) {
                     return Err(bad("a value is given twice"));
                 }
-                Params::Fractions(v)
+                Params::Fractions {
+                    values: v,
+                    given: true,
+                }
             }
             ParamKind::Numbers => {
                 let mut v = Vec::new();
@@ -146,8 +152,8 @@ impl Measure {
         };
         match &self.params {
             Params::None => {}
-            Params::Cutoffs(v) => {
-                if v.contains(&0) {
+            Params::Cutoffs { values, .. } => {
+                if values.contains(&0) {
                     return Err(Error::Measure(format!(
                         "measure '{}': a cut-off must be a positive whole number of \
                          documents, got 0",
@@ -155,9 +161,9 @@ impl Measure {
                     )));
                 }
             }
-            Params::Fractions(v) | Params::Numbers { values: v, .. } => {
+            Params::Fractions { values, .. } | Params::Numbers { values, .. } => {
                 let name = f.params().first().map_or("value", |p| p.name);
-                for &x in v {
+                for &x in values {
                     check(name, x)?;
                 }
             }
@@ -1197,10 +1203,16 @@ mod tests {
         let e = m.check().unwrap_err().to_string();
         assert!(e.contains("measure 'rbp': parameter p must be"), "{e}");
         let mut m = Measure::new(Family::IprecAtRecall);
-        m.params = Params::Fractions(vec![f64::NAN]);
+        m.params = Params::Fractions {
+            values: vec![f64::NAN],
+            given: true,
+        };
         assert!(m.check().is_err());
         let mut m = Measure::new(Family::P);
-        m.params = Params::Cutoffs(vec![0, 5]);
+        m.params = Params::Cutoffs {
+            values: vec![0, 5],
+            given: true,
+        };
         assert!(m.check().unwrap_err().to_string().contains("cut-off"));
         let mut m = Measure::new(Family::FCut);
         m.opts = vec![("beta".into(), -1.0)];
