@@ -215,6 +215,21 @@ impl Run {
         self.queries.iter().map(|q| q.len()).sum()
     }
 
+    /// The run with each score rounded to the nearest 32-bit float, as trec_eval 9 and
+    /// pytrec_eval (which embeds it) hold scores in a C `float` (trec_eval 10 reads a
+    /// `double`): scores closer than a float's precision then tie and are ordered by
+    /// document id, magnitudes beyond 3.4e38 become infinite and below 1.4e-45 zero.
+    pub fn with_float32_scores(&self) -> Run {
+        let mut out = self.clone();
+        for q in &mut out.queries {
+            for v in &mut q.values {
+                *v = f64::from(*v as f32);
+            }
+            q.ranked = std::sync::OnceLock::new();
+        }
+        out
+    }
+
     /// The queries in byte order of their ids.
     pub fn queries(&self) -> &[RunQuery] {
         &self.queries
@@ -431,6 +446,24 @@ mod tests {
         q.ranking(&mut again);
         assert_eq!(again, order);
         assert!(q.ranked.get().is_some_and(|k| k.len() == 8));
+    }
+
+    #[test]
+    fn float32_scores_tie_where_the_doubles_differ() {
+        let mut b = Run::builder();
+        for (d, s) in [("a", 0.1 + 1e-9), ("b", 0.1), ("c", 1e-300), ("d", 1e39)] {
+            b.add(b"q", d.as_bytes(), s).unwrap();
+        }
+        let run = b.build().unwrap();
+        let mut order = Vec::new();
+        run.queries()[0].ranking_kept(&mut order);
+        assert_eq!(order, [3, 0, 1, 2]); // d, a, b, c
+        let f = run.with_float32_scores();
+        let q = &f.queries()[0];
+        assert_eq!(q.values, [0.1f32 as f64, 0.1f32 as f64, 0.0, f64::INFINITY]);
+        // the kept order is forgotten: a and b tie, the higher id first
+        q.ranking(&mut order);
+        assert_eq!(order, [3, 1, 0, 2]);
     }
 
     proptest::proptest! {

@@ -6,8 +6,10 @@ left out, per-query runid / num_q / gm_map, a family's parameters combined)."""
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # the peer is a test extra: missing, the module fails (never a silent skip)
@@ -79,6 +81,74 @@ def test_edge_cases_as_pytrec_eval(dl19):
         RelevanceEvaluator(qrels, {"nosuch"})
     with pytest.raises(irmetrics.InputError, match="no measures"):
         RelevanceEvaluator(qrels, set())
+
+
+def test_scores_are_pytrec_evals_32_bit_floats():
+    # pytrec_eval's trec_eval 9 holds a score in a C float: 0.1 + 1e-9 ties with 0.1
+    # (then the document ids order them), where trec_eval 10's double tells them apart
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 1, "c": 1}}
+    run = {"q1": {"a": 0.1 + 1e-9, "b": 0.1}, "q2": {"a": 1e-300, "c": 0.0, "d": 1e39}}
+    measures = {"P.1", "map", "recip_rank"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    assert theirs["q1"]["P_1"] == 0.0  # b's id ranks it first in the tie
+    assert_same(theirs, RelevanceEvaluator(qrels, measures).evaluate(run))
+    # irmetrics.evaluate reads doubles, as trec_eval 10: a is first, P@1 is 1
+    assert irmetrics.evaluate(qrels, run, ["P.1"], per_query=True)["P.1"]["q1"] == 1.0
+    # scores a float's precision apart, as a retriever's float64 scores can be
+    rng = random.Random(7)
+    qrels = {f"q{i}": {f"d{j}": rng.randrange(3) for j in range(40)} for i in range(30)}
+    run = {q: {f"d{j}": 0.85 + rng.randrange(-200, 200) * 1e-10 for j in range(60)} for q in qrels}
+    measures = {"map", "ndcg_cut.10", "P.5", "recip_rank", "bpref"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    assert_same(theirs, RelevanceEvaluator(qrels, measures).evaluate(run))
+
+
+def test_a_query_without_documents_is_pytrec_evals_empty_ranking():
+    # a retriever that returns nothing for a query: pytrec_eval scores an empty ranking
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 1, "d3": 2}}
+    measures = {"map", "num_rel", "num_ret", "P.5", "recall.10", "ndcg_cut.3"}
+    for run in ({"q1": {"d1": 1.0}, "q2": {}}, {"q1": {}, "q2": {}}):
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+        assert theirs["q2"]["num_ret"] == 0.0
+        assert_same(theirs, RelevanceEvaluator(qrels, measures).evaluate(run))
+    # judgments without any judged document: nothing to evaluate, as in pytrec_eval
+    for empty in ({}, {"q1": {}}):
+        theirs = pytrec_eval.RelevanceEvaluator(empty, {"map"}).evaluate({"q1": {"d1": 1.0}})
+        assert theirs == {}
+        assert RelevanceEvaluator(empty, {"map"}).evaluate({"q1": {"d1": 1.0}}) == theirs
+
+
+def test_single_valued_measures_with_parameters_keep_pytrec_evals_names(dl19):
+    # pytrec_eval (trec_eval 9) keys set_F.0.5 as set_F; trec_eval 10 prints set_F_0.5
+    qrels, run = dl19
+    for measures in (
+        {"set_F.0.5"},
+        {"set_F_0.25", "map"},
+        {"11pt_avg.0.5"},
+        {"11pt_avg_0.2,0.7", "P.5"},
+        {"relstring.3", "num_q"},
+    ):
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+        assert_same(theirs, RelevanceEvaluator(qrels, measures).evaluate(run))
+    # two parameter lists of one such family would both be named set_F
+    with pytest.raises(irmetrics.InputError, match="two parameter lists"):
+        RelevanceEvaluator(qrels, {"set_F.0.5", "set_F.2"})
+
+
+def test_judged_docs_only_flag_is_pytrec_evals_int(dl19):
+    qrels, run = dl19
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"P.10"}, judged_docs_only_flag=True)
+    for flag in (1, 2, np.int64(1)):
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, {"P.10"}, judged_docs_only_flag=flag)
+        assert theirs.evaluate(run) == want.evaluate(run)
+        ours = RelevanceEvaluator(qrels, {"P.10"}, judged_docs_only_flag=flag)
+        assert_same(theirs.evaluate(run), ours.evaluate(run))
+    # pytrec_eval's TypeError: a string, a float, None, numpy's bool are no C int
+    for flag in ("False", 1.0, None):
+        with pytest.raises(TypeError):
+            pytrec_eval.RelevanceEvaluator(qrels, {"P.10"}, judged_docs_only_flag=flag)
+        with pytest.raises(irmetrics.InputError, match="judged_docs_only_flag"):
+            RelevanceEvaluator(qrels, {"P.10"}, judged_docs_only_flag=flag)
 
 
 def test_parse_qrel_and_parse_run_are_pytrec_evals(tmp_path):

@@ -401,6 +401,17 @@ impl PyRun {
         Self::from_table(data.py(), &table, [query, doc, score], runid)
     }
 
+    /// A copy with each score rounded to the nearest 32-bit float, as pytrec_eval and
+    /// trec_eval 9 hold scores (a C `float`; trec_eval 10 and irmetrics read a double):
+    /// scores closer than a float's precision tie, then document ids order them.
+    fn with_float32_scores(&self, py: Python<'_>) -> PyResult<PyRun> {
+        let r = self.inner.clone();
+        let out = heavy(py, move |_| Ok(r.with_float32_scores()))?;
+        Ok(PyRun {
+            inner: Arc::new(out),
+        })
+    }
+
     /// The run as Arrow data (`query_id`, `doc_id`, `score`; queries in id order, each
     /// ranked as trec_eval ranks it), which `pyarrow.table(...)` or
     /// `polars.DataFrame(...)` take as they are.

@@ -29,6 +29,7 @@ and ``irmetrics.compat.trectools`` trectools' (``TrecQrel``, ``TrecRun``, ``Trec
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -56,7 +57,7 @@ _TREC_EVAL_9 = "(trec_eval9=1)"
 
 
 def _as_trec_eval_9(name: str) -> str:
-    return name + _TREC_EVAL_9 if name.startswith("iprec_at_recall") or name == "11pt_avg" else name
+    return name + _TREC_EVAL_9 if name.startswith(("iprec_at_recall", "11pt_avg")) else name
 
 
 # pytrec_eval's nicknames (trec_eval 9's): its "all_trec" lacks the measures trec_eval
@@ -79,31 +80,61 @@ supported_nicknames: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in _N
 
 # a family's parameters as pytrec_eval writes them: "ndcg_cut.10", "P_5,10"
 _PARAMS = re.compile(r"[._]([0-9]+(?:\.[0-9]+)?(?:,[0-9]+(?:\.[0-9]+)?)*)")
+# a single-valued family's parameters after "_" (after "." any text is its parameters)
+_NUMBERS = re.compile(r"[-+0-9.,=]+")
 
 
-def _output_names(measures: Iterable[str]) -> list[str]:
-    """The trec_eval output names of ``measures`` as pytrec_eval combines them: the
-    nicknames expanded into families, each family's parameters gathered from all its
-    spellings, and a family given with parameters anywhere computed at those only
-    (``{"P", "P.5"}`` is ``P_5``, not trec_eval's cut-offs and 5)."""
+def _outputs(measures: Iterable[str]) -> list[tuple[str, str]]:
+    """pytrec_eval's output names of ``measures``, each with the spelling irmetrics
+    computes it by, combined as pytrec_eval combines them: the nicknames expanded into
+    families, each family's parameters gathered from all its spellings, and a family
+    given with parameters anywhere computed at those only (``{"P", "P.5"}`` is
+    ``P_5``, as in trec_eval 10 and ``irmetrics.evaluate``). A single-valued family
+    given parameters keeps its bare name, as in trec_eval 9 (``set_F.0.5`` is
+    ``set_F``; trec_eval 10 prints ``set_F_0.5``)."""
     families = sorted((f for f, _, _ in _core.measures()), key=len, reverse=True)
     known = set(families)
     params: dict[str, set[str]] = {}
+    single: dict[str, str] = {}  # single-valued family -> its parameter text
     for m in (n for given in measures for n in _NICKNAMES.get(given, [given])):
         if m in known:
             params.setdefault(m, set())
             continue
-        for f in families:
-            found = m.startswith(f) and _PARAMS.fullmatch(m, len(f))
-            if found:
-                params.setdefault(f, set()).update(found.group(1).split(","))
-                break
+        # the longest family the name starts with, then its parameters
+        f = next((f for f in families if m.startswith(f) and m[len(f)] in "._"), "")
+        found = _PARAMS.fullmatch(m, len(f)) if f else None
+        text = m[len(f) + 1 :]
+        if f and _core.canonical_names(f) == [f] and (m[len(f)] == "." or _NUMBERS.fullmatch(text)):
+            # one value (set_F.0.5, utility_1,-1,0,0, ndcg.1=2,2=5)
+            if single.setdefault(f, text) != text:
+                raise InputError(
+                    f"measure '{f}' is asked for with two parameter lists "
+                    f"('{single[f]}', '{text}'): pytrec_eval names both '{f}'"
+                )
+            params.setdefault(f, set())
+        elif found:
+            params.setdefault(f, set()).update(found.group(1).split(","))
         else:  # irmetrics' own spellings (or a name canonical_names refuses)
             params.setdefault(m, set())
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     for f, ps in params.items():
-        out += _core.canonical_names(f"{f}.{','.join(sorted(ps))}" if ps else f)
+        if f in single:
+            _core.canonical_names(f"{f}.{single[f]}")  # refuses bad parameters here
+            out.append((f, f"{f}.{single[f]}"))
+            continue
+        out += [(n, n) for n in _core.canonical_names(f"{f}.{','.join(sorted(ps))}" if ps else f)]
     return list(dict.fromkeys(out))
+
+
+def _truth(value: object, name: str) -> bool:
+    """A flag as pytrec_eval takes it (a C int: ``bool``, ``int``, numpy integers);
+    anything else is an ``InputError`` (pytrec_eval's ``TypeError``)."""
+    if isinstance(value, bool):
+        return value
+    try:
+        return operator.index(value) != 0  # type: ignore[arg-type]
+    except TypeError:
+        raise InputError(f"{name} must be True or False, got {value!r}") from None
 
 
 class RelevanceEvaluator:
@@ -111,17 +142,19 @@ class RelevanceEvaluator:
     engine: ``RelevanceEvaluator(query_relevance, measures, relevance_level=1,
     judged_docs_only_flag=False).evaluate(scores)`` returns ``{query_id: {measure:
     value}}`` for the queries both judged and in ``scores``, the measures under
-    trec_eval's output names (``"P_5"``, ``"ndcg_cut_10"``), as floats.
+    pytrec_eval's output names (``"P_5"``, ``"ndcg_cut_10"``), as floats.
 
     ``measures``: pytrec_eval's spellings (``"map"``, ``"ndcg_cut.10"``,
-    ``"ndcg_cut_10"``, ``"P.5,10"``, a family such as ``"ndcg_cut"`` for trec_eval's
-    cut-offs, the nicknames ``"official"``, ``"set"``, ``"all_trec"``), or any name
-    irmetrics takes. As pytrec_eval: a query judged but absent from ``scores`` is left
-    out (``irmetrics.evaluate`` refuses it), a query without judgments is dropped, and
+    ``"ndcg_cut_10"``, ``"P.5,10"``, ``"set_F.0.5"``, a family such as ``"ndcg_cut"``
+    for trec_eval's cut-offs, the nicknames ``"official"``, ``"set"``, ``"all_trec"``),
+    or any name irmetrics takes. As pytrec_eval: a query judged but absent from
+    ``scores`` is left out (``irmetrics.evaluate`` refuses it), one in ``scores`` with
+    no documents is scored as an empty ranking, a query without judgments is dropped,
     ``runid``, ``relstring``, ``num_q``, ``gm_map`` and ``gm_bpref`` get a value per
-    query (0, 0, 1, and the logarithm of map / bpref floored at 1e-5). The values are
-    trec_eval 10's, where pytrec_eval embeds trec_eval 9: ``iprec_at_recall_*`` (and
-    ``11pt_avg``) differ on some queries (see the README's "Peer spellings").
+    query (0, 0, 1, and the logarithm of map / bpref floored at 1e-5), scores are
+    rounded to 32-bit floats (pytrec_eval's trec_eval 9 holds them in a C ``float``, so
+    scores closer than that tie), and ``iprec_at_recall_*`` and ``11pt_avg`` are
+    trec_eval 9's (a recall level is turned into a rank as trec_eval 9 does).
     """
 
     def __init__(
@@ -138,41 +171,43 @@ class RelevanceEvaluator:
             raise InputError("no measures given")
         # each measure's output names (a family or nickname expands); an unknown
         # measure is refused here, as pytrec_eval does
-        self._names = _output_names(asked)
-        computed = [n for n in self._names if n not in _PER_QUERY_CONSTANTS]
-        computed += [_GEOMETRIC[n] for n in self._names if n in _GEOMETRIC]
+        self._outputs = _outputs(asked)
+        computed = [how for name, how in self._outputs if name not in _PER_QUERY_CONSTANTS]
+        computed += [_GEOMETRIC[n] for n, _ in self._outputs if n in _GEOMETRIC]
         self._computed = [_as_trec_eval_9(n) for n in dict.fromkeys(computed)] or ["num_ret"]
         self._judgments = {q: rel for q, rel in query_relevance.items() if len(rel) > 0}
         self._relevance_level = relevance_level
-        self._judged_only = bool(judged_docs_only_flag)
-        self._evaluator = self._evaluator_of(self._judgments)
+        self._judged_only = _truth(judged_docs_only_flag, "judged_docs_only_flag")
+        # no judgment at all: every evaluation is empty, as in pytrec_eval
+        self._evaluator = self._evaluator_of(self._judgments) if self._judgments else None
 
     def _evaluator_of(self, judgments: Mapping[str, Mapping[str, int]]) -> Evaluator:
+        # complete: a query of the run without documents is an empty ranking (the
+        # judged queries missing from the run are left out before this)
         return Evaluator(
             judgments,
             self._computed,
             relevance_level=self._relevance_level,
             judged_only=self._judged_only,
+            complete=True,
         )
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """``{query_id: {measure: value}}`` of the run ``scores`` (``{query_id:
         {doc_id: score}}``) over the queries judged and in it; ``{}`` without any."""
         common = [q for q in self._judgments if q in scores]
-        if not common:
+        if self._evaluator is None or not common:
             return {}
         ev = self._evaluator
         if len(common) < len(self._judgments):
             subset = {q: self._judgments[q] for q in common}
             ev = self._evaluator_of(subset)
-        columns = ev.evaluate(scores, per_query=True)
-        # the results are keyed as the names were given: trec_eval's output names
-        by_name: dict[str, Mapping[str, Any]] = {}
-        for label, values in columns.items():
-            names = _core.canonical_names(label)
-            by_name[(names[0] if len(names) == 1 else label).removesuffix(_TREC_EVAL_9)] = values
+        run = _core.as_run(scores).with_float32_scores()
+        columns = ev.evaluate(run, per_query=True)
+        # the results are keyed as the names were given: the spellings computed
+        by_name = {label.removesuffix(_TREC_EVAL_9): values for label, values in columns.items()}
         out: dict[str, dict[str, float]] = {q: {} for q in common}
-        for name in self._names:
+        for name, how in self._outputs:
             if name in _PER_QUERY_CONSTANTS:
                 for q in common:
                     out[q][name] = _PER_QUERY_CONSTANTS[name]
@@ -181,7 +216,7 @@ class RelevanceEvaluator:
                 for q in common:
                     out[q][name] = math.log(max(float(base[q]), _MIN_GEO_MEAN))
             else:
-                values = by_name[name]
+                values = by_name[how]
                 for q in common:
                     out[q][name] = float(values[q])
         return out
