@@ -194,6 +194,22 @@ def test_query_sets_as_ranx(data):
     )
 
 
+def test_a_query_without_documents_is_ranxs_empty_ranking(data):
+    # a retriever that returns nothing for some queries: ranx holds them, scored 0
+    qrels, bm25, _ = data
+    part = {k: (v if i % 3 else {}) for i, (k, v) in enumerate(bm25.items())}
+    for m in ("map", "ndcg@10", "mrr", "recall@100"):
+        a = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(part), m, return_mean=False)
+        for run in (part, rx.Run(part)):
+            b = rx.evaluate(rx.Qrels(qrels), run, m, return_mean=False)
+            np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-15, err_msg=m)
+    # a query neither judged nor given is still a mismatch
+    with pytest.raises(irmetrics.InputError, match="make_comparable=True"):
+        rx.evaluate(rx.Qrels(qrels), {**part, "nobody-judged": {}}, "map")
+    with pytest.raises(irmetrics.InputError, match="metrics must be"):
+        rx.evaluate(rx.Qrels(qrels), part, None)
+
+
 @pytest.mark.parametrize("stat_test", ["student", "tukey"])
 def test_compare_is_ranxs(data, stat_test):
     qrels, bm25, dense = data

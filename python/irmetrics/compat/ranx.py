@@ -310,6 +310,13 @@ def _check_keys(
     judged, ran = set(qrels.query_ids()), set(data.query_ids())
     if judged == ran:
         return data, complete
+    # a query given without documents (irmetrics' Run holds none of it): ranx scores
+    # it as an empty ranking
+    given = (run._dict or run._seen) if isinstance(run, Run) else run
+    if isinstance(given, Mapping):
+        empty = {q for q, docs in given.items() if isinstance(docs, Mapping) and not docs}
+        if empty and judged == ran | empty:
+            return data, True
     if not complete:
         missing = sorted(judged - ran)[:1] or sorted(ran - judged)[:1]
         raise InputError(
@@ -319,6 +326,15 @@ def _check_keys(
         )
     # (the queries nobody judged are left out by the evaluation itself)
     return data, True
+
+
+def _metric_names(metrics: Any) -> list[str]:
+    """ranx's ``metrics``: one name or a list of names."""
+    if isinstance(metrics, str):
+        return [metrics]
+    if not isinstance(metrics, Iterable) or isinstance(metrics, Mapping):
+        raise InputError(f"metrics must be a name or a list of names, got {metrics!r}")
+    return list(metrics)
 
 
 def evaluate(
@@ -333,7 +349,7 @@ def evaluate(
 ) -> Any:
     """ranx's ``evaluate``: a float for one metric, else ``{metric: mean}``; see the
     module's documentation."""
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = _metric_names(metrics)
     q = _qrels(qrels)
     data, complete = _check_keys(q, run, make_comparable, getattr(run, "name", None))
     per_query = irmetrics.Evaluator(
@@ -400,7 +416,7 @@ def compare(
     report = irmetrics.compare(
         q,
         named,
-        [metrics] if isinstance(metrics, str) else list(metrics),
+        _metric_names(metrics),
         test=_STAT_TESTS[stat_test],
         correction="none",
         alpha=max_p,
