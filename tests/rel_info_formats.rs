@@ -284,7 +284,7 @@ fn parity_cases_print_trec_eval_bytes() {
 /// stays the raw count).
 #[test]
 fn trec_eval_10_measures_outside_the_nicknames_print_its_bytes() {
-    assert_eq!(rows_print_trec_eval_bytes("trec_eval10"), 32);
+    assert_eq!(rows_print_trec_eval_bytes("trec_eval10"), 33);
 }
 
 /// Runs each row of `tests/data/<folder>/cases.tsv` (flags, judgments, run, expected

@@ -149,6 +149,31 @@ def test_calc_aggregate_and_iter_calc_are_ir_measures(dl19, which):
     assert first == peer.Metric(first.query_id, first.measure, first.value)
 
 
+def test_a_measure_with_and_without_parameters_is_two_measures(dl19):
+    # SetF is beta 1 beside SetF(beta=0.5), RBP p 0.8 beside RBP(p=0.5): each its own
+    # value (irmetrics gave SetF the value of beta 0.5, trec_eval's -m set_F -m set_F.0.5)
+    qrels, run, _ = dl19
+    run = untied(run)  # (cwl_eval, which computes RBP here, ranks ties its own way)
+    for measures in (
+        [SetF, SetF(beta=0.5)],
+        [SetF(beta=0.25), SetF],
+        [RBP(rel=2), RBP(rel=2, p=0.5)],
+    ):
+        theirs = peer.calc_aggregate(measures, qrels, run)
+        ours = ir_measures.calc_aggregate(measures, qrels, run)
+        assert ours.keys() == theirs.keys()
+        assert len({round(v, 9) for v in theirs.values()}) == 2, theirs
+        for m, v in theirs.items():
+            assert close(ours[m], v), (m, ours[m], v)
+    q, r = {"1": {"a": 1}}, {"1": {"a": 0.0, "b": 1.0}}
+    theirs = peer.calc_aggregate([SetF, SetF(beta=0.5)], q, r)
+    assert theirs == ir_measures.calc_aggregate([SetF, SetF(beta=0.5)], q, r)
+    assert irmetrics.evaluate(q, r, ["SetF", "SetF(beta=0.5)"]) == {
+        "SetF": theirs[SetF],
+        "SetF(beta=0.5)": theirs[SetF(beta=0.5)],
+    }
+
+
 def test_inputs_as_ir_measures_takes_them(dl19, tmp_path):
     qrels, run, _ = dl19
     want = peer.calc_aggregate([nDCG @ 10, AP, NumRel], qrels, run)

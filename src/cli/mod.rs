@@ -53,7 +53,7 @@ pub fn evaluate_args_with(
     }
     // the variables are checked up front, before any file is read
     crate::check_environment()?;
-    let measures = MeasureSet::parse(&args.measures)?;
+    let measures = MeasureSet::parse_trec_eval(&args.measures)?;
     let results = if args.rel_format == RelFormat::Qrels {
         let qrels = crate::formats::read_qrels(&args.qrels, None, cancel)?;
         let credibility = match &args.credibility {

@@ -408,6 +408,21 @@ impl MeasureSet {
 
     /// [`MeasureSet::parse`] with one peer's meanings where the peers differ ([`Names`]).
     pub fn parse_as<S: AsRef<str>>(names: &[S], dialect: Names) -> Result<MeasureSet> {
+        MeasureSet::parse_with(names, dialect, false)
+    }
+
+    /// [`MeasureSet::parse`] as trec_eval's command line reads `-m`: a single-valued
+    /// measure asked for bare and with parameters (`-m set_F -m set_F.0.5`) is the one
+    /// with the parameters, as trec_eval prints it (elsewhere it is two measures).
+    pub fn parse_trec_eval<S: AsRef<str>>(names: &[S]) -> Result<MeasureSet> {
+        MeasureSet::parse_with(names, Names::Irmetrics, true)
+    }
+
+    fn parse_with<S: AsRef<str>>(
+        names: &[S],
+        dialect: Names,
+        trec_eval: bool,
+    ) -> Result<MeasureSet> {
         let mut set = MeasureSet::default();
         let mut parsed = Vec::new();
         for name in names {
@@ -415,7 +430,17 @@ impl MeasureSet {
             let ms = parse_measure_as(name, dialect)?;
             parsed.push((name.to_string(), ms));
         }
-        for (_, ms) in &parsed {
+        // the measures asked for by name first: a single-valued measure asked bare and
+        // with parameters (`SetF`, `SetF(beta=0.5)`) is two measures; then the
+        // nicknames', whose defaults parameters given replace (`-m all_trec -m
+        // set_F.0.5` is set_F_0.5 alone, as in trec_eval)
+        let by_nickname = |name: &str| trec_eval || nickname(name.trim()).is_some();
+        for (_, ms) in parsed.iter().filter(|(name, _)| !by_nickname(name)) {
+            for m in ms {
+                set.add_asked(m.clone());
+            }
+        }
+        for (_, ms) in parsed.iter().filter(|(name, _)| by_nickname(name)) {
             for m in ms {
                 set.add(m.clone());
             }
@@ -445,14 +470,34 @@ impl MeasureSet {
     fn index_of(&self, m: &Measure) -> usize {
         self.measures
             .iter()
-            .position(|e| e.mergeable(m) && (e.params == m.params || !m.has_explicit_params()))
+            .position(|e| e.same_kind(m) && e.params == m.params)
+            .or_else(|| {
+                self.measures.iter().position(|e| {
+                    e.mergeable(m) && (e.params == m.params || !m.has_explicit_params())
+                })
+            })
             .or_else(|| self.measures.iter().position(|e| e.mergeable(m)))
             .unwrap_or(0)
     }
 
     /// Add a measure, merging it with one of the same family and relevance level.
     pub fn add(&mut self, m: Measure) {
-        if let Some(existing) = self.measures.iter_mut().find(|e| e.mergeable(&m)) {
+        self.add_where(m, Measure::mergeable);
+    }
+
+    /// [`MeasureSet::add`] for a measure asked for by name: a single-valued one
+    /// (`set_F`, `utility`, `rbp`) merges only with the same parameters, so its
+    /// defaults and parameters given are two measures (two columns, each named).
+    fn add_asked(&mut self, m: Measure) {
+        self.add_where(m, |e, m| {
+            e.mergeable(m)
+                && (e.params == m.params
+                    || !matches!(m.params, Params::Numbers { .. } | Params::Pairs { .. }))
+        });
+    }
+
+    fn add_where(&mut self, m: Measure, merges: impl Fn(&Measure, &Measure) -> bool) {
+        if let Some(existing) = self.measures.iter_mut().find(|e| merges(e, &m)) {
             existing.merge(m);
         } else {
             let pos = self
@@ -686,9 +731,14 @@ mod tests {
             .iter()
             .flat_map(|m| m.column_names())
             .collect();
-        assert_eq!(c, ["rbp_p=0.5", "rbp_p=0.9"]);
+        // `rbp` asked by name is rbp at its default p (never p=0.5's value named rbp)
+        assert_eq!(c, ["rbp_p=0.5", "rbp_p=0.9", "rbp"]);
         let req: Vec<usize> = set.requests().iter().map(|(_, cols)| cols[0].0).collect();
-        assert_eq!(req, [0, 1, 0]);
+        assert_eq!(req, [0, 1, 2]);
+        // trec_eval's command line: rbp takes the first parameters given
+        let set = MeasureSet::parse_trec_eval(&["rbp.p=0.5", "rbp.p=0.9", "rbp"]).unwrap();
+        let c = set.measures().iter().flat_map(|m| m.column_names());
+        assert!(c.eq(["rbp_p=0.5", "rbp_p=0.9"]));
         // a nickname's default is replaced by explicit parameters, as in trec_eval
         let set = MeasureSet::parse(&["all_trec", "relstring.20"]).unwrap();
         let c: Vec<String> = set
@@ -769,6 +819,31 @@ mod tests {
             families >= 5,
             "P, recall, ndcg_cut, map_cut, success: {families}"
         );
+        // a single-valued measure asked bare and with parameters is two measures (one
+        // column cannot hold both: ir_measures' SetF and SetF(beta=0.5)); beside a
+        // nickname, parameters replace its default, as in trec_eval
+        for names in [["SetF", "SetF(beta=0.5)"], ["set_F.0.5", "set_F"]] {
+            let set = MeasureSet::parse(&names).unwrap();
+            let named: Vec<Vec<String>> = (set.requests().iter())
+                .map(|(_, cols)| {
+                    let c = cols.iter();
+                    c.map(|&(m, c)| set.measures()[m].column_names()[c].clone())
+                        .collect()
+                })
+                .collect();
+            let want = if names[0] == "SetF" {
+                [["set_F"], ["set_F_0.5"]]
+            } else {
+                [["set_F_0.5"], ["set_F"]]
+            };
+            assert_eq!(named, want, "{names:?}");
+        }
+        assert_eq!(columns(&["all_trec", "set_F.0.5"], "set_F"), ["set_F_0.5"]);
+        // trec_eval's command line: `-m set_F -m set_F.0.5` prints set_F_0.5 alone
+        let set = MeasureSet::parse_trec_eval(&["set_F", "set_F.0.5"]).unwrap();
+        let c = set.measures().iter().flat_map(|m| m.column_names());
+        assert!(c.eq(["set_F_0.5"]));
+        assert_eq!(columns(&["set_F.0.5", "set"], "set_F"), ["set_F_0.5"]);
         // a nickname asked beside parameters names the columns computed
         let set = MeasureSet::parse(&["official", "P.7"]).unwrap();
         let (name, cols) = &set.requests()[0];
