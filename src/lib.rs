@@ -108,7 +108,7 @@ pub use intake::Rows;
 pub use measure::{parse_measure, parse_measure_as, Family, Measure, MeasureSet, Names};
 pub use qrels::{Qrels, QrelsBuilder, QrelsQuery};
 pub use results::{Column, Results};
-pub use run::{Run, RunBuilder, RunQuery};
+pub use run::{Run, RunBuilder, RunQuery, Ties};
 
 /// The settings read from the environment (`IRMETRICS_NUM_THREADS`,
 /// `IRMETRICS_MAX_LINE_BYTES`) checked, a bad value an [`Error::Option`]: where an

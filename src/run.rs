@@ -69,6 +69,59 @@ impl RunQuery {
     }
 }
 
+/// How documents with equal scores are ordered in a ranking.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ties {
+    /// By document id descending: trec_eval's order (and ndeval's `-traditional`).
+    #[default]
+    DocDescending,
+    /// By document id ascending: the order of pyndeval and of ir_measures' msmarco and
+    /// judged providers (Python's sort by score, then id).
+    DocAscending,
+}
+
+impl Ties {
+    /// The order by name: `descending` or `ascending`.
+    pub fn parse(name: &str) -> Result<Ties> {
+        match name {
+            "descending" => Ok(Ties::DocDescending),
+            "ascending" => Ok(Ties::DocAscending),
+            other => Err(Error::Option(format!(
+                "ties must be 'descending' (trec_eval, ndeval -traditional) or 'ascending' \
+                 (pyndeval; ir_measures' RR@k and Judged@k), got '{other}'"
+            ))),
+        }
+    }
+
+    /// Its name ([`Ties::parse`]'s).
+    pub fn name(self) -> &'static str {
+        match self {
+            Ties::DocDescending => "descending",
+            Ties::DocAscending => "ascending",
+        }
+    }
+
+    /// Put `order`, a whole ranking in trec_eval's order ([`RunQuery::ranking`]; `s`
+    /// the scores it indexes), in this order: each run of equal scores reversed for
+    /// [`Ties::DocAscending`]. A ranking cut before its end may have lost part of its
+    /// last run of ties: cut it after this.
+    pub fn apply(self, s: &[f64], order: &mut [u32]) {
+        if self == Ties::DocDescending {
+            return;
+        }
+        let mut i = 0;
+        while i < order.len() {
+            let v = s[order[i] as usize];
+            let mut j = i + 1;
+            while j < order.len() && s[order[j] as usize] == v {
+                j += 1;
+            }
+            order[i..j].reverse();
+            i = j;
+        }
+    }
+}
+
 /// Positions of `docs` (with scores `s`) in trec_eval order into `out` (emptied
 /// first): score descending, ties by document id descending ([`RunQuery::ranking`],
 /// and fusion's grid search ranking each setting's fused scores).

@@ -170,7 +170,10 @@ def evaluate(
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs_in_collection`` (-N),
     ``n_threads`` (0 = all cores); ``names`` (see above); ``credibility``: credibility
     judgments (a path, Qrels, dict or DataFrame, labels 0 or more) for ``nlre``,
-    ``ngre``, ``nwcs``, ``cam`` and ``wham`` (Lioma et al. 2017).
+    ``ngre``, ``nwcs``, ``cam`` and ``wham`` (Lioma et al. 2017); ``ties``: the order of
+    equal scores, ``"descending"`` by document id (trec_eval's, the default) or
+    ``"ascending"`` (ir_measures' ``RR@k`` and ``Judged@k``, from its msmarco and judged
+    providers, and pyndeval).
     """
     aggregate = _statistic(aggregate, ddof)
     ev = Evaluator(qrels, measures, **options)

@@ -233,6 +233,7 @@ class Evaluator:
         n_threads: int | None = None,
         names: str | None = None,
         credibility: Qrels | Mapping[str, dict[str, int]] | Any | _Path | None = None,
+        ties: str | None = None,
     ) -> Evaluator: ...
     def evaluate(
         self,

@@ -228,15 +228,7 @@ impl SubtopicQrels {
     }
 }
 
-/// How documents with equal scores are ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Ties {
-    /// By document id descending: trec_eval's order and ndeval's `-traditional`.
-    #[default]
-    DocDescending,
-    /// By document id ascending: pyndeval's (and so ir_measures') order.
-    DocAscending,
-}
+pub use crate::run::Ties;
 
 /// The evaluation's settings (ndeval's command line options, ir_measures' defaults);
 /// options in a measure's name override them for that measure.
@@ -464,18 +456,7 @@ fn topic_values(
     row: &mut [f64],
 ) {
     r.ranking(order);
-    if opts.ties == Ties::DocAscending {
-        let mut i = 0;
-        while i < order.len() {
-            let s = r.values[order[i] as usize];
-            let mut j = i + 1;
-            while j < order.len() && r.values[order[j] as usize] == s {
-                j += 1;
-            }
-            order[i..j].reverse();
-            i = j;
-        }
-    }
+    opts.ties.apply(&r.values, order);
     if let Some(m) = opts.max_docs {
         order.truncate(m);
     }

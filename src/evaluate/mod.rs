@@ -23,7 +23,7 @@ use crate::metrics::{self, QueryCtx, NONPOOL, UNJUDGED};
 use crate::progress::Progress;
 use crate::qrels::{Qrels, QrelsQuery};
 use crate::results::{Results, Row};
-use crate::run::{Run, RunQuery};
+use crate::run::{Run, RunQuery, Ties};
 
 /// trec_eval's options, with their command-line flags.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +41,9 @@ pub struct Options {
     pub num_docs_in_collection: i64,
     /// Threads to use; 0 means all cores (or `IRMETRICS_NUM_THREADS`).
     pub n_threads: usize,
+    /// The order of tied scores in each ranking: trec_eval's (document id descending),
+    /// or ascending (ir_measures' msmarco and judged providers: its `RR@k`, `Judged@k`).
+    pub ties: Ties,
 }
 
 impl Default for Options {
@@ -52,6 +55,7 @@ impl Default for Options {
             complete: false,
             num_docs_in_collection: 0,
             n_threads: 0,
+            ties: Ties::DocDescending,
         }
     }
 }
@@ -547,9 +551,17 @@ impl Evaluator {
         if let Some((rq, hashes)) = rq {
             // all of it, or as deep as the measures read (`nDCG@10` alone: the top 10;
             // -M): those found without sorting the rest
-            match self.plan.depth {
-                Some(d) => rq.ranking_top(d, &mut s.keyed, &mut s.order),
-                None => rq.ranking(&mut s.order),
+            match (self.plan.depth, o.ties) {
+                (Some(d), Ties::DocDescending) => rq.ranking_top(d, &mut s.keyed, &mut s.order),
+                (depth, ties) => {
+                    // another order of ties: the whole ranking, its ties put in order,
+                    // then cut (the last group of ties cut whole first)
+                    rq.ranking(&mut s.order);
+                    ties.apply(&rq.values, &mut s.order);
+                    if let Some(d) = depth {
+                        s.order.truncate(d);
+                    }
+                }
             }
             judge(qq, rq, hashes, cq, o.judged_only, self.plan.scored, s);
             return self.eval_judged(qq, cq, s);
@@ -906,6 +918,42 @@ mod tests {
         let own = MeasureSet::parse(&["P(judged_only=True)@5"]).unwrap();
         let ev = Evaluator::new(qrels.clone(), own, Options::default()).unwrap();
         assert_eq!(ev.ranking_depth(), None);
+    }
+
+    /// `ties: DocAscending` ranks equal scores by document id ascending, before any
+    /// cut (a measure's depth, -M): the whole last group of ties is ordered first.
+    #[test]
+    fn ascending_ties_rank_equal_scores_by_id_ascending() {
+        // q1: a (relevant) ties with b and c at the top, d below
+        let q = Qrels::from_bytes(b"q1 0 a 1\nq1 0 d 1\n", "q").unwrap();
+        let r = Run::from_bytes(
+            b"q1 Q0 c 1 5 r\nq1 Q0 a 2 5 r\nq1 Q0 b 3 5 r\nq1 Q0 d 4 1 r\n",
+            "r",
+        )
+        .unwrap();
+        let value = |names: &[&str], ties: Ties, max_docs: Option<u64>| {
+            let o = Options {
+                ties,
+                max_docs,
+                ..Options::default()
+            };
+            let ev = Evaluator::new(q.clone(), MeasureSet::parse(names).unwrap(), o).unwrap();
+            ev.evaluate(&r).unwrap().summary_by_name(names[0]).unwrap()
+        };
+        // trec_eval: c, b, a, d; ascending: a, b, c, d
+        assert_eq!(value(&["recip_rank"], Ties::DocDescending, None), 1.0 / 3.0);
+        assert_eq!(value(&["recip_rank"], Ties::DocAscending, None), 1.0);
+        // a depth of 1 (P@1 alone) and -M 1 cut after the ties are ordered
+        assert_eq!(value(&["P_1"], Ties::DocDescending, None), 0.0);
+        assert_eq!(value(&["P_1"], Ties::DocAscending, None), 1.0);
+        assert_eq!(value(&["recip_rank"], Ties::DocAscending, Some(1)), 1.0);
+        assert_eq!(value(&["recip_rank"], Ties::DocDescending, Some(2)), 0.0);
+        // map: a at 1 and d at 4 (ascending), a at 3 and d at 4 (trec_eval)
+        assert_eq!(value(&["map"], Ties::DocAscending, None), (1.0 + 2.0 / 4.0) / 2.0);
+        let trec = value(&["map"], Ties::DocDescending, None);
+        assert!((trec - (1.0 / 3.0 + 2.0 / 4.0) / 2.0).abs() < 1e-15);
+        assert_eq!(Ties::parse("ascending").unwrap(), Ties::DocAscending);
+        assert!(Ties::parse("asc").unwrap_err().to_string().contains("'ascending'"));
     }
 
     fn setup() -> (Qrels, Vec<u8>) {

@@ -123,19 +123,7 @@ fn diversity<'py>(
         max_docs: given(max_docs)
             .map(|v| int_arg(v, "max_docs", 1, None))
             .transpose()?,
-        ties: match ties {
-            "descending" => Ties::DocDescending,
-            "ascending" => Ties::DocAscending,
-            other => {
-                return Err(errors::input_err(
-                    py,
-                    format!(
-                        "ties must be 'descending' (trec_eval, ndeval -traditional) or \
-                         'ascending' (pyndeval, ir_measures), got '{other}'"
-                    ),
-                ))
-            }
-        },
+        ties: Ties::parse(ties).map_err(|e| errors::to_py(py, e))?,
     };
     let n_threads = given(n_threads).map_or(Ok(0), |v| {
         match wide_int(v) {

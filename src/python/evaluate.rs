@@ -17,6 +17,7 @@ use super::{guarded, heavy, heavy_progress};
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::{Family, MeasureSet, Names};
 use crate::results::Results;
+use crate::run::Ties;
 
 use crate::parallel;
 
@@ -96,7 +97,7 @@ fn evaluate_any(
 
 /// The evaluation options (`Evaluator`'s keywords, which `evaluate`, `compare`, the
 /// plots and Spark pass on).
-const OPTIONS: [&str; 8] = [
+const OPTIONS: [&str; 9] = [
     "complete",
     "relevance_level",
     "max_docs",
@@ -105,6 +106,7 @@ const OPTIONS: [&str; 8] = [
     "n_threads",
     "names",
     "credibility",
+    "ties",
 ];
 
 /// The peers' option names a user brings, and what they are called here.
@@ -154,9 +156,10 @@ impl PyEvaluator {
     #[new]
     #[pyo3(signature = (qrels, measures, *, complete = None, relevance_level = None,
                         max_docs = None, judged_only = None, num_docs_in_collection = None,
-                        n_threads = None, names = None, credibility = None, **unknown))]
+                        n_threads = None, names = None, credibility = None, ties = None,
+                        **unknown))]
     #[pyo3(
-        text_signature = "(qrels, measures, *, complete=None, relevance_level=None, max_docs=None, judged_only=None, num_docs_in_collection=None, n_threads=None, names=None, credibility=None)"
+        text_signature = "(qrels, measures, *, complete=None, relevance_level=None, max_docs=None, judged_only=None, num_docs_in_collection=None, n_threads=None, names=None, credibility=None, ties=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -171,6 +174,7 @@ impl PyEvaluator {
         n_threads: Option<&Bound<'_, PyAny>>,
         names: Option<&str>,
         credibility: Option<&Bound<'_, PyAny>>,
+        ties: Option<&Bound<'_, PyAny>>,
         unknown: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         if let Some((name, _)) = unknown.and_then(|u| u.iter().next()) {
@@ -214,6 +218,14 @@ impl PyEvaluator {
         let set = guarded(py, || {
             MeasureSet::parse_as(&measures, dialect).map_err(|e| errors::to_py(py, e))
         })?;
+        let ties = match given(ties) {
+            None => d.ties,
+            Some(t) => {
+                let name = (t.extract::<String>())
+                    .unwrap_or_else(|_| format!("{} (not a str)", short_repr(t)));
+                Ties::parse(&name).map_err(|e| errors::to_py(py, e))?
+            }
+        };
         let options = Options {
             relevance_level,
             max_docs,
@@ -221,6 +233,7 @@ impl PyEvaluator {
             complete,
             num_docs_in_collection,
             n_threads,
+            ties,
         };
         let ev = guarded(py, || {
             Evaluator::new_with_credibility(qrels.clone(), set, options, credibility)
@@ -456,6 +469,7 @@ impl PyEvaluator {
         kw.set_item("num_docs_in_collection", o.num_docs_in_collection)?;
         kw.set_item("n_threads", o.n_threads)?;
         kw.set_item("names", self.names.as_deref())?;
+        kw.set_item("ties", o.ties.name())?;
         if let Some(c) = self.inner.credibility() {
             kw.set_item("credibility", PyQrels { inner: c.clone() })?;
         }
