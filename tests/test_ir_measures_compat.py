@@ -17,6 +17,7 @@ from ir_measures import (
     AP,
     BPM,
     ERR,
+    ERR_IA,
     INST,
     RBP,
     RR,
@@ -31,10 +32,12 @@ from ir_measures import (
     P,
     R,
     Rprec,
+    SetAP,
     SetF,
     SetP,
     SetR,
     Success,
+    alpha_nDCG,
     infAP,
     nDCG,
 )
@@ -449,3 +452,87 @@ def test_irmetrics_own_functions_take_the_module_s_measure_objects(dl19):
     assert close(means["P(rel=2)@5"], theirs[P(rel=2) @ 5])
     with pytest.raises(irmetrics.InputError, match="must be a str"):
         irmetrics.evaluate(qrels, run, [object()])
+
+
+def near_ties(seed: int):
+    """Seeded judgments and a run whose scores differ by about 1e-9 (distinct as
+    doubles, equal as C floats) or by 0.01."""
+    import random
+
+    rng = random.Random(seed)
+    qrels, run = {}, {}
+    for q in range(40):
+        docs = [f"d{i}" for i in range(rng.randint(2, 25))]
+        qrels[f"q{q}"] = {d: rng.randint(0, 3) for d in docs if rng.random() < 0.6}
+        qrels[f"q{q}"].setdefault(docs[0], 1)
+        base = [0.5 + 0.01 * rng.randint(0, 3) for _ in docs]
+        run[f"q{q}"] = {d: b + rng.randint(0, 5) * 1e-9 for d, b in zip(docs, base)}
+    return qrels, run
+
+
+# every measure ir_measures gives its pytrec_eval provider (and three it gives others)
+PYTREC_EVAL_MEASURES = [P @ 1, P @ 3, P(rel=2) @ 2, RR, RR(rel=2), Rprec, AP, AP @ 5]
+PYTREC_EVAL_MEASURES += [nDCG, nDCG @ 3, nDCG(gains={0: 0, 1: 1, 2: 5, 3: 9}) @ 5, R @ 3]
+PYTREC_EVAL_MEASURES += [Bpref, NumRet, NumRel, SetAP, SetF, SetP, SetR, Success @ 2]
+PYTREC_EVAL_MEASURES += [IPrec @ 0.2, infAP, P(judged_only=True) @ 2]
+OTHER_PROVIDERS = [RR @ 3, Judged @ 3, RR(rel=2) @ 5]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_measures_of_ir_measures_pytrec_eval_provider_see_the_scores_as_c_floats(seed):
+    # pytrec_eval's trec_eval 9 holds scores in C floats: 0.5 and 0.5 + 1e-9 tie there
+    # (ranked by document id), not in ir_measures' other providers
+    qrels, run = near_ties(seed)
+    measures = PYTREC_EVAL_MEASURES + OTHER_PROVIDERS
+    theirs = peer.calc_aggregate(measures, qrels, run)
+    ours = ir_measures.calc_aggregate(measures, qrels, run)
+    assert ours.keys() == theirs.keys()
+    for m, v in theirs.items():
+        assert close(ours[m], v), (m, ours[m], v)
+    # the rounding matters here: irmetrics' own doubles give other values
+    doubles = irmetrics.evaluate(qrels, run, ["P@1", "AP", "nDCG@3"], names="ir_measures")
+    assert any(not close(doubles[str(m)], theirs[m]) for m in (P @ 1, AP, nDCG @ 3))
+    rows = {(x.query_id, x.measure): x.value for x in peer.iter_calc(measures, qrels, run)}
+    for x in ir_measures.iter_calc(measures, qrels, run):
+        assert close(x.value, rows[x.query_id, x.measure]), x
+
+
+def test_a_qrels_table_without_iteration_is_one_subtopic_a_query():
+    # ir_measures gives a table's judgments without an iteration column the iteration "0"
+    import polars as pl
+    import pyarrow as pa
+
+    qrels, run = near_ties(4)
+    rows = [(q, d, rel) for q, docs in qrels.items() for d, rel in docs.items()]
+    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
+    measures = [alpha_nDCG @ 10, ERR_IA @ 5, P @ 2]
+    theirs = peer.calc_aggregate(measures, frame, run)
+    polars = pl.from_pandas(frame)
+    for table in (frame, polars, polars.lazy(), pa.Table.from_pandas(frame)):
+        ours = ir_measures.calc_aggregate(measures, table, run)
+        for m, v in theirs.items():
+            assert close(ours[m], v), (type(table), m, ours[m], v)
+
+
+def test_ties_ascending_is_ir_measures_msmarco_and_judged_order():
+    # ir_measures' msmarco provider (RR@k) and judged provider (Judged@k) sort by
+    # (-score, doc_id): evaluate's ties="ascending" gives their values, trec_eval's
+    # order others
+    qrels, run = near_ties(5)
+    rounded = {q: {d: round(v, 2) for d, v in docs.items()} for q, docs in run.items()}
+    measures = [RR @ 10, RR(rel=2) @ 3, Judged @ 2, Judged @ 5]
+    theirs = peer.calc_aggregate(measures, qrels, rounded)
+    names = [str(m) for m in measures]
+    asc = irmetrics.evaluate(qrels, rounded, names, names="ir_measures", ties="ascending")
+    desc = irmetrics.evaluate(qrels, rounded, names, names="ir_measures")
+    for m in measures:
+        assert close(asc[str(m)], theirs[m]), (m, asc[str(m)], theirs[m])
+    assert any(not close(desc[str(m)], theirs[m]) for m in measures)
+    # an Evaluator keeps the order through a pickle
+    import pickle
+
+    ev = pickle.loads(pickle.dumps(irmetrics.Evaluator(qrels, names, ties="ascending")))
+    assert ev.evaluate(rounded)["RR@10"] == asc["RR@10"]
+    for bad in ("asc", 1):
+        with pytest.raises(irmetrics.InputError, match="ties must be 'descending'"):
+            irmetrics.evaluate(qrels, rounded, ["RR@10"], ties=bad)

@@ -413,6 +413,37 @@ def _family(name: str) -> str:
     return name.split("(", 1)[0].split("@", 1)[0]
 
 
+# How ir_measures' providers see the run, where that changes values. Its pytrec_eval
+# provider (first in its default pipeline after the runtime measures) computes the
+# measures below (its SUPPORTED_MEASURES in 0.4.3, some only at the parameter values
+# `_convention` checks); pytrec_eval's trec_eval 9 holds each score in a C float, so for
+# them the run's scores are rounded to 32 bits: scores closer than about 1e-7 relative
+# tie, ranked by document id (P@1 of 0.1 against 0.1 + 1e-9 is 0 or 1 by that). Its
+# msmarco provider (RR@k) and judged provider (Judged@k) rank by Python's sort of
+# (-score, doc_id): tied scores by document id ascending. The others read the scores as
+# given, ties in trec_eval's order.
+_PYTREC_EVAL = {"P", "RR", "Rprec", "AP", "nDCG", "R", "Bpref", "NumRet", "NumQ", "NumRel"}
+_PYTREC_EVAL |= {"SetAP", "SetF", "SetP", "SetR", "Success", "IPrec", "infAP"}
+_FLOAT32, _ASCENDING, _AS_GIVEN = "float32", "ascending", "as given"
+
+
+def _convention(name: str) -> str:
+    """How ir_measures' provider of the measure spelled ``name`` sees the run (a name
+    in another spelling, ``"ndcg_cut_10"``, is irmetrics' own: as given)."""
+    m = _parse_expression(name)
+    if m is None:
+        return _AS_GIVEN
+    if m.NAME == "Judged":
+        return _ASCENDING
+    if m.NAME == "RR" and m["cutoff"] is not _UNSET:
+        return _AS_GIVEN if m["judged_only"] else _ASCENDING
+    pytrec_eval = m.NAME in _PYTREC_EVAL and {
+        "nDCG": m.NAME == "nDCG" and m["dcg"] == "log2",
+        "NumRel": m.NAME == "NumRel" and m["rel"] == 1,
+    }.get(m.NAME, True)
+    return _FLOAT32 if pytrec_eval else _AS_GIVEN
+
+
 class Evaluator:
     """ir_measures' ``Evaluator``: the measures and judgments read once, then
     ``iter_calc(run)``, ``calc_aggregate(run)`` and ``calc(run)`` for each run."""
@@ -439,7 +470,7 @@ class Evaluator:
         self._diversity = [n for n in self._names if _family(n) in _DIVERSITY]
         self._subtopics: Any = None
         self._qrels: Any = None
-        self._evaluator: Any = None
+        self._evaluators: list[tuple[Any, bool]] = []
         if self._diversity:
             if _is_rows(qrels):
                 qrels = list(qrels)  # read twice when other measures come too
@@ -448,17 +479,26 @@ class Evaluator:
             return  # subtopic judgments (a document once per subtopic) read only so
         computed = [n for n in self._names if _family(n) != "NumQ" and n not in self._diversity]
         self._qrels = _core.as_qrels(qrels)
-        # complete: every judged query gets a value (replaced by 0 when the run lacks it)
+        # complete: every judged query gets a value (replaced by 0 when the run lacks it);
+        # an evaluator for each way ir_measures' providers see the run (`_convention`)
         computed = computed or ["NumRet"]
-        self._evaluator = _Evaluator(self._qrels, computed, complete=True, names="ir_measures")
+        for how in (_FLOAT32, _ASCENDING, _AS_GIVEN):
+            names = [n for n in computed if _convention(n) == how]
+            if names:
+                ties = "ascending" if how == _ASCENDING else "descending"
+                ev = _Evaluator(self._qrels, names, complete=True, names="ir_measures", ties=ties)
+                self._evaluators.append((ev, how == _FLOAT32))
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Each judged query's value of each measure, query by query."""
         run = _core.as_run(run)
         in_run = set(run.query_ids())
         values: dict[str, Any] = {}
-        if self._evaluator is not None:
-            values = self._evaluator.evaluate(run, per_query=True)
+        rounded = None
+        for ev, float32 in self._evaluators:
+            if float32 and rounded is None:
+                rounded = run.with_float32_scores()
+            values.update(ev.evaluate(rounded if float32 else run, per_query=True))
             judged = self._qrels.query_ids()
         if self._diversity:
             # ir_measures' pyndeval: ties by document id ascending, every judged topic
@@ -471,7 +511,7 @@ class Evaluator:
                 complete=True,
             )
             values.update(div)
-            if self._evaluator is None:
+            if not self._evaluators:
                 judged = sorted(div[self._diversity[0]])
         for q in judged:
             present = q in in_run
@@ -509,6 +549,7 @@ def _is_rows(qrels: Any) -> bool:
     """Whether ``qrels`` is an iterable of rows (not a path, table, dict or Qrels)."""
     return not (
         isinstance(qrels, (str, os.PathLike, dict, Qrels))
+        or type(qrels).__module__.split(".", 1)[0] == "polars"  # (a LazyFrame's columns warn)
         or hasattr(qrels, "columns")
         or hasattr(qrels, "__arrow_c_stream__")
         or hasattr(qrels, "__arrow_c_array__")
@@ -520,9 +561,10 @@ def _subtopic_qrels(qrels: Any) -> Any:
     relevance)`` with ir_measures' ``iteration`` column as the subtopic. A path, a
     table with an ``iteration`` column and Arrow data go as they are; ``Qrel`` tuples
     (ir_measures' or these) become rows; a dict or irmetrics' ``Qrels``, which have no
-    subtopics, one subtopic ``"0"`` a query, as ir_measures gives them."""
+    subtopics, one subtopic ``"0"`` a query, as ir_measures gives them; so does a
+    table without an ``iteration`` (or ``subtopic_id``) column."""
     if not _is_rows(qrels) and not isinstance(qrels, (dict, Qrels)):
-        return qrels
+        return _with_subtopic(qrels)
     if isinstance(qrels, Qrels):
         qrels = qrels.to_dict()
     if isinstance(qrels, dict):
@@ -535,6 +577,32 @@ def _subtopic_qrels(qrels: Any) -> Any:
             q, d, rel = r
             rows.append((q, "0", d, rel))
     return rows
+
+
+def _with_subtopic(table: Any) -> Any:
+    """A qrels table (pandas, polars, Arrow data) given the column ``iteration``
+    ``"0"`` when it has neither it nor ``subtopic_id`` (ir_measures' default
+    iteration); a path, or a table with subtopics, as it is."""
+    if isinstance(table, (str, os.PathLike)):
+        return table
+    module = type(table).__module__.split(".", 1)[0]
+    if module == "polars":
+        import polars as pl
+
+        names = table.collect_schema().names()
+        if {"iteration", "subtopic_id"} & set(names):
+            return table
+        return table.with_columns(pl.lit("0").alias("iteration"))
+    if hasattr(table, "columns") and hasattr(table, "assign"):  # pandas
+        if {"iteration", "subtopic_id"} & set(table.columns):
+            return table
+        return table.assign(iteration="0")
+    import pyarrow as pa
+
+    arrow = table if isinstance(table, pa.Table) else pa.table(table)
+    if {"iteration", "subtopic_id"} & set(arrow.column_names):
+        return arrow
+    return arrow.append_column("iteration", pa.repeat(pa.scalar("0"), arrow.num_rows))
 
 
 _Data = TypeVar("_Data", Qrels, Run)
