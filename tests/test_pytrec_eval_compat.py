@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -227,3 +228,16 @@ def test_trec_eval9_option_is_pytrec_evals_iprec_at_recall():
             assert math.isclose(v, theirs[qid][key], rel_tol=1e-12, abs_tol=1e-15), (qid, key)
             differ += values10[qid] != theirs[qid][key]
     assert differ > 50  # trec_eval 10's rounding differs: the option is what matches
+
+
+def test_aggregate_of_no_values_is_pytrec_evals():
+    # pytrec_eval: 0 for a count, NaN (numpy's RuntimeWarning) for a mean or gm_
+    for name in ("map", "gm_map", "P_5", "num_ret", "num_rel_ret"):
+        with warnings.catch_warnings(record=True) as theirs_warned:
+            warnings.simplefilter("always")
+            theirs = pytrec_eval.compute_aggregated_measure(name, [])
+        with warnings.catch_warnings(record=True) as ours_warned:
+            warnings.simplefilter("always")
+            ours = compute_aggregated_measure(name, [])
+        assert (math.isnan(ours) and math.isnan(theirs)) or ours == theirs, name
+        assert {w.category for w in ours_warned} == {w.category for w in theirs_warned}, name

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import operator
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -251,9 +252,11 @@ def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
 def compute_aggregated_measure(measure: str, values: Sequence[float]) -> float:
     """pytrec_eval's aggregate of per-query values: the sum for ``num_*``, the
     geometric mean of the logarithms ``RelevanceEvaluator`` gives for ``gm_*``, else the
-    mean."""
-    if not values:
-        raise InputError(f"no values to aggregate for {measure!r}")
+    mean. No values: 0 for ``num_*``, else NaN with a ``RuntimeWarning``, as pytrec_eval
+    (numpy's mean of nothing)."""
+    if len(values) == 0 and not measure.startswith("num_"):
+        warnings.warn(f"no values to aggregate for {measure!r}: NaN", RuntimeWarning, 2)
+        return math.nan
     total = math.fsum(values)
     if measure.startswith("num_"):
         return total
