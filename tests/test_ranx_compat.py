@@ -113,6 +113,25 @@ def test_relevance_levels_are_ranxs(data):
     assert not close(direct["ndcg@10-l2"], plain)
 
 
+# ranx's k = 0: the whole ranking (what the bare name means in ranx)
+WHOLE = ["ndcg@0", "map@0", "mrr@0", "recall@0", "precision@0", "hits@0", "f1@0"]
+WHOLE += ["hit_rate@0", "ndcg_burges@0", "dcg@0", "map@0-l2"]
+
+
+def test_a_cutoff_of_zero_is_ranxs_whole_ranking(data):
+    qrels, bm25, _ = data
+    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(bm25), WHOLE)
+    ours = rx.evaluate(rx.Qrels(qrels), rx.Run(bm25), WHOLE)
+    direct = irmetrics.evaluate(qrels, bm25, WHOLE, names="ranx")
+    assert list(ours) == WHOLE and list(direct) == WHOLE
+    for m in WHOLE:
+        assert close(ours[m], float(theirs[m])), (m, ours[m], theirs[m])
+        assert close(direct[m], float(theirs[m])), m
+    # trec_eval's and ir_measures' readings refuse it, naming the cut-off
+    with pytest.raises(irmetrics.MeasureError, match="'0' is not a positive whole number"):
+        irmetrics.evaluate(qrels, bm25, ["ndcg@0"])
+
+
 SHIFTED = ["ndcg@10", "ndcg_burges@10", "dcg@10", "map", "mrr", "precision@10", "recall@100"]
 SHIFTED += ["r-precision", "hit_rate@5", "f1@10", "bpref"]
 

@@ -480,7 +480,11 @@ fn parse_at_style(s: &str, names: Names) -> Result<Option<Measure>> {
     }
     // ir_measures' `cutoff=k` (`recall=x` of IPrec); an `@k` after it wins, as there
     let cut_text = opts.cutoff.take();
-    let cut = cut.or(cut_text.as_deref());
+    let mut cut = cut.or(cut_text.as_deref());
+    if names == Names::Ranx && cut == Some("0") {
+        // ranx's k = 0: the whole ranking (`ndcg@0` is `ndcg`, `recall@0` ranx's `recall`)
+        cut = None;
+    }
     // ir_measures' Accuracy@k is its pairwise accuracy (ours: the confusion matrix's)
     if names == Names::IrMeasures && base.eq_ignore_ascii_case("Accuracy") && cut.is_some() {
         let m = Measure::with_params(Family::PairAccuracyCut, cut.unwrap_or_default())?;
@@ -1031,6 +1035,26 @@ mod tests {
         assert_eq!(cols_as("hits", Names::Ranx), ["set_hits"]);
         assert_eq!(cols_as("recall-l2", Names::Ranx), ["set_recall-l2"]);
         assert_eq!(cols_as("recall@10", Names::Ranx), ["recall_10"]);
+        // ranx's k = 0 is the whole ranking, as the bare name; elsewhere refused
+        assert_eq!(cols_as("recall@0", Names::Ranx), ["set_recall"]);
+        assert_eq!(cols_as("hits@0-l2", Names::Ranx), ["set_hits-l2"]);
+        for name in [
+            "ndcg",
+            "map",
+            "mrr",
+            "precision",
+            "f1",
+            "hit_rate",
+            "ndcg_burges",
+        ] {
+            let zero = format!("{name}@0");
+            assert_eq!(
+                cols_as(&zero, Names::Ranx),
+                cols_as(name, Names::Ranx),
+                "{name}"
+            );
+            assert!(parse_measure(&zero).is_err(), "{zero}");
+        }
         assert_eq!(cols_as("ERR@10", Names::IrMeasures), ["err_cut_10(gmax=4)"]);
         assert_eq!(cols_as("err@10", Names::IrMeasures), ["err_cut_10(gmax=4)"]);
         assert_eq!(
