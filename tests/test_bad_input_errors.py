@@ -636,6 +636,9 @@ def test_measure_argument_types() -> None:
         irmetrics.diversity([("1", "1", "a", 1)], {"1": {"a": 1.0}}, b"alpha_nDCG@2")
     with pytest.raises(InputError, match=r"metric must be a str \(or an ir_measures"):
         irmetrics.optimize_fusion(q, [{"q": {"a": 1.0}}] * 2, metric=["map"])
+    # a weight grid without a tuple summing to 1 (0, 0.3, 0.6, 0.9, 1.2): said so
+    with pytest.raises(InputError, match="a step of 0.3 gives no 2 weights summing to 1"):
+        irmetrics.optimize_fusion(q, [{"q": {"a": 1.0}}] * 2, "wsum", metric="map", step=0.3)
 
 
 def test_unknown_options_name_the_right_one() -> None:

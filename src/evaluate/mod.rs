@@ -949,11 +949,17 @@ mod tests {
         assert_eq!(value(&["recip_rank"], Ties::DocAscending, Some(1)), 1.0);
         assert_eq!(value(&["recip_rank"], Ties::DocDescending, Some(2)), 0.0);
         // map: a at 1 and d at 4 (ascending), a at 3 and d at 4 (trec_eval)
-        assert_eq!(value(&["map"], Ties::DocAscending, None), (1.0 + 2.0 / 4.0) / 2.0);
+        assert_eq!(
+            value(&["map"], Ties::DocAscending, None),
+            (1.0 + 2.0 / 4.0) / 2.0
+        );
         let trec = value(&["map"], Ties::DocDescending, None);
         assert!((trec - (1.0 / 3.0 + 2.0 / 4.0) / 2.0).abs() < 1e-15);
         assert_eq!(Ties::parse("ascending").unwrap(), Ties::DocAscending);
-        assert!(Ties::parse("asc").unwrap_err().to_string().contains("'ascending'"));
+        assert!(Ties::parse("asc")
+            .unwrap_err()
+            .to_string()
+            .contains("'ascending'"));
     }
 
     fn setup() -> (Qrels, Vec<u8>) {

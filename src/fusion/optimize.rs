@@ -91,7 +91,17 @@ pub fn grid(method: Method, n_runs: usize, step: Option<f64>) -> Result<Vec<Para
         LognIsr => scalar("sigma", arange_rounded(0.01, 1.0, step.unwrap_or(0.01))),
         Wsum | Wmnz | Mixed | WBordaFuse | WCondorcet => {
             let values = arange_rounded(0.0, 1.0, step.unwrap_or(0.1));
-            weight_tuples(&values, n_runs)
+            let tuples = weight_tuples(&values, n_runs);
+            if tuples.is_empty() {
+                return Err(Error::Option(format!(
+                    "a step of {} gives no {n_runs} weights summing to 1 (ranx's grid: \
+                     the tuples of numpy.arange(0, 1 + step, step), rounded to the \
+                     step's decimals, whose sum is exactly 1); try a step such as 0.1, \
+                     0.05 or 0.25",
+                    step.unwrap_or(0.1)
+                )));
+            }
+            tuples
                 .into_iter()
                 .map(|w| Params::new().with_weights(w))
                 .collect()
@@ -426,5 +436,11 @@ mod tests {
         assert_eq!(weight_tuples(&w, 5).len(), 860);
         assert_eq!(grid(Method::Rrf, 2, None).unwrap().len(), 10);
         assert!(grid(Method::Sum, 2, None).is_err());
+        // no pair of 0, 0.3, 0.6, 0.9, 1.2 sums to 1: said so, not "no setting reached"
+        let e = grid(Method::Wsum, 2, Some(0.3)).unwrap_err().to_string();
+        assert!(
+            e.contains("a step of 0.3 gives no 2 weights summing to 1"),
+            "{e}"
+        );
     }
 }
