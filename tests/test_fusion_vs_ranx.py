@@ -25,6 +25,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import irmetrics
@@ -355,14 +356,84 @@ def test_trained_methods_match_ranx(method: str, params: dict[str, Any], norm: s
         }[method]()
         fused = ranx.fuse(rruns, norm=norm, method=method, params=learnt)
         theirs = {q: dict(v) for q, v in fused.run.items() if len(v) > 0}
+    ours_runs = [irmetrics.Run.from_dict(r) for r in runs]
     mine = irmetrics.fuse(
-        [irmetrics.Run.from_dict(r) for r in runs],
-        method,
-        norm,
-        params or None,
-        qrels=irmetrics.Qrels.from_dict(qrels),
+        ours_runs, method, norm, params or None, qrels=irmetrics.Qrels.from_dict(qrels)
     )
     check_same(mine, theirs)
+    # the tables trained apart are ranx's (the runs normalized first, as ranx's
+    # optimize_fusion trains on them), and fuse the runs without the qrels
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        normed = rruns if norm is None else [ranx.normalize(r, norm) for r in rruns]
+        want = {
+            "probfuse": lambda: {"probs": f.probfuse_train(rq, normed, params.get("n_segments"))},
+            "segfuse": lambda: {"probs": f.segfuse_train(rq, normed)},
+            "posfuse": lambda: {"probs": f.posfuse_train(rq, normed)},
+            "slidefuse": lambda: {"probs": f.slidefuse_train(rq, normed), "w": params.get("w")},
+            "bayesfuse": lambda: {"log_odds": f.bayesfuse_train(rq, normed)},
+            "mapfuse": lambda: {"map_scores": f.mapfuse_train(rq, normed)},
+        }[method]()
+    tables = irmetrics.train_fusion(qrels, ours_runs, method, norm, params or None)
+    assert tables.keys() == want.keys()
+    for key, value in want.items():
+        if key == "w":
+            assert tables[key] == value
+            continue
+        assert len(tables[key]) == len(value)
+        for a, b in zip(tables[key], value):
+            assert np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), 1e-12, 0)
+    check_same(irmetrics.fuse(ours_runs, method, norm, tables), theirs)
+    # ranx's own tables (numpy arrays, numpy floats), given as ranx's fuse takes them
+    if norm is None:
+        check_same(irmetrics.fuse(ours_runs, method, norm, learnt), theirs)
+
+
+def test_trained_tables_are_checked() -> None:
+    runs = [irmetrics.Run.from_dict(r) for r in make_runs(7, ties=False, missing=False)[:2]]
+    bad = [
+        ("probfuse", {"log_odds": [[0.1], [0.2]]}, "takes its tables as 'probs'"),
+        ("segfuse", {"probs": [[0.5] * 9, [0.5] * 10]}, "run 1 has 9 values, not 10"),
+        ("slidefuse", {"probs": [[0.5], [0.5]]}, "need its window w"),
+        ("posfuse", {"probs": [[0.5], [0.5]], "w": 2}, "'w' is not a parameter of 'posfuse'"),
+        ("posfuse", {"probs": [[0.5], [float("nan")]]}, "must be finite"),
+        ("posfuse", {"probs": [[0.5]]}, "holds tables for 1 runs; 2 runs given"),
+        ("mapfuse", {"map_scores": "0.3"}, "map_scores must be a sequence"),
+        ("rrf", {"probs": [[0.5], [0.5]]}, "'rrf' is not trained on qrels"),
+    ]
+    for method, params, message in bad:
+        with pytest.raises(irmetrics.InputError, match=re.escape(message)):
+            irmetrics.fuse(runs, method, None, params)
+    with pytest.raises(irmetrics.InputError, match="not both"):
+        irmetrics.fuse(runs, "posfuse", None, {"probs": [[0.5], [0.5]]}, qrels={"q": {"d": 1}})
+
+
+@pytest.mark.parametrize("method", ["segfuse", "posfuse", "bayesfuse", "mapfuse", "probfuse"])
+def test_compat_optimize_fusion_gives_ranxs_tables_to_fuse(method: str) -> None:
+    # ranx's optimize_fusion of a trained method returns its tables, which fuse takes
+    from irmetrics.compat import ranx as rx
+
+    runs = make_runs(7, ties=False, missing=False)
+    qrels = judged(runs, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rq = ranx.Qrels(qrels)
+        rruns = [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
+        ours = rx.optimize_fusion(rx.Qrels(qrels), [rx.Run(r) for r in runs], None, method)
+        if method == "probfuse":
+            # (ranx's choice of n_segments rests on its tie order: its tables at ours)
+            theirs = {"probs": ranx.fusion.probfuse_train(rq, rruns, len(ours["probs"][0]))}
+        else:
+            theirs = ranx.optimize_fusion(rq, rruns, norm=None, method=method)
+        fused = ranx.fuse(rruns, norm=None, method=method, params=theirs)
+    assert ours.keys() == theirs.keys()
+    for a, b in zip(next(iter(ours.values())), next(iter(theirs.values()))):
+        assert np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), 1e-12, 0)
+    mine = rx.fuse([rx.Run(r) for r in runs], None, method, ours)
+    check_same(irmetrics.Run.from_dict(mine.to_dict()), {q: dict(v) for q, v in fused.run.items()})
+    if method != "probfuse":
+        with pytest.raises(irmetrics.InputError, match="does not support optimization report"):
+            rx.optimize_fusion(qrels, runs, None, method, return_optimization_report=True)
 
 
 @pytest.mark.parametrize("method", ["probfuse", "slidefuse"])

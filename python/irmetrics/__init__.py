@@ -42,6 +42,7 @@ from ._core import (
     rbo,
     set_max_line_bytes,
     spearman_rho,
+    train_fusion,
 )
 from ._frames import is_lazy_frame as _is_lazy_frame
 from .report import Report, compare, compare_values, html_report
@@ -68,6 +69,7 @@ __all__ = [
     "rbo",
     "set_max_line_bytes",
     "spearman_rho",
+    "train_fusion",
     "system_correlation",
     "ArrowData",
     "Error",

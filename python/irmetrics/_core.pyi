@@ -52,6 +52,7 @@ __all__ = [
     "pooled_auroc",
     "normalize",
     "fuse",
+    "train_fusion",
     "fusion_methods",
     "optimize_fusion",
     "TestResult",
@@ -356,11 +357,18 @@ def fuse(
     runs: Iterable[Any],
     method: str = "rrf",
     norm: str | None = None,
-    params: Mapping[str, float | Sequence[float]] | None = None,
+    params: Mapping[str, Any] | None = None,
     *,
     qrels: Any = None,
     name: str | None = None,
 ) -> Run: ...
+def train_fusion(
+    qrels: Any,
+    runs: Iterable[Any],
+    method: str,
+    norm: str | None = None,
+    params: Mapping[str, float] | None = None,
+) -> dict[str, Any]: ...
 def fusion_methods() -> tuple[list[str], list[str]]: ...
 def optimize_fusion(
     qrels: Any,

@@ -41,6 +41,7 @@ mod trained;
 pub use names::{Method, Norm, ParamSpec, Params};
 pub use optimize::{grid, optimize_fusion, optimize_fusion_with, Optimization, Trial};
 pub(crate) use stream::{fuse_files, streamable};
+pub use trained::FusionModel;
 
 use crate::error::{show, Error, Result};
 use crate::ids::{FirstSight, Ids};
@@ -89,6 +90,51 @@ pub fn fuse_trained(
     }
     let model = train(qrels, runs, method, norm, params)?;
     fuse_with(runs, method, norm, params, Some(&model))
+}
+
+/// Train `method` on the judgments of the qrels' queries (ranx's `*_train`: probfuse
+/// with `n_segments`, slidefuse with its window `w`), each run normalized with `norm`
+/// first as the fusion will see it: what [`fuse_trained`] learns before it fuses, kept
+/// to fuse without the qrels ([`fuse_with_model`]).
+pub fn train_fusion(
+    qrels: &Qrels,
+    runs: &[&Run],
+    method: Method,
+    norm: Option<Norm>,
+    params: &Params,
+) -> Result<FusionModel> {
+    if !method.needs_qrels() {
+        return Err(Error::Option(format!(
+            "fusion method '{method}' is not trained on qrels"
+        )));
+    }
+    let model = train(qrels, runs, method, norm, params)?;
+    Ok(FusionModel { method, model })
+}
+
+/// Fuse `runs` (normalized with `norm` first) with a trained model ([`train_fusion`],
+/// [`FusionModel::from_tables`]): ranx's `probfuse(runs, probs)` and the like. The
+/// model holds a table per run, in the runs' order.
+pub fn fuse_with_model(runs: &[&Run], norm: Option<Norm>, model: &FusionModel) -> Result<Run> {
+    if model.n_runs() != runs.len() {
+        return Err(Error::Option(format!(
+            "the {} model holds tables for {} runs; {} runs given",
+            model.method,
+            model.n_runs(),
+            runs.len()
+        )));
+    }
+    // the parameters the method was trained with, as the tables tell them (used only
+    // to train, they are checked as for any fusion)
+    let params = match &model.model {
+        trained::Model::Prob(p) => {
+            let n = p.iter().map(Vec::len).max().unwrap_or(1);
+            Params::new().set("n_segments", n as f64)
+        }
+        trained::Model::Slide(_, w) => Params::new().set("w", *w as f64),
+        _ => Params::new(),
+    };
+    fuse_with(runs, model.method, norm, &params, Some(&model.model))
 }
 
 /// The checks of [`fuse_trained`], then its training.
@@ -419,6 +465,61 @@ mod tests {
             scores(&i, "q1"),
             [("x".into(), 0.0), ("y".into(), 1.0), ("z".into(), 0.5)]
         );
+    }
+
+    /// A model trained once fuses as the training fusion does, to the bit, and so does
+    /// the model made again from its tables; it fuses queries the qrels lack.
+    #[test]
+    fn a_trained_model_fuses_as_fuse_trained() {
+        let a = run("q1 Q0 x 1 3 a\nq1 Q0 y 2 1 a\nq1 Q0 z 3 2 a\nq2 Q0 x 1 5 a\nq3 Q0 w 1 1 a\n");
+        let b = run("q1 Q0 y 1 2 b\nq1 Q0 w 2 1 b\nq2 Q0 v 1 1 b\nq2 Q0 x 2 0 b\n");
+        let qrels = Qrels::from_bytes(b"q1 0 y 1\nq1 0 z 0\nq2 0 x 2\n", "q").unwrap();
+        let settings = [
+            (Method::ProbFuse, Params::new().set("n_segments", 2.0)),
+            (Method::SegFuse, Params::new()),
+            (Method::PosFuse, Params::new()),
+            (Method::SlideFuse, Params::new().set("w", 1.0)),
+            (Method::BayesFuse, Params::new()),
+            (Method::MapFuse, Params::new()),
+        ];
+        let bits = |r: &Run| -> Vec<(String, Vec<(String, u64)>)> {
+            (r.queries().iter())
+                .map(|q| {
+                    let id = String::from_utf8_lossy(q.id()).into_owned();
+                    let docs = (q.iter())
+                        .map(|(d, s)| (String::from_utf8_lossy(d).into_owned(), s.to_bits()))
+                        .collect();
+                    (id, docs)
+                })
+                .collect()
+        };
+        for (method, params) in settings {
+            for norm in [None, Some(Norm::MinMax)] {
+                let want = fuse_trained(&qrels, &[&a, &b], method, norm, &params).unwrap();
+                let model = train_fusion(&qrels, &[&a, &b], method, norm, &params).unwrap();
+                assert_eq!(model.method(), method);
+                let got = fuse_with_model(&[&a, &b], norm, &model).unwrap();
+                assert_eq!(bits(&got), bits(&want), "{method}");
+                assert_eq!(got.len(), 3, "{method}: q3 is fused too");
+                let again = FusionModel::from_tables(method, model.tables(), model.window());
+                assert_eq!(again.unwrap(), model, "{method}");
+            }
+        }
+        // bad tables and mismatches, each said
+        let err =
+            |m, t: Vec<Vec<f64>>, w| FusionModel::from_tables(m, t, w).unwrap_err().to_string();
+        assert!(err(Method::SegFuse, vec![vec![0.5; 9]], None).contains("has 9 values, not 10"));
+        assert!(err(Method::ProbFuse, vec![vec![]], None).contains("not at least 1"));
+        assert!(err(Method::PosFuse, vec![vec![f64::NAN]], None).contains("must be finite"));
+        assert!(err(Method::SlideFuse, vec![vec![0.5]], None).contains("window w"));
+        assert!(err(Method::PosFuse, vec![vec![0.5]], Some(2)).contains("only slidefuse"));
+        assert!(err(Method::Rrf, vec![vec![0.5]], None).contains("not trained"));
+        assert!(err(Method::MapFuse, vec![], None).contains("no tables"));
+        let one = FusionModel::from_tables(Method::MapFuse, vec![vec![0.3]], None).unwrap();
+        let e = fuse_with_model(&[&a, &b], None, &one)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("holds tables for 1 runs; 2 runs given"), "{e}");
     }
 
     #[test]

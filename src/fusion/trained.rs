@@ -34,6 +34,102 @@ pub(crate) enum Model {
     Map(Vec<f64>),
 }
 
+/// What a method trained on qrels learnt, per run: ranx's `*_train` output (the `probs`
+/// of probfuse, segfuse, posfuse and slidefuse, bayesfuse's `log_odds`, mapfuse's
+/// `map_scores`). Made by [`train_fusion`](super::train_fusion) on some runs' judged
+/// queries, or from such tables ([`FusionModel::from_tables`]), it fuses those runs'
+/// queries without the qrels ([`fuse_with_model`](super::fuse_with_model)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FusionModel {
+    pub(crate) method: Method,
+    pub(crate) model: Model,
+}
+
+impl FusionModel {
+    /// The method it was trained for.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// The number of runs it holds a table for (the runs it fuses, in order).
+    pub fn n_runs(&self) -> usize {
+        self.tables().len()
+    }
+
+    /// Per run, what was learnt: probfuse's probability of each of its `n_segments`
+    /// segments, segfuse's of its 10 segments (5, 10, 20, ... documents long),
+    /// posfuse's and slidefuse's precision at each rank, bayesfuse's log-odds at ranks
+    /// 1 to 1,000, mapfuse's MAP (a table of one value).
+    pub fn tables(&self) -> Vec<Vec<f64>> {
+        match &self.model {
+            Model::Prob(p)
+            | Model::Seg(p)
+            | Model::Pos(p)
+            | Model::Slide(p, _)
+            | Model::Bayes(p) => p.clone(),
+            Model::Map(m) => m.iter().map(|&x| vec![x]).collect(),
+        }
+    }
+
+    /// slidefuse's window `w` (None for the other methods).
+    pub fn window(&self) -> Option<usize> {
+        match self.model {
+            Model::Slide(_, w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// A model of `method` from its tables ([`FusionModel::tables`]' shapes: segfuse's
+    /// 10 values a run, bayesfuse's 1,000, mapfuse's 1, probfuse's at least 1) and, for
+    /// slidefuse only, its window. Every value must be finite.
+    pub fn from_tables(
+        method: Method,
+        tables: Vec<Vec<f64>>,
+        window: Option<usize>,
+    ) -> Result<FusionModel> {
+        let bad = |m: String| Err(Error::Option(format!("fusion method '{method}': {m}")));
+        if !method.needs_qrels() {
+            return bad("it is not trained on qrels, so it takes no trained tables".into());
+        }
+        if tables.is_empty() {
+            return bad("no tables given (one a run)".into());
+        }
+        let shape = match method {
+            Method::SegFuse => Some(SEG_BOUNDS.len() - 1),
+            Method::BayesFuse => Some(BAYES_CUTS[BAYES_CUTS.len() - 1]),
+            Method::MapFuse => Some(1),
+            _ => None,
+        };
+        for (r, t) in tables.iter().enumerate() {
+            if shape.is_some_and(|n| t.len() != n) || (method == Method::ProbFuse && t.is_empty()) {
+                let want = shape.map_or("at least 1".to_string(), |n| n.to_string());
+                return bad(format!(
+                    "the table of run {} has {} values, not {want}",
+                    r + 1,
+                    t.len()
+                ));
+            }
+            if let Some(x) = t.iter().find(|x| !x.is_finite()) {
+                return bad(format!(
+                    "the table of run {} holds {x}; values must be finite",
+                    r + 1
+                ));
+            }
+        }
+        let model = match (method, window) {
+            (Method::SlideFuse, Some(w)) => Model::Slide(tables, w),
+            (Method::SlideFuse, None) => return bad("slidefuse's tables need its window w".into()),
+            (_, Some(_)) => return bad("only slidefuse takes a window w".into()),
+            (Method::ProbFuse, None) => Model::Prob(tables),
+            (Method::SegFuse, None) => Model::Seg(tables),
+            (Method::PosFuse, None) => Model::Pos(tables),
+            (Method::BayesFuse, None) => Model::Bayes(tables),
+            (_, None) => Model::Map(tables.into_iter().map(|t| t[0]).collect()),
+        };
+        Ok(FusionModel { method, model })
+    }
+}
+
 /// ranx's `min_odd`: the log-odds of a document a run did not retrieve (bayesfuse).
 pub(crate) fn min_odd() -> f64 {
     (0.001f64 / 0.999).ln()

@@ -9,7 +9,7 @@ use pyo3::types::{PyBool, PyDict, PyString};
 use super::convert::runid_arg;
 use super::data::{run_of, PyRun};
 use super::{errors, heavy};
-use crate::fusion::{self, Method, Norm, Params};
+use crate::fusion::{self, FusionModel, Method, Norm, Params};
 use crate::run::Run;
 
 /// One parameter value: a real number (not a bool).
@@ -30,11 +30,66 @@ fn number(v: &Bound<'_, PyAny>, what: &str) -> PyResult<f64> {
     v.extract::<f64>().map_err(|_| bad())
 }
 
-/// ranx's `params` dict: scalars by name, `weights` a sequence of numbers.
-fn params_of(params: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
-    let mut p = Params::new();
+/// A sequence of numbers (a list, a numpy array; not a str): `seq` says what it must
+/// be, `each` names an item in the error of one that is no number.
+fn numbers(v: &Bound<'_, PyAny>, seq: &str, each: &str) -> PyResult<Vec<f64>> {
+    let py = v.py();
+    let bad = || errors::input_err(py, seq.to_string());
+    if v.is_instance_of::<PyString>() {
+        return Err(bad());
+    }
+    let items: Vec<Bound<'_, PyAny>> = v.try_iter().map_err(|_| bad())?.collect::<PyResult<_>>()?;
+    items.iter().map(|x| number(x, each)).collect()
+}
+
+/// ranx's names of a trained method's tables in `params` (what its `*_train` returns).
+const TABLES: [&str; 3] = ["probs", "log_odds", "map_scores"];
+
+/// ranx's key of the tables of `method` (`probs`, bayesfuse's `log_odds`, mapfuse's
+/// `map_scores`).
+fn tables_key(method: Method) -> &'static str {
+    match method {
+        Method::BayesFuse => "log_odds",
+        Method::MapFuse => "map_scores",
+        _ => "probs",
+    }
+}
+
+/// Trained tables as ranx gives them (`probs` and `log_odds` a sequence of arrays,
+/// `map_scores` of numbers): a table per run.
+fn tables_of(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<f64>>> {
+    let seq = format!("{key} must be a sequence with one entry per run");
+    if key == "map_scores" {
+        let m = numbers(v, &seq, "each of map_scores")?;
+        return Ok(m.into_iter().map(|x| vec![x]).collect());
+    }
+    if v.is_instance_of::<PyString>() {
+        return Err(errors::input_err(v.py(), seq));
+    }
+    let items: Vec<Bound<'_, PyAny>> = (v.try_iter())
+        .map_err(|_| errors::input_err(v.py(), seq.clone()))?
+        .collect::<PyResult<_>>()?;
+    (items.iter().enumerate())
+        .map(|(r, t)| {
+            let what = format!("{key}' table of run {}", r + 1);
+            numbers(
+                t,
+                &format!("{what} must be a sequence of numbers"),
+                &format!("each value of {what}"),
+            )
+        })
+        .collect()
+}
+
+/// The trained tables of `params` ([`params_of`]): their key and a table per run.
+type Tables = Option<(String, Vec<Vec<f64>>)>;
+
+/// ranx's `params` dict: scalars by name, `weights` a sequence of numbers, and a
+/// trained method's tables (`probs`, `log_odds`, `map_scores`: [`Tables`]).
+fn params_of(params: Option<&Bound<'_, PyAny>>) -> PyResult<(Params, Tables)> {
+    let (mut p, mut tables) = (Params::new(), None);
     let Some(params) = params.filter(|p| !p.is_none()) else {
-        return Ok(p);
+        return Ok((p, tables));
     };
     let py = params.py();
     let d = params
@@ -44,33 +99,23 @@ fn params_of(params: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
         let name: String = k
             .extract()
             .map_err(|_| errors::input_err(py, "params keys must be str".to_string()))?;
-        if name == "weights" {
-            if v.is_instance_of::<PyString>() {
+        if TABLES.contains(&name.as_str()) {
+            if let Some((other, _)) = &tables {
                 return Err(errors::input_err(
                     py,
-                    "weights must be a sequence of numbers, one per run".into(),
+                    format!("params hold both '{other}' and '{name}'; a method has one of them"),
                 ));
             }
-            let items: Vec<Bound<'_, PyAny>> = v
-                .try_iter()
-                .map_err(|_| {
-                    errors::input_err(
-                        py,
-                        "weights must be a sequence of numbers, one per run".into(),
-                    )
-                })?
-                .collect::<PyResult<_>>()?;
-            let w = items
-                .iter()
-                .map(|x| number(x, "each weight"))
-                .collect::<PyResult<Vec<f64>>>()?;
-            p = p.with_weights(w);
+            tables = Some((name.clone(), tables_of(&name, &v)?));
+        } else if name == "weights" {
+            let seq = "weights must be a sequence of numbers, one per run";
+            p = p.with_weights(numbers(&v, seq, "each weight")?);
         } else {
             let x = number(&v, &format!("parameter '{name}'"))?;
             p = p.set(&name, x);
         }
     }
-    Ok(p)
+    Ok((p, tables))
 }
 
 fn method_of(py: Python<'_>, s: &str) -> PyResult<Method> {
@@ -139,24 +184,122 @@ fn fuse(
     let py = runs.py();
     let method = method_of(py, method)?;
     let norm = norm_of(py, norm)?;
-    let params = params_of(params)?;
+    let (params, tables) = params_of(params)?;
     let name = runid_arg(name)?;
     let qrels = match qrels.filter(|q| !q.is_none()) {
         Some(q) => Some(super::data::qrels_of(q)?),
         None => None,
     };
+    let model = match tables {
+        Some(_) if qrels.is_some() => {
+            return Err(errors::input_err(
+                py,
+                "give qrels (to train on) or trained tables in params, not both".into(),
+            ))
+        }
+        Some((key, tables)) => Some(model_of(py, method, &params, &key, tables)?),
+        None => None,
+    };
     let runs = runs_of(runs)?;
     let out = heavy(py, move |_| {
         let refs: Vec<&Run> = runs.iter().map(|r| r.as_ref()).collect();
-        let fused = match &qrels {
-            Some(q) => fusion::fuse_trained(q, &refs, method, norm, &params)?,
-            None => fusion::fuse(&refs, method, norm, &params)?,
+        let fused = match (&qrels, &model) {
+            (_, Some(m)) => fusion::fuse_with_model(&refs, norm, m)?,
+            (Some(q), None) => fusion::fuse_trained(q, &refs, method, norm, &params)?,
+            (None, None) => fusion::fuse(&refs, method, norm, &params)?,
         };
         with_name(fused, name)
     })?;
     Ok(PyRun {
         inner: Arc::new(out),
     })
+}
+
+/// The model of trained tables given to `fuse` (ranx's `probfuse(runs, probs)`, ...):
+/// the method's own key, and beside it only slidefuse's window `w`.
+fn model_of(
+    py: Python<'_>,
+    method: Method,
+    params: &Params,
+    key: &str,
+    tables: Vec<Vec<f64>>,
+) -> PyResult<FusionModel> {
+    let want = tables_key(method);
+    if !method.needs_qrels() || key != want {
+        let takes = if method.needs_qrels() {
+            format!("takes its tables as '{want}'")
+        } else {
+            "is not trained on qrels".to_string()
+        };
+        return Err(errors::input_err(
+            py,
+            format!("params hold '{key}', but fusion method '{method}' {takes}"),
+        ));
+    }
+    let mut window = None;
+    for (name, v) in params.values() {
+        if method == Method::SlideFuse && name == "w" {
+            if !(v.fract() == 0.0 && *v >= 0.0 && *v <= 1e9) {
+                let m = format!("parameter 'w' of slidefuse must be a whole number >= 0, got {v}");
+                return Err(errors::input_err(py, m));
+            }
+            window = Some(*v as usize);
+        } else {
+            let m =
+                format!("with trained tables ('{key}'), '{name}' is not a parameter of '{method}'");
+            return Err(errors::input_err(py, m));
+        }
+    }
+    if params.weights.is_some() {
+        let m = format!("fusion method '{method}' takes no weights");
+        return Err(errors::input_err(py, m));
+    }
+    FusionModel::from_tables(method, tables, window).map_err(|e| errors::to_py(py, e))
+}
+
+/// Train a fusion method on qrels (ranx's `*_train`): its tables in ranx's shape,
+/// `{"probs": [array, ...]}` (probfuse, segfuse, posfuse; slidefuse with its `w`),
+/// `{"log_odds": [...]}` (bayesfuse), `{"map_scores": [float, ...]}` (mapfuse), which
+/// `fuse(runs, method, norm, params=tables)` takes to fuse without the qrels.
+#[pyfunction]
+#[pyo3(signature = (qrels, runs, method, norm = None, params = None))]
+fn train_fusion<'py>(
+    py: Python<'py>,
+    qrels: &Bound<'py, PyAny>,
+    runs: &Bound<'py, PyAny>,
+    method: &str,
+    norm: Option<&str>,
+    params: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let method = method_of(py, method)?;
+    let norm = norm_of(py, norm)?;
+    let (params, tables) = params_of(params)?;
+    if let Some((key, _)) = tables {
+        let m = format!("params hold '{key}', trained tables: train_fusion makes them");
+        return Err(errors::input_err(py, m));
+    }
+    let qrels = super::data::qrels_of(qrels)?;
+    let runs = runs_of(runs)?;
+    let model = heavy(py, move |_| {
+        let refs: Vec<&Run> = runs.iter().map(|r| r.as_ref()).collect();
+        fusion::train_fusion(&qrels, &refs, method, norm, &params)
+    })?;
+    let d = PyDict::new(py);
+    let tables = model.tables();
+    if method == Method::MapFuse {
+        let m: Vec<f64> = tables.iter().map(|t| t[0]).collect();
+        d.set_item("map_scores", m)?;
+    } else {
+        let arrays = pyo3::types::PyList::empty(py);
+        for t in tables {
+            arrays.append(numpy::PyArray1::from_vec(py, t))?;
+        }
+        d.set_item(tables_key(method), arrays)?;
+    }
+    if let Some(w) = model.window() {
+        d.set_item("w", w)?;
+    }
+    Ok(d)
 }
 
 /// A `Params` as ranx's dict (`k`, `n_segments` and `w` as ints, as ranx's grids give them).
@@ -237,6 +380,7 @@ fn fusion_methods() -> (Vec<&'static str>, Vec<&'static str>) {
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(fuse, m)?)?;
+    m.add_function(wrap_pyfunction!(train_fusion, m)?)?;
     m.add_function(wrap_pyfunction!(fusion_methods, m)?)?;
     m.add_function(wrap_pyfunction!(optimize_fusion, m)?)?;
     Ok(())

@@ -451,16 +451,37 @@ def optimize_fusion(
     step: float | None = None,
     **_ignored: Any,
 ) -> Any:
-    """ranx's ``optimize_fusion``: the best parameters of ``method`` on ``qrels``."""
-    return irmetrics.optimize_fusion(
-        _qrels(qrels),
-        [_run(r) for r in runs],
+    """ranx's ``optimize_fusion``: the best parameters of ``method`` on ``qrels``. For
+    the methods trained on qrels, what ranx returns: the trained tables
+    (``{"probs": [...]}``, slidefuse's with its best ``w``, ``{"log_odds": [...]}``,
+    ``{"map_scores": [...]}``, by ``irmetrics.train_fusion``), which ``fuse`` takes
+    as ``params``; probfuse's ``n_segments`` (1 to 100) and slidefuse's ``w`` (1 to
+    100) searched first, as ranx searches them."""
+    q, rs = _qrels(qrels), [_run(r) for r in runs]
+    searched = irmetrics.optimize_fusion
+    if method in _TRAINED:
+        if method not in _SEARCHED:
+            if return_optimization_report:
+                raise InputError(f"{method} does not support optimization report (as in ranx)")
+            return irmetrics.train_fusion(q, rs, method, norm)
+        out = searched(q, rs, method, norm, metric, step=step, return_optimization_report=True)
+        best, report = out
+        tables = irmetrics.train_fusion(q, rs, method, norm, best)
+        return (tables, report) if return_optimization_report else tables
+    return searched(
+        q,
+        rs,
         method=method,
         norm=norm,
         metric=metric,
         step=step,
         return_optimization_report=return_optimization_report,
     )
+
+
+# ranx's methods trained on qrels, and those whose parameter its optimize_fusion searches
+_TRAINED = {"probfuse", "segfuse", "posfuse", "slidefuse", "bayesfuse", "mapfuse"}
+_SEARCHED = {"probfuse", "slidefuse"}
 
 
 def normalize(run: Any, norm: str = "min-max") -> Run:
