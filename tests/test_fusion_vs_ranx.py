@@ -335,25 +335,41 @@ TRAINED = [
 ]
 
 
-@pytest.mark.parametrize("norm", [None, "min-max"])
-@pytest.mark.parametrize(("method", "params"), TRAINED)
-def test_trained_methods_match_ranx(method: str, params: dict[str, Any], norm: str | None) -> None:
-    # ranx pairs the qrels' and the runs' queries by position: every run holds them all
+def trained_case() -> tuple[list[dict], dict, Any, list[Any]]:
+    """Runs, qrels, and both as ranx's objects; ranx pairs the qrels' and the runs'
+    queries by position: every run holds them all."""
     runs = make_runs(7, ties=False, missing=False)
     qrels = judged(runs, 8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rq = ranx.Qrels(qrels)
-        rruns = [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
-        f = ranx.fusion
-        learnt: dict[str, Any] = {
-            "probfuse": lambda: {"probs": f.probfuse_train(rq, rruns, params.get("n_segments"))},
-            "segfuse": lambda: {"probs": f.segfuse_train(rq, rruns)},
-            "posfuse": lambda: {"probs": f.posfuse_train(rq, rruns)},
-            "slidefuse": lambda: {"probs": f.slidefuse_train(rq, rruns), "w": params.get("w")},
-            "bayesfuse": lambda: {"log_odds": f.bayesfuse_train(rq, rruns)},
-            "mapfuse": lambda: {"map_scores": f.mapfuse_train(rq, rruns)},
-        }[method]()
+        return (
+            runs,
+            qrels,
+            ranx.Qrels(qrels),
+            [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)],
+        )
+
+
+def ranx_tables(rq: Any, rruns: list[Any], method: str, params: dict[str, Any]) -> dict:
+    """What ranx's ``*_train`` learns, in the params its ``fuse`` takes."""
+    f = ranx.fusion
+    return {
+        "probfuse": lambda: {"probs": f.probfuse_train(rq, rruns, params.get("n_segments"))},
+        "segfuse": lambda: {"probs": f.segfuse_train(rq, rruns)},
+        "posfuse": lambda: {"probs": f.posfuse_train(rq, rruns)},
+        "slidefuse": lambda: {"probs": f.slidefuse_train(rq, rruns), "w": params.get("w")},
+        "bayesfuse": lambda: {"log_odds": f.bayesfuse_train(rq, rruns)},
+        "mapfuse": lambda: {"map_scores": f.mapfuse_train(rq, rruns)},
+    }[method]()
+
+
+@pytest.mark.parametrize("norm", [None, "min-max"])
+@pytest.mark.parametrize(("method", "params"), TRAINED)
+def test_trained_methods_match_ranx(method: str, params: dict[str, Any], norm: str | None) -> None:
+    runs, qrels, rq, rruns = trained_case()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        learnt = ranx_tables(rq, rruns, method, params)
         fused = ranx.fuse(rruns, norm=norm, method=method, params=learnt)
         theirs = {q: dict(v) for q, v in fused.run.items() if len(v) > 0}
     ours_runs = [irmetrics.Run.from_dict(r) for r in runs]
@@ -366,14 +382,7 @@ def test_trained_methods_match_ranx(method: str, params: dict[str, Any], norm: s
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         normed = rruns if norm is None else [ranx.normalize(r, norm) for r in rruns]
-        want = {
-            "probfuse": lambda: {"probs": f.probfuse_train(rq, normed, params.get("n_segments"))},
-            "segfuse": lambda: {"probs": f.segfuse_train(rq, normed)},
-            "posfuse": lambda: {"probs": f.posfuse_train(rq, normed)},
-            "slidefuse": lambda: {"probs": f.slidefuse_train(rq, normed), "w": params.get("w")},
-            "bayesfuse": lambda: {"log_odds": f.bayesfuse_train(rq, normed)},
-            "mapfuse": lambda: {"map_scores": f.mapfuse_train(rq, normed)},
-        }[method]()
+        want = ranx_tables(rq, normed, method, params)
     tables = irmetrics.train_fusion(qrels, ours_runs, method, norm, params or None)
     assert tables.keys() == want.keys()
     for key, value in want.items():
@@ -390,7 +399,7 @@ def test_trained_methods_match_ranx(method: str, params: dict[str, Any], norm: s
 
 
 def test_trained_tables_are_checked() -> None:
-    runs = [irmetrics.Run.from_dict(r) for r in make_runs(7, ties=False, missing=False)[:2]]
+    runs = [irmetrics.Run.from_dict(r) for r in trained_case()[0][:2]]
     bad = [
         ("probfuse", {"log_odds": [[0.1], [0.2]]}, "takes its tables as 'probs'"),
         ("segfuse", {"probs": [[0.5] * 9, [0.5] * 10]}, "run 1 has 9 values, not 10"),
@@ -413,16 +422,13 @@ def test_compat_optimize_fusion_gives_ranxs_tables_to_fuse(method: str) -> None:
     # ranx's optimize_fusion of a trained method returns its tables, which fuse takes
     from irmetrics.compat import ranx as rx
 
-    runs = make_runs(7, ties=False, missing=False)
-    qrels = judged(runs, 8)
+    runs, qrels, rq, rruns = trained_case()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rq = ranx.Qrels(qrels)
-        rruns = [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
         ours = rx.optimize_fusion(rx.Qrels(qrels), [rx.Run(r) for r in runs], None, method)
         if method == "probfuse":
             # (ranx's choice of n_segments rests on its tie order: its tables at ours)
-            theirs = {"probs": ranx.fusion.probfuse_train(rq, rruns, len(ours["probs"][0]))}
+            theirs = ranx_tables(rq, rruns, method, {"n_segments": len(ours["probs"][0])})
         else:
             theirs = ranx.optimize_fusion(rq, rruns, norm=None, method=method)
         fused = ranx.fuse(rruns, norm=None, method=method, params=theirs)
