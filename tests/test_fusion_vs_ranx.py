@@ -312,6 +312,27 @@ def test_optimize_fusion_matches_ranx(method: str, norm: str | None, n_runs: int
         assert mine[key] == [float(x) for x in best[key]]
     else:
         assert mine[key] == best[key]
+    # ranx's code on the compat module: ranx's OptimizationReport
+    from irmetrics.compat import ranx as rx
+
+    compat_best, compat_report = rx.optimize_fusion(
+        rx.Qrels(qrels),
+        [rx.Run(r) for r in runs],
+        norm,
+        method,
+        "ndcg@10",
+        return_optimization_report=True,
+        rounding_digits=4,
+    )
+    assert compat_best == mine
+    assert compat_report.configs == report.configs
+    assert (compat_report.method, compat_report.metric) == (report.method, report.metric)
+    for ours, theirs in zip(compat_report.results, report.results):
+        assert math.isclose(ours, theirs, rel_tol=1e-12, abs_tol=1e-12)
+    best_row = [line for line in str(compat_report).splitlines() if line.endswith("<- best")]
+    at = int(np.argmax(report.results))
+    assert len(best_row) == 1 and best_row[0].startswith(report.configs[at] + " ")
+    assert best_row[0].split()[-3] == f"{round(report.results[at], 4):.4f}"
 
 
 def judged(runs: list[dict[str, dict[str, float]]], seed: int) -> dict[str, dict[str, int]]:

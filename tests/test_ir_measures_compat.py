@@ -536,3 +536,25 @@ def test_ties_ascending_is_ir_measures_msmarco_and_judged_order():
     for bad in ("asc", 1):
         with pytest.raises(irmetrics.InputError, match="ties must be 'descending'"):
             irmetrics.evaluate(qrels, rounded, ["RR@10"], ties=bad)
+
+
+def test_a_negative_gain_is_an_unjudged_label_as_in_ir_measures():
+    # ir_measures maps the qrels' labels through gains before pytrec_eval: a label
+    # mapped below 0 is unjudged there (gain 0, out of the ideal ranking)
+    qrels, run = near_ties(6)
+    run = {
+        q: {d: round(v, 2) + 0.001 * i for i, (d, v) in enumerate(docs.items())}
+        for q, docs in run.items()
+    }
+    measures = [nDCG(gains={1: -1}), nDCG(gains={1: -1, 2: 5}) @ 3, nDCG(gains={0: -2, 1: 1})]
+    measures += [nDCG(gains={0: 1, 1: -1}) @ 2]
+    theirs = peer.calc_aggregate(measures, qrels, run)
+    ours = ir_measures.calc_aggregate(measures, qrels, run)
+    for m in measures:
+        assert close(ours[m], theirs[m]), (m, ours[m], theirs[m])
+    # irmetrics' own reading uses the gain as given
+    own = irmetrics.evaluate(qrels, run, [str(measures[0])])[str(measures[0])]
+    assert not close(own, theirs[measures[0]])
+    # with judged_only, ir_measures also drops those documents: refused, not reproduced
+    with pytest.raises(irmetrics.MeasureError, match="give those labels gain 0"):
+        ir_measures.calc_aggregate([nDCG(gains={1: -1}, judged_only=True)], qrels, run)

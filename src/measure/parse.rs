@@ -475,6 +475,31 @@ fn parse_at_style(s: &str, names: Names) -> Result<Option<Measure>> {
     if let Some(text) = opts_text {
         opts.parse(s, text)?;
     }
+    if names == Names::IrMeasures {
+        // ir_measures maps the qrels' labels through `gains` and hands them to
+        // pytrec_eval: a label mapped below 0 is trec_eval's unjudged, so its gain is 0
+        // (and out of the ideal ranking, as a gain of 0 is)
+        let judged_only = opts
+            .family
+            .iter()
+            .any(|(n, v)| n == "judged_only" && *v != 0.0);
+        for (name, v) in &mut opts.family {
+            let gain = name.len() > 1
+                && name.starts_with('g')
+                && name[1..].bytes().all(|b| b.is_ascii_digit());
+            if gain && *v < 0.0 {
+                if judged_only {
+                    // there those documents also leave the ranking, as unjudged ones
+                    return Err(Error::Measure(format!(
+                        "'{s}': with judged_only=True, ir_measures drops the documents \
+                         whose label a negative gain maps below 0 as unjudged, which \
+                         irmetrics does not reproduce; give those labels gain 0"
+                    )));
+                }
+                *v = 0.0;
+            }
+        }
+    }
     if cut == Some("") {
         return Err(Error::Measure(format!("'{s}': nothing after '@'")));
     }
@@ -974,6 +999,21 @@ mod tests {
     }
 
     /// The peers' spellings of issue 12, each with the peer's meaning.
+    /// ir_measures reads a negative gain as pytrec_eval sees the label it maps to:
+    /// unjudged, gain 0; elsewhere the gain is used as given.
+    #[test]
+    fn ir_measures_negative_gains_are_unjudged_labels() {
+        let name = "nDCG(gains={1:-1,2:5})@3";
+        let ir = cols_as(name, Names::IrMeasures);
+        assert_eq!(ir, cols_as("nDCG(gains={1:0,2:5})@3", Names::IrMeasures));
+        assert_ne!(ir, cols_as(name, Names::Irmetrics));
+        let e = parse_measure_as("nDCG(gains={1:-1},judged_only=True)", Names::IrMeasures);
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .contains("give those labels gain 0"));
+    }
+
     #[test]
     fn peer_spellings() {
         let n = Names::Irmetrics;

@@ -448,6 +448,8 @@ def optimize_fusion(
     method: str = "wsum",
     metric: str = "ndcg",
     return_optimization_report: bool = False,
+    rounding_digits: int = 3,
+    show_percentages: bool = False,
     step: float | None = None,
     **_ignored: Any,
 ) -> Any:
@@ -456,27 +458,83 @@ def optimize_fusion(
     (``{"probs": [...]}``, slidefuse's with its best ``w``, ``{"log_odds": [...]}``,
     ``{"map_scores": [...]}``, by ``irmetrics.train_fusion``), which ``fuse`` takes
     as ``params``; probfuse's ``n_segments`` (1 to 100) and slidefuse's ``w`` (1 to
-    100) searched first, as ranx searches them."""
+    100) searched first, as ranx searches them. With ``return_optimization_report``:
+    ``(best, report)``, ``report`` ranx's :class:`OptimizationReport` of every setting
+    tried."""
     q, rs = _qrels(qrels), [_run(r) for r in runs]
-    searched = irmetrics.optimize_fusion
-    if method in _TRAINED:
-        if method not in _SEARCHED:
-            if return_optimization_report:
-                raise InputError(f"{method} does not support optimization report (as in ranx)")
-            return irmetrics.train_fusion(q, rs, method, norm)
-        out = searched(q, rs, method, norm, metric, step=step, return_optimization_report=True)
-        best, report = out
-        tables = irmetrics.train_fusion(q, rs, method, norm, best)
-        return (tables, report) if return_optimization_report else tables
-    return searched(
-        q,
-        rs,
-        method=method,
-        norm=norm,
-        metric=metric,
-        step=step,
-        return_optimization_report=return_optimization_report,
+    if method in _TRAINED and method not in _SEARCHED:
+        if return_optimization_report:
+            raise InputError(f"{method} does not support optimization report (as in ranx)")
+        return irmetrics.train_fusion(q, rs, method, norm)
+    best, trials = irmetrics.optimize_fusion(
+        q, rs, method, norm, metric, step=step, return_optimization_report=True
     )
+    if method in _TRAINED:
+        best = irmetrics.train_fusion(q, rs, method, norm, best)
+    if not return_optimization_report:
+        return best
+    report = OptimizationReport(
+        method=method,
+        configs=[_config(params) for params, _ in trials],
+        results=[score for _, score in trials],
+        metric=metric,
+        rounding_digits=rounding_digits,
+        show_percentages=show_percentages,
+    )
+    return best, report
+
+
+def _config(params: Mapping[str, Any]) -> str:
+    """A setting as ranx's report names it: ``str`` of its value as ranx's grid holds it
+    (an int ``k``, ``n_segments`` or ``w``; numpy floats, a tuple of them for weights)."""
+    ((name, value),) = params.items()
+    if name == "weights":
+        return str(tuple(np.float64(w) for w in value))
+    if name in ("k", "n_segments", "w"):
+        return str(int(value))
+    return str(np.float64(value))
+
+
+class OptimizationReport:
+    """ranx's ``OptimizationReport``: the settings ``optimize_fusion`` tried
+    (``configs``, as ranx spells them) and their scores (``results``), printed as a
+    table with the best one marked (ranx prints it with rich)."""
+
+    def __init__(
+        self,
+        method: str,
+        configs: list[str],
+        results: list[float],
+        metric: str,
+        rounding_digits: int = 3,
+        show_percentages: bool = False,
+    ) -> None:
+        self.method = method
+        self.configs = configs
+        self.results = results
+        self.metric = metric
+        self.rounding_digits = rounding_digits
+        self.show_percentages = show_percentages
+
+    def format_score(self, score: float) -> str:
+        """A score at ``rounding_digits`` (as a percentage with ``show_percentages``)."""
+        if self.show_percentages:
+            digits = max(0, self.rounding_digits - 2)
+            return f"{round(score * 100, digits):.{digits}f}"
+        return f"{round(score, self.rounding_digits):.{self.rounding_digits}f}"
+
+    def __str__(self) -> str:
+        best = int(np.argmax(self.results)) if self.results else -1
+        rows = [(c, self.format_score(s)) for c, s in zip(self.configs, self.results)]
+        head = ("setting", str(self.metric))
+        width = [max(len(x) for x in col) for col in zip(head, *rows)]
+        lines = [self.method, "  ".join(h.ljust(w) for h, w in zip(head, width))]
+        for i, row in enumerate(rows):
+            mark = "  <- best" if i == best else ""
+            lines.append("  ".join(x.ljust(w) for x, w in zip(row, width)).rstrip() + mark)
+        return "\n".join(lines)
+
+    __repr__ = __str__
 
 
 # ranx's methods trained on qrels, and those whose parameter its optimize_fusion searches
