@@ -23,6 +23,11 @@ With `--optimize`, each tool's `optimize_fusion` (ranx's grid; wsum with min-max
 first two runs, nDCG@10, by default) is timed instead, on seeded qrels over the same
 queries (ranx requires the qrels' and runs' query sets to be equal); the tools' best
 settings must be the same and every setting's score must agree (1e-9).
+
+With `--trained`, the methods trained on qrels (probfuse with 10 segments, posfuse,
+bayesfuse) on the same seeded qrels: each tool's training (`irmetrics.train_fusion`,
+ranx's `*_train`) and the fusion with the tables it learnt (`fuse(..., params=tables)`)
+are timed apart, cold and warm; the fused scores must agree (1e-9).
 """
 
 from __future__ import annotations
@@ -70,6 +75,106 @@ def make_qrels(runs: list[dict[str, dict[str, float]]], seed: int) -> dict[str, 
     return qrels
 
 
+def cold_warm(repeat: int, f, *args) -> tuple:
+    """f(*args)'s last result, the time of its first call and the median of `repeat`
+    more."""
+    t0 = time.perf_counter()
+    out = f(*args)
+    cold = time.perf_counter() - t0
+    warm = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = f(*args)
+        warm.append(time.perf_counter() - t0)
+    warm.sort()
+    return out, cold, warm[len(warm) // 2]
+
+
+TRAINED = (("probfuse", {"n_segments": 10}), ("posfuse", {}), ("bayesfuse", {}))
+
+
+def trained_child(tool: str, args: dict) -> dict:
+    """Training and fusing with the tables learnt, each timed cold and warm."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    runs = make_runs(args["runs"], args["queries"], args["depth"], args["seed"])
+    qd = make_qrels(runs, args["seed"])
+    out: dict = {"tool": tool, "methods": {}}
+    if tool == "irmetrics":
+        import irmetrics
+
+        objs = [irmetrics.Run.from_dict(r, name=f"r{i}") for i, r in enumerate(runs)]
+        qrels = irmetrics.Qrels.from_dict(qd)
+
+        def train(method, params):
+            return irmetrics.train_fusion(qrels, objs, method, None, params or None)
+
+        def fuse(method, tables):
+            return irmetrics.fuse(objs, method, None, tables)
+
+        def scores(run):
+            return run.to_dict()
+    else:
+        import ranx
+
+        objs = [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
+        qrels = ranx.Qrels(qd)
+        f = ranx.fusion
+
+        def train(method, params):
+            return {
+                "probfuse": lambda: {
+                    "probs": f.probfuse_train(qrels, objs, params.get("n_segments"))
+                },
+                "posfuse": lambda: {"probs": f.posfuse_train(qrels, objs)},
+                "bayesfuse": lambda: {"log_odds": f.bayesfuse_train(qrels, objs)},
+            }[method]()
+
+        def fuse(method, tables):
+            return ranx.fuse(objs, norm=None, method=method, params=tables)
+
+        def scores(run):
+            return {q: dict(v) for q, v in run.run.items()}
+
+    for method, params in TRAINED:
+        tables, train_cold, train_warm = cold_warm(args["repeat"], train, method, params)
+        fused, fuse_cold, fuse_warm = cold_warm(args["repeat"], fuse, method, tables)
+        out["methods"][method] = {
+            "train_cold_s": train_cold,
+            "train_warm_s": train_warm,
+            "fuse_cold_s": fuse_cold,
+            "fuse_warm_s": fuse_warm,
+        }
+        if args["check"]:
+            out["methods"][method]["scores"] = scores(fused)
+    return out
+
+
+def trained_report(a, results: dict) -> str:
+    shape = f"{a.runs} runs x {a.queries:,} queries x {a.depth} docs"
+    lines = [f"Trained fusion, {shape} ({os.cpu_count()} cores; s, warm = median of {a.repeat})"]
+    head = "| method | irmetrics train | irmetrics fuse | ranx train | ranx fuse | speed-up |"
+    lines += ["", head, "|---|---|---|---|---|---|"]
+    checks = []
+    for method, _ in TRAINED:
+        irm, rx = both_tools(results, method)
+
+        def cell(x, step):
+            return f"{x[step + '_warm_s']:.3f} ({x[step + '_cold_s']:.3f} cold)" if x else "-"
+
+        def both(x):
+            return x["train_warm_s"] + x["fuse_warm_s"]
+
+        speed = f"{both(rx) / both(irm):.1f}x" if irm and rx else "-"
+        lines.append(
+            f"| {method} | {cell(irm, 'train')} | {cell(irm, 'fuse')} | {cell(rx, 'train')}"
+            f" | {cell(rx, 'fuse')} | {speed} |"
+        )
+        checks += agreement(method, irm, rx)
+    return "\n".join(lines + ([""] + checks if checks else []))
+
+
 def optimize_child(tool: str, args: dict) -> dict:
     """optimize_fusion timed cold and warm; the trials' scores kept for the check."""
     import warnings
@@ -110,20 +215,12 @@ def optimize_child(tool: str, args: dict) -> dict:
             )
             return best, [([float(x) for x in n], v) for n, v in zip(numbers, report.results)]
 
-    t0 = time.perf_counter()
-    best, trials = optimize()
-    cold = time.perf_counter() - t0
-    warm = []
-    for _ in range(args["repeat"]):
-        t0 = time.perf_counter()
-        best, trials = optimize()
-        warm.append(time.perf_counter() - t0)
-    warm.sort()
+    (best, trials), cold, warm = cold_warm(args["repeat"], optimize)
     (key,) = best
     return {
         "tool": tool,
         "cold_s": cold,
-        "warm_s": warm[len(warm) // 2],
+        "warm_s": warm,
         "best": {key: _floats(best[key])},
         "trials": trials,
     }
@@ -195,17 +292,9 @@ def child(tool: str, args: dict) -> dict:
             return {q: dict(v) for q, v in run.run.items()}
 
     for method, norm, _ in METHODS:
-        t0 = time.perf_counter()
-        fused = fuse(method, norm)
-        cold = time.perf_counter() - t0
-        warm = []
-        for _ in range(args["repeat"]):
-            t0 = time.perf_counter()
-            fused = fuse(method, norm)
-            warm.append(time.perf_counter() - t0)
-        warm.sort()
+        fused, cold, warm = cold_warm(args["repeat"], fuse, method, norm)
         key = f"{method}" + (f" {norm}" if norm else "")
-        out["methods"][key] = {"cold_s": cold, "warm_s": warm[len(warm) // 2]}
+        out["methods"][key] = {"cold_s": cold, "warm_s": warm}
         if args["check"]:
             out["methods"][key]["scores"] = scores(fused)
     return out
@@ -301,6 +390,18 @@ def files_main(a) -> int:
     return 0 if same else 1
 
 
+def both_tools(results: dict, key: str) -> tuple[dict | None, dict | None]:
+    """irmetrics' and ranx's measurements of one method (None: not run)."""
+    return tuple((results.get(t) or {}).get("methods", {}).get(key) for t in ("irmetrics", "ranx"))
+
+
+def agreement(key: str, irm: dict | None, rx: dict | None) -> list[str]:
+    """The line saying whether the two tools' fused scores agree, when both kept them."""
+    if irm and rx and "scores" in irm and "scores" in rx:
+        return [f"{key}: {compare(irm['scores'], rx['scores'])}"]
+    return []
+
+
 def compare(a: dict, b: dict) -> str:
     worst = 0.0
     for q, docs in b.items():
@@ -329,6 +430,7 @@ def main() -> int:
     p.add_argument("--build", action="append", default=[], help="NAME=DIR (with --files)")
     p.add_argument("--method", default="rrf", help="with --files")
     p.add_argument("--optimize", action="store_true", help="time optimize_fusion instead")
+    p.add_argument("--trained", action="store_true", help="time the trained methods instead")
     p.add_argument("--opt-method", default="wsum", help="with --optimize")
     p.add_argument("--opt-norm", default="min-max", help="with --optimize ('none': none)")
     p.add_argument("--metric", default="ndcg@10", help="with --optimize")
@@ -350,7 +452,7 @@ def main() -> int:
         "metric": a.metric,
     }
     if a.child:
-        work = optimize_child if a.optimize else child
+        work = optimize_child if a.optimize else trained_child if a.trained else child
         json.dump(work(a.child, args), sys.stdout)
         return 0
     results = {}
@@ -363,8 +465,8 @@ def main() -> int:
             results[tool] = None
             continue
         results[tool] = json.loads(done.stdout)
-    if a.optimize:
-        text = optimize_report(a, results)
+    if a.optimize or a.trained:
+        text = optimize_report(a, results) if a.optimize else trained_report(a, results)
         print(text if a.markdown else text.replace("|", " ").replace("---", ""))
         if a.json:
             with open(a.json, "w") as f:
@@ -377,8 +479,7 @@ def main() -> int:
     checks = []
     for method, norm, _ in METHODS:
         key = f"{method}" + (f" {norm}" if norm else "")
-        irm = (results.get("irmetrics") or {}).get("methods", {}).get(key)
-        rx = (results.get("ranx") or {}).get("methods", {}).get(key)
+        irm, rx = both_tools(results, key)
 
         def cell(x, field):
             return f"{x[field]:.3f}" if x else "-"
@@ -388,8 +489,7 @@ def main() -> int:
             f"| {key} | {cell(irm, 'warm_s')} | {cell(irm, 'cold_s')} | {cell(rx, 'warm_s')}"
             f" | {cell(rx, 'cold_s')} | {speed} |"
         )
-        if irm and rx and "scores" in irm and "scores" in rx:
-            checks.append(f"{key}: {compare(irm['scores'], rx['scores'])}")
+        checks += agreement(key, irm, rx)
     text = "\n".join(lines + ([""] + checks if checks else []))
     print(text if a.markdown else text.replace("|", " ").replace("---", ""))
     if a.json:

@@ -83,13 +83,8 @@ pub fn fuse_trained(
     norm: Option<Norm>,
     params: &Params,
 ) -> Result<Run> {
-    if !method.needs_qrels() {
-        return Err(Error::Option(format!(
-            "fusion method '{method}' is not trained on qrels; fuse without qrels"
-        )));
-    }
-    let model = train(qrels, runs, method, norm, params)?;
-    fuse_with(runs, method, norm, params, Some(&model))
+    let model = train_fusion(qrels, runs, method, norm, params)?;
+    fuse_with(runs, method, norm, params, Some(&model.model))
 }
 
 /// Train `method` on the judgments of the qrels' queries (ranx's `*_train`: probfuse
@@ -105,7 +100,7 @@ pub fn train_fusion(
 ) -> Result<FusionModel> {
     if !method.needs_qrels() {
         return Err(Error::Option(format!(
-            "fusion method '{method}' is not trained on qrels"
+            "fusion method '{method}' is not trained on qrels; fuse without qrels"
         )));
     }
     let model = train(qrels, runs, method, norm, params)?;
@@ -124,17 +119,7 @@ pub fn fuse_with_model(runs: &[&Run], norm: Option<Norm>, model: &FusionModel) -
             runs.len()
         )));
     }
-    // the parameters the method was trained with, as the tables tell them (used only
-    // to train, they are checked as for any fusion)
-    let params = match &model.model {
-        trained::Model::Prob(p) => {
-            let n = p.iter().map(Vec::len).max().unwrap_or(1);
-            Params::new().set("n_segments", n as f64)
-        }
-        trained::Model::Slide(_, w) => Params::new().set("w", *w as f64),
-        _ => Params::new(),
-    };
-    fuse_with(runs, model.method, norm, &params, Some(&model.model))
+    fuse_with(runs, model.method, norm, &Params::new(), Some(&model.model))
 }
 
 /// The checks of [`fuse_trained`], then its training.
@@ -163,7 +148,10 @@ fn fuse_with(
     model: Option<&trained::Model>,
 ) -> Result<Run> {
     check_runs(runs)?;
-    params.check(method, runs.len())?;
+    if model.is_none() {
+        // (a model's parameters were checked when it was trained or made)
+        params.check(method, runs.len())?;
+    }
     let setting = setting(method, params, model);
     let (qids, slots) = union_of_queries(runs);
     let groups: Vec<(&[u8], &[Option<&RunQuery>])> = qids
@@ -515,6 +503,23 @@ mod tests {
         assert!(err(Method::PosFuse, vec![vec![0.5]], Some(2)).contains("only slidefuse"));
         assert!(err(Method::Rrf, vec![vec![0.5]], None).contains("not trained"));
         assert!(err(Method::MapFuse, vec![], None).contains("no tables"));
+        // the window among ranx's params: slidefuse's whole w, nothing else
+        let slide = |p: Params| FusionModel::from_params(Method::SlideFuse, vec![vec![0.5]], &p);
+        assert_eq!(
+            slide(Params::new().set("w", 2.0)).unwrap().window(),
+            Some(2)
+        );
+        let e = slide(Params::new().set("w", 1.5)).unwrap_err().to_string();
+        assert!(e.contains("must be a whole number"), "{e}");
+        let e = FusionModel::from_params(
+            Method::PosFuse,
+            vec![vec![0.5]],
+            &Params::new().set("w", 1.0),
+        );
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .contains("'w' is not a parameter of 'posfuse'"));
         let one = FusionModel::from_tables(Method::MapFuse, vec![vec![0.3]], None).unwrap();
         let e = fuse_with_model(&[&a, &b], None, &one)
             .unwrap_err()

@@ -128,6 +128,31 @@ impl FusionModel {
         };
         Ok(FusionModel { method, model })
     }
+
+    /// [`FusionModel::from_tables`] with the window given as ranx's `fuse` takes it,
+    /// among the method's parameters: slidefuse's `w` (a whole number), and nothing
+    /// else (what the other parameters decide, the tables hold).
+    pub fn from_params(
+        method: Method,
+        tables: Vec<Vec<f64>>,
+        params: &Params,
+    ) -> Result<FusionModel> {
+        if params.weights.is_some() {
+            return Err(Error::Option(format!(
+                "fusion method '{method}' takes no weights"
+            )));
+        }
+        if let Some((name, _)) =
+            (params.values().iter()).find(|(n, _)| !(method == Method::SlideFuse && n == "w"))
+        {
+            return Err(Error::Option(format!(
+                "with trained tables, '{name}' is not a parameter of '{method}'"
+            )));
+        }
+        let given = !params.values().is_empty();
+        let window = given.then(|| whole(params, method, "w", 0.0)).transpose()?;
+        FusionModel::from_tables(method, tables, window)
+    }
 }
 
 /// ranx's `min_odd`: the log-odds of a document a run did not retrieve (bayesfuse).

@@ -33,13 +33,16 @@ fn number(v: &Bound<'_, PyAny>, what: &str) -> PyResult<f64> {
 /// A sequence of numbers (a list, a numpy array; not a str): `seq` says what it must
 /// be, `each` names an item in the error of one that is no number.
 fn numbers(v: &Bound<'_, PyAny>, seq: &str, each: &str) -> PyResult<Vec<f64>> {
-    let py = v.py();
-    let bad = || errors::input_err(py, seq.to_string());
+    items(v, seq)?.iter().map(|x| number(x, each)).collect()
+}
+
+/// The items of a sequence (not a str); `seq` says what it must be.
+fn items<'py>(v: &Bound<'py, PyAny>, seq: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let bad = || errors::input_err(v.py(), seq.to_string());
     if v.is_instance_of::<PyString>() {
         return Err(bad());
     }
-    let items: Vec<Bound<'_, PyAny>> = v.try_iter().map_err(|_| bad())?.collect::<PyResult<_>>()?;
-    items.iter().map(|x| number(x, each)).collect()
+    v.try_iter().map_err(|_| bad())?.collect()
 }
 
 /// ranx's names of a trained method's tables in `params` (what its `*_train` returns).
@@ -63,13 +66,7 @@ fn tables_of(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<f64>>> {
         let m = numbers(v, &seq, "each of map_scores")?;
         return Ok(m.into_iter().map(|x| vec![x]).collect());
     }
-    if v.is_instance_of::<PyString>() {
-        return Err(errors::input_err(v.py(), seq));
-    }
-    let items: Vec<Bound<'_, PyAny>> = (v.try_iter())
-        .map_err(|_| errors::input_err(v.py(), seq.clone()))?
-        .collect::<PyResult<_>>()?;
-    (items.iter().enumerate())
+    (items(v, &seq)?.iter().enumerate())
         .map(|(r, t)| {
             let what = format!("{key}' table of run {}", r + 1);
             numbers(
@@ -216,7 +213,8 @@ fn fuse(
 }
 
 /// The model of trained tables given to `fuse` (ranx's `probfuse(runs, probs)`, ...):
-/// the method's own key, and beside it only slidefuse's window `w`.
+/// under the method's own key, beside it only slidefuse's window `w`
+/// ([`FusionModel::from_params`]).
 fn model_of(
     py: Python<'_>,
     method: Method,
@@ -236,25 +234,7 @@ fn model_of(
             format!("params hold '{key}', but fusion method '{method}' {takes}"),
         ));
     }
-    let mut window = None;
-    for (name, v) in params.values() {
-        if method == Method::SlideFuse && name == "w" {
-            if !(v.fract() == 0.0 && *v >= 0.0 && *v <= 1e9) {
-                let m = format!("parameter 'w' of slidefuse must be a whole number >= 0, got {v}");
-                return Err(errors::input_err(py, m));
-            }
-            window = Some(*v as usize);
-        } else {
-            let m =
-                format!("with trained tables ('{key}'), '{name}' is not a parameter of '{method}'");
-            return Err(errors::input_err(py, m));
-        }
-    }
-    if params.weights.is_some() {
-        let m = format!("fusion method '{method}' takes no weights");
-        return Err(errors::input_err(py, m));
-    }
-    FusionModel::from_tables(method, tables, window).map_err(|e| errors::to_py(py, e))
+    FusionModel::from_params(method, tables, params).map_err(|e| errors::to_py(py, e))
 }
 
 /// Train a fusion method on qrels (ranx's `*_train`): its tables in ranx's shape,

@@ -437,11 +437,11 @@ def _convention(name: str) -> str:
         return _ASCENDING
     if m.NAME == "RR" and m["cutoff"] is not _UNSET:
         return _AS_GIVEN if m["judged_only"] else _ASCENDING
-    pytrec_eval = m.NAME in _PYTREC_EVAL and {
-        "nDCG": m.NAME == "nDCG" and m["dcg"] == "log2",
-        "NumRel": m.NAME == "NumRel" and m["rel"] == 1,
-    }.get(m.NAME, True)
-    return _FLOAT32 if pytrec_eval else _AS_GIVEN
+    if m.NAME not in _PYTREC_EVAL:
+        return _AS_GIVEN
+    if (m.NAME == "nDCG" and m["dcg"] != "log2") or (m.NAME == "NumRel" and m["rel"] != 1):
+        return _AS_GIVEN  # parameter values its pytrec_eval provider does not take
+    return _FLOAT32
 
 
 class Evaluator:
