@@ -414,8 +414,11 @@ P_SETS = [
 )
 def test_corrections_match_statsmodels(pvalues, ours, theirs):
     got = stats.correct(np.array(pvalues), ours)
+    # statsmodels' adjusted p-values are a float64 array: so are ours, from any input
+    assert isinstance(got, np.ndarray) and got.dtype == np.float64 and got.shape == (len(pvalues),)
+    assert isinstance(stats.correct(list(pvalues), ours), np.ndarray)
     if theirs is None:
-        assert got == list(pvalues)
+        assert got.tolist() == list(pvalues)
         return
     # (statsmodels' Šidák takes log1p(-1) for a p-value of 1, with numpy's warning)
     with np.errstate(divide="ignore"):

@@ -125,8 +125,9 @@ def bootstrap_test(
     return _core.bootstrap_test(x, y, n_resamples, seed, alternative)
 
 
-def correct(pvalues: ArrayLike, method: str = "holm") -> list[float]:
-    """Adjusted p-values: ``"bonferroni"``, ``"holm"``, ``"sidak"``, ``"holm-sidak"``,
+def correct(pvalues: ArrayLike, method: str = "holm") -> Any:
+    """Adjusted p-values, a float64 numpy array in the order given (statsmodels'
+    ``multipletests(...)[1]``): ``"bonferroni"``, ``"holm"``, ``"sidak"``, ``"holm-sidak"``,
     ``"hochberg"`` (step-up; statsmodels' ``"simes-hochberg"``), ``"hommel"``, ``"bh"``
     (Benjamini-Hochberg; ``"fdr_bh"``, R's ``"fdr"``), ``"by"`` (Benjamini-Yekutieli)
     or ``"none"``, in any letter case, as ``statsmodels.stats.multitest.multipletests``

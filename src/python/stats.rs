@@ -283,12 +283,22 @@ fn tau_ap(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResul
     super::heavy(py, move |_| correlation::tau_ap(&x, &y))
 }
 
-/// Corrected p-values.
+/// Corrected p-values, a float64 array as statsmodels' `multipletests` gives them (a
+/// list of 10^5 floats took longer to build than the correction: 0.6-0.8x statsmodels'
+/// speed there). Made without the GIL but on this thread: a millisecond for 10^5
+/// p-values, less than the worker thread [`super::heavy`] would cost at small sizes.
 #[pyfunction]
-fn correct(py: Python<'_>, pvalues: &Bound<'_, PyAny>, method: &str) -> PyResult<Vec<f64>> {
+fn correct<'py>(
+    py: Python<'py>,
+    pvalues: &Bound<'py, PyAny>,
+    method: &str,
+) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
     let p = float_vec(pvalues, "pvalues")?;
     let c = Correction::parse(method).map_err(|e| errors::to_py(py, e))?;
-    c.apply(&p).map_err(|e| errors::to_py(py, e))
+    let adjusted = py
+        .detach(|| c.apply(&p))
+        .map_err(|e| errors::to_py(py, e))?;
+    Ok(numpy::PyArray1::from_vec(py, adjusted))
 }
 
 /// Effect sizes of x against y: a dict.
