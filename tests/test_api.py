@@ -289,6 +289,42 @@ def test_missing_packages_raise_an_error_naming_what_to_install(missing: list[st
     assert got["dict"] == "works"
 
 
+SUBMODULE_PROBE = """
+import sys
+import irmetrics
+lazy = ("compat", "dense", "online", "plot", "spark")
+print(sorted(m for m in sys.modules if m.split(".")[1:2] and m.split(".")[1] in lazy))
+print(sorted(m for m in ("matplotlib", "pyspark", "sklearn") if m in sys.modules))
+for name in lazy:
+    mod = getattr(irmetrics, name)
+    assert mod is sys.modules["irmetrics." + name] and name in dir(irmetrics), name
+print(irmetrics.online.evaluate.__module__, irmetrics.compat.RelevanceEvaluator.__name__)
+from irmetrics import plot
+assert plot is irmetrics.plot
+try:
+    irmetrics.onlin
+except AttributeError as e:
+    print(e)
+"""
+
+
+def test_submodules_are_attributes_imported_on_first_use() -> None:
+    """`import irmetrics; irmetrics.online.evaluate(...)` works as scipy's submodules do,
+    without `import irmetrics.online`: the issue's spelling. `import irmetrics` itself
+    loads none of the five (nor matplotlib, pyspark, scikit-learn); a misspelt name is
+    still an AttributeError naming it."""
+    out = subprocess.run(
+        [sys.executable, "-c", SUBMODULE_PROBE], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "[]",
+        "[]",
+        "irmetrics.online RelevanceEvaluator",
+        "module 'irmetrics' has no attribute 'onlin'",
+    ]
+
+
 def test_streamed_python_routes_span_many_batches(tmp_path: Path) -> None:
     """Dicts and frames are evaluated in batches of 2**18 results while they are
     converted; 600k results make three batches (buffers reused), which must give the

@@ -94,6 +94,32 @@ __all__ = [
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_core._after_fork_in_child)
 
+# Submodules reached as attributes of the package without an import of their own, as
+# scipy's are (`import irmetrics; irmetrics.online.evaluate(log)`), each imported on its
+# first use: `import irmetrics` loads none of them (nor matplotlib or pyspark, which
+# plot and spark import only when called).
+_SUBMODULES = ("compat", "dense", "online", "plot", "spark")
+
+if TYPE_CHECKING:
+    from . import compat as compat
+    from . import dense as dense
+    from . import online as online
+    from . import plot as plot
+    from . import spark as spark
+else:
+
+    def __getattr__(name):
+        if name in _SUBMODULES:
+            import importlib
+
+            return importlib.import_module(f"{__name__}.{name}")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_SUBMODULES))
+
+
 if TYPE_CHECKING:  # typing is not imported at run time: it costs start-up time
     from collections.abc import Callable, Iterable
     from typing import Any, Union
