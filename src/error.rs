@@ -157,6 +157,20 @@ impl Error {
             message: message.into(),
         }
     }
+
+    /// Standard output could not be written (`cannot write <stdout>: ...`).
+    pub fn stdout_write(source: std::io::Error) -> Self {
+        Error::Write {
+            path: "<stdout>".into(),
+            source,
+        }
+    }
+
+    /// A write to a pipe whose reader has gone (`irmetrics -q ... | head`): the command
+    /// line stops there without a message, as the tools it is piped with do.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Write { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
 }
 
 /// The "did you mean" of every name the crate knows (options, tests, corrections,

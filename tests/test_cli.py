@@ -155,3 +155,65 @@ def test_usage_errors_exit_2(v01: dict[str, Path]) -> None:
     assert cli("-M", "0", str(v01["qrels"]), str(v01["run"])).returncode == 2
     assert cli("--format", "xml", str(v01["qrels"]), str(v01["run"])).returncode == 2
     assert cli("--help").returncode == 0
+
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-q", "-m", "all_trec", "dl19-passage.qrels", "dl19-synthetic.run"],
+        ["--stream", "-q", "-m", "all_trec", "dl19-passage.qrels", "dl19-synthetic.run"],
+        ["fuse", "--method", "rrf", "dl19-bm25.run", "dl19-dense.run"],
+    ],
+    ids=["per-query", "stream", "fuse"],
+)
+def test_a_closed_pipe_ends_the_command_quietly(args: list[str]) -> None:
+    """`irmetrics ... | head -1`: once the reader has gone the command stops with status
+    1 and says nothing (it said "cannot write <stdout>: Broken pipe"), as trec_eval and
+    the shell's tools do."""
+    files = [str(DATA / a) if (DATA / a).exists() else a for a in args]
+    with subprocess.Popen(
+        [sys.executable, "-m", "irmetrics", *files], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as p:
+        assert p.stdout is not None and p.stderr is not None
+        first = p.stdout.read(100)  # (a buffer of at most 8 KiB read)
+        p.stdout.close()  # more than a pipe's 64 KiB is still to come
+        err = p.stderr.read()
+        assert p.wait(timeout=120) == 1, err
+    assert first and err == b""
+
+
+CLOSED_STDOUT = """
+import sys
+import irmetrics.cli
+
+
+class Closed:  # standard output whose reader has gone
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        pass
+
+    def fileno(self):
+        return 1
+
+
+sys.stdout = Closed()
+sys.exit(irmetrics.cli.main(sys.argv[1:]))
+"""
+
+
+def test_report_to_a_closed_pipe_ends_quietly() -> None:
+    """`irmetrics report -o - ... | head`, the page written by Python: status 1 and no
+    BrokenPipeError traceback (standard output is replaced here by one that raises it:
+    whether a real pipe's write fails or the process is stopped by SIGPIPE differs
+    between kernels)."""
+    args = ["report", "-o", "-", "-m", "P@5", str(DATA / "dl19-passage.qrels")]
+    args += [str(DATA / "dl19-bm25.run"), str(DATA / "dl19-dense.run")]
+    out = subprocess.run(
+        [sys.executable, "-c", CLOSED_STDOUT, *args], capture_output=True, timeout=120
+    )
+    assert (out.returncode, out.stderr) == (1, b"")

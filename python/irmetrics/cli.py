@@ -90,8 +90,16 @@ def main(argv: Sequence[str | bytes | os.PathLike[str] | os.PathLike[bytes]] | N
     sys.stdout.flush()
     try:
         if args[:1] == ["report"]:
-            return _report(args[1:])
+            status = _report(args[1:])
+            sys.stdout.flush()
+            return status
         return cli_main(args, last=argv is None)
     except KeyboardInterrupt:
         print("irmetrics: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `irmetrics report -o - ... | head`: the reader has gone; status 1 without a
+        # message, as the Rust commands (Python's advice: standard output pointed at
+        # devnull, so that the flush at exit fails no more)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

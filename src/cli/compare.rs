@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::args::{num, text, usage_err};
 use crate::compare::{report, Alternative, CompareOptions, Correction, Format, Style, Test};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::evaluate::{Evaluator, Options};
 use crate::measure::MeasureSet;
 
@@ -214,7 +214,7 @@ pub fn run_compare(
     if args.help {
         return out
             .write_all(COMPARE_USAGE.as_bytes())
-            .map_err(super::write_err);
+            .map_err(Error::stdout_write);
     }
     crate::check_environment()?;
     let measures = MeasureSet::parse(&args.measures)?;
@@ -231,6 +231,6 @@ pub fn run_compare(
     }
     match &args.output {
         Some(p) => crate::trec::write_atomically(p, text.as_bytes()),
-        None => out.write_all(text.as_bytes()).map_err(super::write_err),
+        None => out.write_all(text.as_bytes()).map_err(Error::stdout_write),
     }
 }

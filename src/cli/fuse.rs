@@ -213,7 +213,7 @@ pub(crate) fn run_fuse_with(
     if a.help {
         return out
             .write_all(FUSE_USAGE.as_bytes())
-            .map_err(super::write_err);
+            .map_err(Error::stdout_write);
     }
     crate::check_environment()?;
     if !a.optimize && a.qrels.is_none() && fusion::streamable(&a.runs).unwrap_or(false) {
@@ -279,7 +279,7 @@ pub(crate) fn run_fuse_with(
         fused.set_runid(name.as_bytes())?;
     }
     let mut text = Vec::new();
-    crate::trec::write_run(&fused, &mut text).map_err(super::write_err)?;
+    crate::trec::write_run(&fused, &mut text).map_err(Error::stdout_write)?;
     emit(&a, out, &text, cancel)
 }
 
@@ -300,7 +300,7 @@ fn emit_with(
     }
     match &a.output {
         Some(p) => crate::trec::write_atomically_with(p, fill),
-        None => fill(out).map_err(super::write_err),
+        None => fill(out).map_err(Error::stdout_write),
     }
 }
 

@@ -183,11 +183,12 @@ fn dispatch(
     }
     let args = parse_args(argv)?;
     if args.help {
-        out.write_all(USAGE.as_bytes()).map_err(write_err)?;
+        out.write_all(USAGE.as_bytes())
+            .map_err(Error::stdout_write)?;
         return Ok(());
     }
     if args.version {
-        writeln!(out, "irmetrics {}", env!("CARGO_PKG_VERSION")).map_err(write_err)?;
+        writeln!(out, "irmetrics {}", env!("CARGO_PKG_VERSION")).map_err(Error::stdout_write)?;
         return Ok(());
     }
     let results = evaluate_args_with(&args, cancel, progress)?;
@@ -196,20 +197,13 @@ fn dispatch(
         let write = |w: &mut dyn Write| output::write_trec_all(&results, &args, w);
         return match &args.output {
             Some(p) => crate::trec::write_atomically_with(p, write),
-            None => write(out).map_err(write_err),
+            None => write(out).map_err(Error::stdout_write),
         };
     }
     let mut text = Vec::new();
     output::render_all(&results, &args, &mut text)?;
     match &args.output {
         Some(p) => crate::trec::write_atomically(p, &text),
-        None => out.write_all(&text).map_err(write_err),
-    }
-}
-
-fn write_err(e: std::io::Error) -> Error {
-    Error::Write {
-        path: "<stdout>".into(),
-        source: e,
+        None => out.write_all(&text).map_err(Error::stdout_write),
     }
 }

@@ -486,7 +486,7 @@ pub fn run_online(
     if a.help {
         return out
             .write_all(ONLINE_USAGE.as_bytes())
-            .map_err(super::write_err);
+            .map_err(Error::stdout_write);
     }
     crate::check_environment()?;
     let format = LogFormat::of(&a.log_format, &a.log)?;
@@ -515,6 +515,6 @@ pub fn run_online(
     }
     match &a.output {
         Some(p) => crate::trec::write_atomically(p, &text),
-        None => out.write_all(&text).map_err(super::write_err),
+        None => out.write_all(&text).map_err(Error::stdout_write),
     }
 }

@@ -300,10 +300,7 @@ pub fn run_ndeval(argv: Vec<OsString>, out: &mut dyn Write) -> Result<()> {
     } else {
         ndeval_text(&args)?
     };
-    out.write_all(&text).map_err(|e| Error::Write {
-        path: "<stdout>".into(),
-        source: e,
-    })
+    out.write_all(&text).map_err(Error::stdout_write)
 }
 
 #[cfg(test)]

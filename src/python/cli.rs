@@ -34,12 +34,12 @@ pub(super) fn cli_main(py: Python<'_>, argv: Vec<OsString>, last: bool) -> PyRes
         ignore_ctrl_c_from_now_on(py)?;
     }
     let (result, flushed) = r;
-    if let Err(e) = flushed {
-        eprintln!("irmetrics: cannot write to standard output: {e}");
-        return Ok(1);
-    }
-    match result {
+    match result.and(flushed.map_err(crate::Error::stdout_write)) {
         Ok(()) => Ok(0),
+        // the reader of a pipe has gone (`irmetrics -q ... | head`): status 1 and no
+        // message, as Python's own advice for a closed pipe has it (trec_eval, killed
+        // by SIGPIPE, says nothing either)
+        Err(e) if e.is_broken_pipe() => Ok(1),
         Err(e) => {
             eprintln!("irmetrics: {e}");
             Ok(crate::cli::exit_code(&e))
