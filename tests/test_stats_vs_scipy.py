@@ -659,3 +659,20 @@ def test_integer_and_float32_arrays_are_read_as_numbers(dtype):
         float(scipy_stats.ttest_rel(x[::2].astype(float), y[::2].astype(float)).pvalue),
         atol=1e-12,
     )
+
+
+def test_results_print_their_numbers_as_python_does():
+    """A result's repr writes its numbers as Python's repr does (it wrote Rust's: `1`,
+    `NaN`, and a p-value of 1e-30 as 0.000...0001 with 30 digits)."""
+    x = np.linspace(1.0, 2.0, 60)
+    y = x - 1.0 - 1e-3 * np.cos(np.arange(60.0))
+    tiny = stats.ttest(x, y)
+    none = stats.tau_ap([0.6, 0.4, 0.8], [0.5, 0.3, 0.7])
+    for r in (tiny, none, stats.wilcoxon(x, y)):
+        df = "" if r.df is None else f", df={r.df!r}"
+        want = (
+            f"TestResult(statistic={r.statistic!r}, pvalue={r.pvalue!r}, method={r.method!r}{df})"
+        )
+        assert repr(r) == want
+    assert tiny.pvalue < 1e-30 and "e-" in repr(tiny)
+    assert repr(none).startswith("TestResult(statistic=1.0, pvalue=nan,")

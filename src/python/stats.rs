@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyFloat, PyString};
 
 use super::convert::{float_vec, int_arg};
 use super::data::PyRun;
@@ -81,12 +81,20 @@ impl PyTestResult {
         false
     }
 
-    fn __repr__(&self) -> String {
-        let df = self.df.map_or(String::new(), |d| format!(", df={d}"));
-        format!(
-            "TestResult(statistic={}, pvalue={}, method='{}'{df})",
-            self.statistic, self.pvalue, self.method
-        )
+    /// The numbers as Python writes them (`1.0`, `nan`, `1e-07`; Rust's `1`, `NaN` and
+    /// `0.0000001` before), the method as a Python string.
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let num = |v: f64| -> PyResult<String> { Ok(PyFloat::new(py, v).repr()?.to_string()) };
+        let df = match self.df {
+            Some(d) => format!(", df={}", num(d)?),
+            None => String::new(),
+        };
+        let method = PyString::new(py, &self.method).repr()?;
+        Ok(format!(
+            "TestResult(statistic={}, pvalue={}, method={method}{df})",
+            num(self.statistic)?,
+            num(self.pvalue)?
+        ))
     }
 
     /// `(statistic, pvalue)`, as scipy's results unpack.
