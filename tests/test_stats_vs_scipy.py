@@ -563,6 +563,22 @@ def test_identical_systems_give_p_one():
             ),
             "n_resamples = 4611686018427387904 needs more memory",
         ),
+        # terabytes: reserved (mimalloc reserves address space) and filled until the kernel
+        # killed the process; refused now against the memory available
+        (
+            lambda: stats.bootstrap_test([1.0, 2.0, 3.0], [2.0, 2.0, 1.0], n_resamples=10**13),
+            r"n_resamples = 10000000000000 needs more memory than can be had \(1250\.0 GB; ",
+        ),
+        (
+            lambda: stats.randomization_test(
+                [float(i) for i in range(40)], [1.1 * i for i in range(40)], n_resamples=10**12
+            ),
+            r"n_resamples = 1000000000000 needs more memory than can be had \(16000\.0 GB; ",
+        ),
+        (
+            lambda: stats.effect_size([1.0, 2.0, 3.0], [2.0, 2.0, 1.0], n_resamples=10**12),
+            r"resamples = 1000000000000 needs more memory than can be had \(8000\.0 GB; ",
+        ),
         (lambda: stats.studentized_range_sf(3.0, 10_001, 5.0), "from 0 to 10000, got 10001"),
         (
             lambda: irmetrics.compare_values({"ap": [0.1, 0.2]}),

@@ -213,12 +213,12 @@ struct Counts {
 }
 
 impl Counts {
-    /// Zeros, with room for `ks` cut-offs and `max_p` positions.
-    fn zeros(ks: usize, max_p: usize) -> Counts {
+    /// Zeros, with room for `ks` cut-offs and `n_pos` positions.
+    fn zeros(ks: usize, n_pos: usize) -> Counts {
         Counts {
             ctr_at: vec![0.0; ks],
-            pos_clicks: vec![0.0; max_p],
-            pos_den: vec![0.0; max_p],
+            pos_clicks: vec![0.0; n_pos],
+            pos_den: vec![0.0; n_pos],
             ..Counts::default()
         }
     }
@@ -256,8 +256,8 @@ impl Counts {
     }
 
     /// Each metric's numerator and denominator, pushed in the order of `metrics` (the
-    /// `ctr@k` cut-offs in that order too).
-    fn row(&self, metrics: &[Metric], num: &mut Vec<f64>, den: &mut Vec<f64>) {
+    /// `ctr@k` cut-offs in that order too; `positions` those of `ctr_by_position`).
+    fn row(&self, metrics: &[Metric], positions: &[u32], num: &mut Vec<f64>, den: &mut Vec<f64>) {
         let mut k_seen = 0;
         for m in metrics {
             let (a, b) = match m {
@@ -268,8 +268,8 @@ impl Counts {
                     (self.ctr_at[k_seen - 1], self.serps)
                 }
                 Metric::CtrByPosition(p) => {
-                    let p = *p as usize - 1;
-                    (self.pos_clicks[p], self.pos_den[p])
+                    let i = positions.partition_point(|q| q < p);
+                    (self.pos_clicks[i], self.pos_den[i])
                 }
                 Metric::ClicksPerQuery => (self.clicks, self.serps),
                 Metric::Success => (self.succeeded, self.with_serp),
@@ -322,14 +322,18 @@ impl SessionTable {
                 _ => None,
             })
             .collect();
-        let max_p = metrics
+        // the positions asked for, ascending: counted each, not every position up to the
+        // largest (ctr_by_position@4000000000 made arrays of 4 billion counts, and
+        // @1000 cleared and added 2,000 of them for each session)
+        let mut positions: Vec<u32> = metrics
             .iter()
             .filter_map(|m| match m {
                 Metric::CtrByPosition(p) => Some(*p),
                 _ => None,
             })
-            .max()
-            .unwrap_or(0) as usize;
+            .collect();
+        positions.sort_unstable();
+        positions.dedup();
         let n = log.n_sessions();
         let width = metrics.len();
         let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
@@ -344,20 +348,20 @@ impl SessionTable {
             // metric made and added for each session was 1/6 of reading and measuring
             // a parquet log, in instructions)
             let (mut c, mut sum) = (
-                Counts::zeros(ks.len(), max_p),
-                Counts::zeros(ks.len(), max_p),
+                Counts::zeros(ks.len(), positions.len()),
+                Counts::zeros(ks.len(), positions.len()),
             );
             for s in start..end {
-                session_counts(&mut c, log, s, &ks, max_p, dwell_threshold, &mut ttfc);
+                session_counts(&mut c, log, s, &ks, &positions, dwell_threshold, &mut ttfc);
                 if rows == Rows::Sessions {
-                    c.row(metrics, &mut num, &mut den);
+                    c.row(metrics, &positions, &mut num, &mut den);
                     ends.push(ttfc.len());
                 } else {
                     sum.add(&c);
                 }
             }
             if rows == Rows::Blocks {
-                sum.row(metrics, &mut num, &mut den);
+                sum.row(metrics, &positions, &mut num, &mut den);
                 ends.push(ttfc.len());
             }
             (num, den, ttfc, ends)
@@ -479,11 +483,11 @@ fn session_counts(
     log: &Log,
     s: usize,
     ks: &[u32],
-    max_p: usize,
+    positions: &[u32],
     dwell_threshold: f64,
     ttfc: &mut Vec<f64>,
 ) {
-    debug_assert!(c.ctr_at.len() == ks.len() && c.pos_den.len() == max_p);
+    debug_assert!(c.ctr_at.len() == ks.len() && c.pos_den.len() == positions.len());
     c.clear();
     let mut cur: Option<Serp> = None;
     for i in log.n_events(s) {
@@ -498,12 +502,12 @@ fn session_counts(
                         c.zero += 1.0;
                     }
                 }
-                // positions p with n >= p (all of them when n is unknown): the first
-                // floor(n), a loop without a branch
+                // positions p with n >= p (all of them when n is unknown): a prefix of
+                // the ascending positions, a loop without a branch
                 let upto = if n.is_nan() {
-                    max_p
+                    positions.len()
                 } else {
-                    n.min(max_p as f64) as usize // floors; 0 below 1
+                    positions.partition_point(|&p| f64::from(p) <= n)
                 };
                 c.pos_den[..upto].iter_mut().for_each(|d| *d += 1.0);
                 cur = Some(Serp {
@@ -523,8 +527,8 @@ fn session_counts(
                 if pos > 0 && (serp.best == 0 || pos < serp.best) {
                     serp.best = pos;
                 }
-                if pos >= 1 && (pos as usize) <= max_p {
-                    c.pos_clicks[pos as usize - 1] += 1.0;
+                if let Ok(at) = positions.binary_search(&pos) {
+                    c.pos_clicks[at] += 1.0;
                 }
                 if log.ev[i].dwell() >= dwell_threshold {
                     c.success = true;
@@ -549,7 +553,7 @@ mod tests {
     /// A seeded log of `n` sessions (SERPs with known, zero or unknown result counts,
     /// clicks at positions 1-12 with fractional dwell, purchases), and per position p
     /// of 1-12 the SERPs with n_results >= p or unknown, counted from the events.
-    fn seeded_log(n: usize, seed: u64) -> (Log, Vec<f64>) {
+    fn seeded_log(n: usize, seed: u64) -> (Log, Vec<f64>, Vec<f64>) {
         let mut rng = crate::testing::Lcg::new(seed);
         let mut next = |m: u64| rng.below(m);
         let opts = LogOptions {
@@ -557,7 +561,9 @@ mod tests {
             ..LogOptions::default()
         };
         let mut b = LogBuilder::new(opts, "seeded", Unit::Row).unwrap();
-        let mut pos_den = vec![0.0; 12];
+        // positions 1 to 13: n_results are 0-12 and clicks at 1-12, so 13 stands for
+        // any position past them (SERPs of unknown n_results, no clicks)
+        let (mut pos_den, mut pos_clicks) = (vec![0.0; 13], vec![0.0; 13]);
         let mut row = 0;
         for s in 0..n {
             let session = format!("s{s}");
@@ -580,7 +586,11 @@ mod tests {
                     time: Some(Time::Number(t)),
                     kind: Some(Cow::Borrowed(kind)),
                     n_results,
-                    position: (kind == "click").then(|| 1.0 + next(12) as f64),
+                    position: (kind == "click").then(|| {
+                        let p = 1 + next(12) as usize;
+                        pos_clicks[p - 1] += 1.0;
+                        p as f64
+                    }),
                     dwell: (kind == "click").then(|| next(600) as f64 / 8.0),
                     variant: Some(Cow::Borrowed(if s % 3 == 0 { "A" } else { "B" })),
                     ..Event::default()
@@ -589,7 +599,7 @@ mod tests {
                 row += 1;
             }
         }
-        (b.finish().unwrap(), pos_den)
+        (b.finish().unwrap(), pos_den, pos_clicks)
     }
 
     /// The sums over all sessions made by blocks of counts give the bits of the
@@ -614,7 +624,7 @@ mod tests {
         ];
         let metrics = Metric::parse_all(&names).unwrap();
         for (n, seed) in [(1, 1), (BLOCK - 1, 2), (2 * BLOCK + 37, 3)] {
-            let (log, pos_den) = seeded_log(n, seed);
+            let (log, pos_den, _) = seeded_log(n, seed);
             for threshold in [0.0, 30.0] {
                 let whole = SessionTable::new(&log, &metrics, threshold, Rows::Blocks).unwrap();
                 let rows = SessionTable::new(&log, &metrics, threshold, Rows::Sessions).unwrap();
@@ -634,6 +644,35 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// `ctr_by_position@p` for positions named in any order, repeated and far past the
+    /// log's: the clicks at p and the SERPs with n_results >= p (or unknown) counted
+    /// from the events, only the positions named held (@4000000000 made arrays of 4
+    /// billion counts).
+    #[test]
+    fn positions_are_counted_as_named() {
+        let names = [
+            "ctr_by_position@7",
+            "ctr_by_position@4000000000",
+            "ctr",
+            "ctr_by_position@2",
+            "ctr_by_position@7",
+            "ctr_by_position@13",
+        ];
+        let metrics = Metric::parse_all(&names).unwrap();
+        assert_eq!(metrics.len(), 5);
+        let (log, pos_den, pos_clicks) = seeded_log(BLOCK + 5, 9);
+        for rows in [Rows::Blocks, Rows::Sessions] {
+            let t = SessionTable::new(&log, &metrics, 30.0, rows).unwrap();
+            let (num, den) = t.sums(t.all_rows().into_iter());
+            let at = |p: usize| (pos_clicks[p.min(13) - 1], pos_den[p.min(13) - 1]);
+            assert_eq!((num[0], den[0]), at(7));
+            assert_eq!((num[1], den[1]), at(4_000_000_000));
+            assert_eq!((num[3], den[3]), at(2));
+            assert_eq!((num[4], den[4]), at(13));
+            assert!(pos_den[12] > 0.0 && pos_den[12] < pos_den[0], "{pos_den:?}");
         }
     }
 }
