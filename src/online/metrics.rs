@@ -256,10 +256,11 @@ impl Counts {
     }
 
     /// Each metric's numerator and denominator, pushed in the order of `metrics` (the
-    /// `ctr@k` cut-offs in that order too; `positions` those of `ctr_by_position`).
-    fn row(&self, metrics: &[Metric], positions: &[u32], num: &mut Vec<f64>, den: &mut Vec<f64>) {
+    /// `ctr@k` cut-offs in that order too; `slots[j]` is where metric j's position is
+    /// counted, for a `ctr_by_position`).
+    fn row(&self, metrics: &[Metric], slots: &[usize], num: &mut Vec<f64>, den: &mut Vec<f64>) {
         let mut k_seen = 0;
-        for m in metrics {
+        for (m, &i) in metrics.iter().zip(slots) {
             let (a, b) = match m {
                 Metric::Abandonment => (self.abandoned, self.with_serp),
                 Metric::Ctr => (self.clicked, self.serps),
@@ -267,10 +268,7 @@ impl Counts {
                     k_seen += 1;
                     (self.ctr_at[k_seen - 1], self.serps)
                 }
-                Metric::CtrByPosition(p) => {
-                    let i = positions.partition_point(|q| q < p);
-                    (self.pos_clicks[i], self.pos_den[i])
-                }
+                Metric::CtrByPosition(_) => (self.pos_clicks[i], self.pos_den[i]),
                 Metric::ClicksPerQuery => (self.clicks, self.serps),
                 Metric::Success => (self.succeeded, self.with_serp),
                 Metric::ZeroResult => (self.zero, self.known_n),
@@ -334,6 +332,13 @@ impl SessionTable {
             .collect();
         positions.sort_unstable();
         positions.dedup();
+        // each metric's place among them, found once (not for every session's row)
+        let slots: Vec<usize> = (metrics.iter())
+            .map(|m| match m {
+                Metric::CtrByPosition(p) => positions.partition_point(|q| q < p),
+                _ => 0,
+            })
+            .collect();
         let n = log.n_sessions();
         let width = metrics.len();
         let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
@@ -354,14 +359,14 @@ impl SessionTable {
             for s in start..end {
                 session_counts(&mut c, log, s, &ks, &positions, dwell_threshold, &mut ttfc);
                 if rows == Rows::Sessions {
-                    c.row(metrics, &positions, &mut num, &mut den);
+                    c.row(metrics, &slots, &mut num, &mut den);
                     ends.push(ttfc.len());
                 } else {
                     sum.add(&c);
                 }
             }
             if rows == Rows::Blocks {
-                sum.row(metrics, &positions, &mut num, &mut den);
+                sum.row(metrics, &slots, &mut num, &mut den);
                 ends.push(ttfc.len());
             }
             (num, den, ttfc, ends)
