@@ -160,12 +160,12 @@ pub fn bootstrap_ci_cancellable(
     seed: u64,
     cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<(f64, f64)> {
-    check_bootstrap(values, confidence, resamples)?;
+    check_bootstrap(values, confidence, "resamples", resamples)?;
     if values.iter().any(|v| v.is_nan()) {
         // as scipy.stats.bootstrap gives for data holding NaN
         return Ok((f64::NAN, f64::NAN));
     }
-    let means = bootstrap_means(values, resamples, seed, cancel)?;
+    let means = bootstrap_means(values, "resamples", resamples, seed, cancel)?;
     let a = (1.0 - confidence) / 2.0;
     Ok((quantile(&means, a), quantile(&means, 1.0 - a)))
 }
@@ -181,15 +181,21 @@ pub(crate) fn check_confidence(confidence: f64) -> Result<()> {
     )))
 }
 
-fn check_bootstrap(values: &[f64], confidence: f64, resamples: usize) -> Result<()> {
+/// An error for a resample count of 0; `name` is the caller's parameter
+/// (`resamples`, `n_resamples`).
+pub(crate) fn check_resamples(name: &str, n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(Error::Option(format!("{name} must be at least 1")));
+    }
+    Ok(())
+}
+
+fn check_bootstrap(values: &[f64], confidence: f64, name: &str, resamples: usize) -> Result<()> {
     if values.is_empty() {
         return Err(Error::Input("no values to bootstrap".into()));
     }
     check_confidence(confidence)?;
-    if resamples == 0 {
-        return Err(Error::Option("resamples must be at least 1".into()));
-    }
-    Ok(())
+    check_resamples(name, resamples)
 }
 
 /// An empty list with room for `len` values kept for `n` resamples (the parameter
@@ -232,16 +238,18 @@ fn available_memory() -> Option<u64> {
 }
 
 /// The sorted means of `resamples` resamples of `values` with replacement (the seeded
-/// SplitMix64 stream of [`bootstrap_ci`]).
+/// SplitMix64 stream of [`bootstrap_ci`]); `name` is the caller's parameter, for
+/// messages.
 fn bootstrap_means(
     values: &[f64],
+    name: &str,
     resamples: usize,
     seed: u64,
     cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<Vec<f64>> {
     let n = values.len();
     let mut rng = SplitMix64(seed);
-    let mut means: Vec<f64> = resample_room("resamples", resamples, resamples)?;
+    let mut means: Vec<f64> = resample_room(name, resamples, resamples)?;
     for r in 0..resamples {
         if r % 1024 == 0 && cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
             return Err(Error::Interrupted);
@@ -265,11 +273,22 @@ pub fn bootstrap_intervals(
     resamples: usize,
     seed: u64,
 ) -> Result<((f64, f64), (f64, f64))> {
-    check_bootstrap(values, confidence, resamples)?;
+    intervals_named(values, confidence, "resamples", resamples, seed)
+}
+
+/// [`bootstrap_intervals`], its messages naming the resample count `name`.
+pub(crate) fn intervals_named(
+    values: &[f64],
+    confidence: f64,
+    name: &str,
+    resamples: usize,
+    seed: u64,
+) -> Result<((f64, f64), (f64, f64))> {
+    check_bootstrap(values, confidence, name, resamples)?;
     if values.iter().any(|v| v.is_nan()) {
         return Ok(((f64::NAN, f64::NAN), (f64::NAN, f64::NAN)));
     }
-    let means = bootstrap_means(values, resamples, seed, None)?;
+    let means = bootstrap_means(values, name, resamples, seed, None)?;
     let a = (1.0 - confidence) / 2.0;
     let percentile = (quantile(&means, a), quantile(&means, 1.0 - a));
     let n = values.len() as f64;

@@ -577,7 +577,7 @@ def test_identical_systems_give_p_one():
         ),
         (
             lambda: stats.effect_size([1.0, 2.0, 3.0], [2.0, 2.0, 1.0], n_resamples=10**12),
-            r"resamples = 1000000000000 needs more memory than can be had \(8000\.0 GB; ",
+            r"^n_resamples = 1000000000000 needs more memory than can be had \(8000\.0 GB; ",
         ),
         (lambda: stats.studentized_range_sf(3.0, 10_001, 5.0), "from 0 to 10000, got 10001"),
         (

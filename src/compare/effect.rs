@@ -107,7 +107,8 @@ pub fn effect_size(
     };
     let (bootstrap_ci, bca_ci) = match bootstrap {
         Some((resamples, seed)) => {
-            let (p, b) = crate::stats::bootstrap_intervals(&d, confidence, resamples, seed)?;
+            let (p, b) =
+                crate::stats::intervals_named(&d, confidence, "n_resamples", resamples, seed)?;
             (Some(p), Some(b))
         }
         None => (None, None),

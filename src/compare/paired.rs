@@ -523,10 +523,7 @@ fn interrupted(cancel: Option<&AtomicBool>) -> bool {
 }
 
 pub(crate) fn check_resamples(n_resamples: usize) -> Result<()> {
-    if n_resamples == 0 {
-        return Err(Error::Option("n_resamples must be at least 1".into()));
-    }
-    Ok(())
+    crate::stats::check_resamples("n_resamples", n_resamples)
 }
 
 impl SignFlips {

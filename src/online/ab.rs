@@ -12,7 +12,7 @@
 //! arm without SERPs drawn) are left out of that metric's quantiles and count.
 
 use crate::compare::rng::{below, Streams};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::stats::resample_room;
 
 use super::metrics::{Metric, SessionTable};
@@ -67,9 +67,7 @@ pub(crate) fn compare_arms(
     observed: (&[f64], &[f64]),
     how: &Resampling,
 ) -> Result<Vec<ArmDifference>> {
-    if how.n_resamples == 0 {
-        return Err(Error::Option("n_resamples must be at least 1".into()));
-    }
+    crate::stats::check_resamples("n_resamples", how.n_resamples)?;
     crate::stats::check_confidence(how.confidence)?;
     let w = table.metrics.len();
     let arms = [Arm::new(table, base), Arm::new(table, arm)];
