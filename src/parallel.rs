@@ -312,6 +312,42 @@ pub(crate) fn map_with<T: Sync, S, R: Send>(
     items.iter().map(|t| f(&mut s, t)).collect()
 }
 
+/// `items.iter().enumerate().map(|(i, t)| f(i, t)).collect()`, in order: `f` sees
+/// each item's index, to look ahead in `items` (a gather that [`prefetch`]es).
+pub(crate) fn map_indexed<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(usize, &T) -> R + Sync + Send,
+) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        if parallel_ok(items.len()) {
+            use rayon::prelude::*;
+            return items.par_iter().enumerate().map(|(i, t)| f(i, t)).collect();
+        }
+    }
+    items.iter().enumerate().map(|(i, t)| f(i, t)).collect()
+}
+
+/// Ask the CPU to bring the cache lines holding `bytes` bytes from `p` into its cache,
+/// for a read coming soon: where reads land at random places (a gather in another
+/// order, Python objects over the heap), each would otherwise wait on memory in turn.
+/// A hint only: it never faults, whatever the address.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint that does not access memory architecturally.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = p.cast::<i8>();
+        _mm_prefetch::<_MM_HINT_T0>(p);
+        if bytes > 1 {
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(bytes - 1));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, bytes);
+}
+
 /// `items.into_iter().map(f).collect()`, in order.
 pub(crate) fn map_owned<T: Send, R: Send>(
     items: Vec<T>,

@@ -286,6 +286,10 @@ pub(crate) struct Ev {
 const UNKNOWN_COUNT: u32 = u32::MAX;
 
 const _: () = assert!(std::mem::size_of::<Ev>() == 40);
+const EV_BYTES: usize = std::mem::size_of::<Ev>();
+
+/// How many events ahead the gather of [`LogBuilder::finish`] fetches into the cache.
+const GATHER_AHEAD: usize = 16;
 
 impl Ev {
     /// An event from its fields read (NaN: none; position 0: none); those its kind
@@ -1026,18 +1030,30 @@ impl LogBuilder {
         let stretch_segment: Vec<usize> = (0..n.div_ceil(1 << 12))
             .map(|c| base.partition_point(|&b| b <= c << 12) - 1)
             .collect();
-        let event = |i: u32| {
+        let locate = |i: u32| {
             let i = i as usize;
             let mut k = stretch_segment[i >> 12];
             while base.get(k + 1).is_some_and(|&b| b <= i) {
                 k += 1;
             }
-            segments[k].get(i - base[k])
+            (&segments[k], i - base[k])
         };
         // the events in session order (in input order within a session), gathered in
         // parallel from the segments with this builder's codes (their sessions' numbers
-        // are set by [`Settle`])
-        let mut ev = crate::parallel::map_owned(order, event);
+        // are set by [`Settle`]). Where the input's rows are not grouped by session
+        // (a shuffled table) the reads land all over the segments: each event is fetched
+        // into the cache GATHER_AHEAD events before it is read (the read waited on memory
+        // in 86% of the gather's samples, which was a fifth of reading a 10 M-event
+        // parquet log)
+        let mut ev = crate::parallel::map_indexed(&order, |j, &i| {
+            if let Some(&ahead) = order.get(j + GATHER_AHEAD) {
+                let (seg, o) = locate(ahead);
+                crate::parallel::prefetch(seg.rows.as_ptr().wrapping_add(o), EV_BYTES);
+            }
+            let (seg, o) = locate(i);
+            seg.get(o)
+        });
+        drop(order);
         drop(segments);
         let variants = self.variants.into_names();
         let mut has = self.has;

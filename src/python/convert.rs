@@ -670,18 +670,10 @@ unsafe fn exact_str_bytes<'a>(obj: *mut pyo3::ffi::PyObject) -> Option<&'a [u8]>
 const PREFETCH_AHEAD: usize = 16;
 
 /// Ask the CPU to bring a Python object's first bytes (header and, for a short str, its
-/// characters) into the cache. A hint only: never faults, whatever the address.
+/// characters) into the cache.
 #[inline(always)]
 fn prefetch_object(p: *mut pyo3::ffi::PyObject) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint that does not access memory architecturally.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>().wrapping_add(48));
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
+    crate::parallel::prefetch(p, 49);
 }
 
 /// A float64 view of a numeric column: numpy arrays are read in place, pandas Series
