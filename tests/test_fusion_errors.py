@@ -48,6 +48,12 @@ def runs() -> list[irmetrics.Run]:
         ({"norm": "minmax"}, "unknown normalization 'minmax'; did you mean 'min-max'"),
         ({"runs": [A, {}]}, "run 2 is empty"),
         ({"runs": "run.txt"}, "runs must be a list of runs"),
+        # one run's dict where runs are expected: said so, not "query 'd1' must be a dict"
+        (
+            {"runs": {"q1": {"d1": 0.5, "d2": 0.1}, "q2": {"d1": 1.0}}},
+            "runs['q1'] is a dict of scores, not a run: runs looks like one run",
+        ),
+        ({"runs": {1: A, 2: A}}, "must be {name: run} with str names, got the key 1"),
         ({"name": "a b"}, "whitespace"),
     ],
 )

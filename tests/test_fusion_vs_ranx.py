@@ -132,6 +132,21 @@ def test_every_method_and_norm_without_ties(method: str, norm: str | None) -> No
     check_same(ours(runs, method, norm), ranx_fuse(runs, method, norm))
 
 
+@pytest.mark.parametrize("method", ["wsum", "w_bordafuse"])
+def test_runs_as_a_dict_fuse_in_the_dicts_order(method: str) -> None:
+    # {name: run}, as compare takes runs: the weights follow the dict's order; ranx's
+    # numbers for the list in that order
+    runs = make_runs(3, ties=False)
+    named = {f"system {i}": irmetrics.Run.from_dict(r) for i, r in enumerate(runs)}
+    got = irmetrics.fuse(named, method, "min-max", params_for(method))
+    check_same(got, ranx_fuse(runs, method, "min-max"))
+    flipped = dict(reversed(list(named.items())))
+    check_same(
+        irmetrics.fuse(flipped, method, "min-max", params_for(method)),
+        ranx_fuse(runs[::-1], method, "min-max"),
+    )
+
+
 def condorcet_is_total(runs: list[dict[str, dict[str, float]]], qid: str, w: list[float]) -> bool:
     """Whether ranx's pairwise comparison is a strict total order for this query."""
     ranks = []

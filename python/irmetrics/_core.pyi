@@ -354,7 +354,7 @@ def diversity(
 ) -> tuple[list[str], list[str], Any, list[float]]: ...
 def normalize(run: Any, method: str = "min-max", *, name: str | None = None) -> Run: ...
 def fuse(
-    runs: Iterable[Any],
+    runs: Iterable[Any] | Mapping[str, Any],
     method: str = "rrf",
     norm: str | None = None,
     params: Mapping[str, Any] | None = None,
@@ -364,7 +364,7 @@ def fuse(
 ) -> Run: ...
 def train_fusion(
     qrels: Any,
-    runs: Iterable[Any],
+    runs: Iterable[Any] | Mapping[str, Any],
     method: str,
     norm: str | None = None,
     params: Mapping[str, float] | None = None,
@@ -372,7 +372,7 @@ def train_fusion(
 def fusion_methods() -> tuple[list[str], list[str]]: ...
 def optimize_fusion(
     qrels: Any,
-    runs: Iterable[Any],
+    runs: Iterable[Any] | Mapping[str, Any],
     method: str = "wsum",
     norm: str | None = "min-max",
     metric: _Measure = "ndcg",

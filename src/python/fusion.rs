@@ -125,21 +125,60 @@ fn norm_of(py: Python<'_>, s: Option<&str>) -> PyResult<Option<Norm>> {
         .map_err(|e| errors::to_py(py, e))
 }
 
+/// The runs of `fuse`, `train_fusion` and `optimize_fusion`: a list of runs, or a dict
+/// `{name: run}` (as `compare` takes them) whose values are taken in the dict's order
+/// (the order of `weights`).
 fn runs_of(runs: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<Run>>> {
     let py = runs.py();
-    if runs.is_instance_of::<PyString>() || runs.is_instance_of::<PyDict>() {
-        return Err(errors::input_err(
-            py,
-            "runs must be a list of runs (Run objects, dicts, DataFrames or file paths)".into(),
-        ));
-    }
-    let it = runs.try_iter().map_err(|_| {
+    let wrong = || {
         errors::input_err(
             py,
-            "runs must be a list of runs (Run objects, dicts, DataFrames or file paths)".into(),
+            "runs must be a list of runs (Run objects, dicts, DataFrames or file paths) or a \
+             dict {name: run}"
+                .into(),
         )
-    })?;
+    };
+    if runs.is_instance_of::<PyString>() {
+        return Err(wrong());
+    }
+    if let Ok(d) = runs.cast::<PyDict>() {
+        let mut out = Vec::with_capacity(d.len());
+        for (name, run) in d.iter() {
+            let Ok(name) = name.cast::<PyString>() else {
+                return Err(errors::input_err(
+                    py,
+                    format!(
+                        "runs as a dict must be {{name: run}} with str names, got the key {}",
+                        name.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+                    ),
+                ));
+            };
+            if looks_like_results(&run) {
+                return Err(errors::input_err(
+                    py,
+                    format!(
+                        "runs['{name}'] is a dict of scores, not a run: runs looks like one \
+                         run {{query: {{doc: score}}}}; fusion takes several, as a list or a \
+                         dict {{name: run}}"
+                    ),
+                ));
+            }
+            out.push(run_of(&run)?);
+        }
+        return Ok(out);
+    }
+    let it = runs.try_iter().map_err(|_| wrong())?;
     it.map(|r| run_of(&r?)).collect()
+}
+
+/// Whether `v` is a dict whose first value is a number: a query's `{doc: score}`, as
+/// the values of one run given where runs are expected.
+fn looks_like_results(v: &Bound<'_, PyAny>) -> bool {
+    v.cast::<PyDict>().is_ok_and(|d| {
+        d.values().iter().next().is_some_and(|x| {
+            x.is_instance_of::<pyo3::types::PyFloat>() || x.is_instance_of::<pyo3::types::PyInt>()
+        })
+    })
 }
 
 fn with_name(mut run: Run, name: Vec<u8>) -> crate::error::Result<Run> {
