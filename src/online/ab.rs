@@ -84,15 +84,15 @@ pub(crate) fn compare_arms(
     let mut rows: Vec<u64> = resample_room("n_resamples", n, n)?;
     rows.extend(0..n as u64);
     let diffs: Vec<Vec<f64>> =
-        crate::parallel::map_with(&rows, Vec::new, |counts: &mut Vec<f64>, &r| {
+        crate::parallel::map_with(&rows, Vec::new, |counts: &mut Vec<u32>, &r| {
             let mut rng = streams.stream(r);
             // a resample as counts: draw |arm| sessions of the arm with replacement
-            let mut resample = |a: &Arm, counts: &mut Vec<f64>| {
+            let mut resample = |a: &Arm, counts: &mut Vec<u32>| {
                 let n = a.members.len();
                 counts.clear();
-                counts.resize(n, 0.0);
+                counts.resize(n, 0);
                 for _ in 0..n {
-                    counts[below(&mut rng, n)] += 1.0;
+                    counts[below(&mut rng, n)] += 1;
                 }
                 a.values(counts)
             };
@@ -134,11 +134,13 @@ struct Arm<'t> {
     times: Option<Times>,
 }
 
-/// A column of an arm: dense, or (whole numbers, mostly zero: clicks at position 9,
+/// A column of an arm: dense; whole numbers below 2^16 as such (a quarter of the
+/// memory a resample reads); or (whole numbers, mostly zero: clicks at position 9,
 /// SERPs without results) its nonzero entries only. Products and sums of whole numbers
-/// are exact in any order, so both give the same bits.
+/// are exact in any order, so each gives the bits of the dense dot product.
 enum Column {
     Dense(Vec<f64>),
+    Whole(Vec<u16>),
     Sparse(Vec<u32>, Vec<f64>),
 }
 
@@ -147,8 +149,14 @@ impl Column {
         // whole numbers whose sums over any resample stay below 2^53 (exact)
         let bound = 9.0e15 / values.len().max(1) as f64;
         let whole = values.iter().all(|v| v.fract() == 0.0 && v.abs() < bound);
+        if !whole {
+            return Column::Dense(values);
+        }
         let nonzero = values.iter().filter(|v| **v != 0.0).count();
-        if !whole || nonzero * 4 > values.len() {
+        if nonzero * 4 > values.len() {
+            if values.iter().all(|&v| (0.0..65536.0).contains(&v)) {
+                return Column::Whole(values.iter().map(|&v| v as u16).collect());
+            }
             return Column::Dense(values);
         }
         let (at, v) = (values.iter().enumerate())
@@ -157,17 +165,66 @@ impl Column {
             .unzip();
         Column::Sparse(at, v)
     }
+}
 
-    fn dot(&self, counts: &[f64]) -> f64 {
-        match self {
-            Column::Dense(v) => dot(counts, v),
+/// A resample's sums of an arm's columns, made in one pass over its counts by blocks
+/// of [`BLOCK`] sessions (a block of counts stays in the cache while every column's
+/// part of it is read), each dense sum in the four running sums of [`dot`] (blocks of a
+/// multiple of 4 continue them), so its bits are the whole column's dot product's.
+fn column_sums(columns: &[Column], counts: &[u32]) -> Vec<f64> {
+    let n = counts.len();
+    let lanes_end = n - n % 4;
+    let mut acc = vec![[0.0f64; 4]; columns.len()];
+    let mut whole = vec![0u64; columns.len()];
+    for b in (0..lanes_end).step_by(BLOCK) {
+        let e = (b + BLOCK).min(lanes_end);
+        let c = &counts[b..e];
+        for (k, col) in columns.iter().enumerate() {
+            match col {
+                Column::Dense(v) => {
+                    for (x, y) in c.chunks_exact(4).zip(v[b..e].chunks_exact(4)) {
+                        for l in 0..4 {
+                            acc[k][l] += f64::from(x[l]) * y[l];
+                        }
+                    }
+                }
+                Column::Whole(v) => {
+                    whole[k] += c
+                        .iter()
+                        .zip(&v[b..e])
+                        .map(|(&x, &y)| u64::from(x) * u64::from(y))
+                        .sum::<u64>();
+                }
+                Column::Sparse(..) => {}
+            }
+        }
+    }
+    let tail = &counts[lanes_end..];
+    (columns.iter().enumerate())
+        .map(|(k, col)| match col {
+            Column::Dense(v) => {
+                let t: f64 = (tail.iter().zip(&v[lanes_end..]))
+                    .map(|(&x, y)| f64::from(x) * y)
+                    .sum();
+                let a = acc[k];
+                (a[0] + a[1]) + (a[2] + a[3]) + t
+            }
+            Column::Whole(v) => {
+                let t: u64 = (tail.iter().zip(&v[lanes_end..]))
+                    .map(|(&x, &y)| u64::from(x) * u64::from(y))
+                    .sum();
+                (whole[k] + t) as f64
+            }
             Column::Sparse(at, v) => at
                 .iter()
                 .zip(v)
-                .fold(0.0, |a, (&j, x)| a + counts[j as usize] * x),
-        }
-    }
+                .fold(0.0, |a, (&j, x)| a + f64::from(counts[j as usize]) * x),
+        })
+        .collect()
 }
+
+/// Sessions per block of [`column_sums`] (a multiple of 4).
+const BLOCK: usize = 2048;
 
 /// An arm's times to first click, for the median of a resample's: the median of the
 /// times of the drawn sessions, each as often as drawn, is the value at the middle
@@ -180,14 +237,17 @@ impl Column {
 struct Times {
     /// (time, member) in time order.
     sorted: Vec<(f64, u32)>,
-    /// Per member: its number of times, and its number of times before the band.
-    count: Vec<f64>,
-    before: Vec<f64>,
+    /// The arm's columns of each member's number of times, and of its number of times
+    /// before the band (their sums come with the other columns').
+    count_col: usize,
+    before_col: usize,
     band: std::ops::Range<usize>,
 }
 
 impl Times {
-    fn new(table: &SessionTable, members: &[usize]) -> Times {
+    /// The times of `members`, and the two columns their median reads (to be the
+    /// arm's columns `first` and `first + 1`).
+    fn new(table: &SessionTable, members: &[usize], first: usize) -> (Times, Vec<f64>, Vec<f64>) {
         let mut sorted: Vec<(f64, u32)> = Vec::new();
         let mut count = Vec::with_capacity(members.len());
         for (j, &s) in members.iter().enumerate() {
@@ -205,24 +265,26 @@ impl Times {
         for &(_, j) in &sorted[..band.start] {
             before[j as usize] += 1.0;
         }
-        Times {
+        let t = Times {
             sorted,
-            count,
-            before,
+            count_col: first,
+            before_col: first + 1,
             band,
-        }
+        };
+        (t, count, before)
     }
 
-    /// The median of the times, each weighted by its session's count (NaN: none).
-    fn median(&self, counts: &[f64]) -> f64 {
-        // whole numbers below 2^53: the dot products are exact
-        let total = dot(counts, &self.count) as u64;
+    /// The median of the times, each weighted by its session's count (NaN: none);
+    /// `sums`: the resample's sums of the arm's columns.
+    fn median(&self, sums: &[f64], counts: &[u32]) -> f64 {
+        // whole numbers below 2^53: the sums are exact
+        let total = sums[self.count_col] as u64;
         if total == 0 {
             return f64::NAN;
         }
         let hi = total / 2;
         let lo = if total % 2 == 1 { hi } else { hi - 1 };
-        let before = dot(counts, &self.before) as u64;
+        let before = sums[self.before_col] as u64;
         if before <= lo {
             if let Some(v) = self.walk(counts, self.band.clone(), before, lo, hi) {
                 return v;
@@ -236,7 +298,7 @@ impl Times {
     /// the middle ranks `lo` and `hi` fall in it.
     fn walk(
         &self,
-        counts: &[f64],
+        counts: &[u32],
         range: std::ops::Range<usize>,
         mut seen: u64,
         lo: u64,
@@ -244,7 +306,7 @@ impl Times {
     ) -> Option<f64> {
         let mut low = None;
         for &(v, j) in &self.sorted[range] {
-            let c = counts[j as usize] as u64;
+            let c = u64::from(counts[j as usize]);
             if c == 0 {
                 continue;
             }
@@ -329,10 +391,12 @@ impl<'t> Arm<'t> {
         let parts: Vec<Option<(usize, usize)>> = (0..w)
             .map(|m| (table.metrics[m] != Metric::TimeToFirstClick).then(|| (at(m), at(w + m))))
             .collect();
-        let times = parts
-            .iter()
-            .any(Option::is_none)
-            .then(|| Times::new(table, members));
+        let mut times = None;
+        if parts.iter().any(Option::is_none) {
+            let (t, count, before) = Times::new(table, members, columns.len());
+            columns.extend([count, before]);
+            times = Some(t);
+        }
         Arm {
             members,
             columns: columns.into_iter().map(Column::of).collect(),
@@ -342,9 +406,9 @@ impl<'t> Arm<'t> {
     }
 
     /// The metrics over the arm's sessions, each counted `counts[j]` times.
-    fn values(&self, counts: &[f64]) -> Vec<f64> {
-        let sums: Vec<f64> = self.columns.iter().map(|c| c.dot(counts)).collect();
-        let median = self.times.as_ref().map_or(f64::NAN, |t| t.median(counts));
+    fn values(&self, counts: &[u32]) -> Vec<f64> {
+        let sums = column_sums(&self.columns, counts);
+        let median = (self.times.as_ref()).map_or(f64::NAN, |t| t.median(&sums, counts));
         self.parts
             .iter()
             .map(|p| match p {
@@ -359,7 +423,9 @@ impl<'t> Arm<'t> {
 /// The multiplier of the columns' hashes (the golden ratio's, as Fibonacci hashing).
 const HASH_MUL: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// The dot product, in four running sums (the same order every time).
+/// The dot product, in four running sums (the same order every time): the bits
+/// [`column_sums`] gives.
+#[cfg(test)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     let mut acc = [0.0f64; 4];
     let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
@@ -384,20 +450,37 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// A column kept sparse gives the dense dot product's bits.
+        /// Every kind of column (dense, whole numbers, sparse), summed by blocks with
+        /// the others, gives the plain dot product's bits, at lengths across blocks.
         #[test]
-        fn sparse_columns_give_the_dense_dot_product(
-            values in proptest::collection::vec((0u8..10, 0u8..3), 0..400),
-            counts in proptest::collection::vec(0u8..5, 400),
+        fn column_sums_give_the_dot_products_bits(
+            values in proptest::collection::vec((0u8..10, 0u8..3), 0..(3 * BLOCK + 7)),
+            counts in proptest::collection::vec(0u8..5, 3 * BLOCK + 7),
+            dense_cut in 0u8..10,
         ) {
-            // mostly zeros, some whole numbers (sparse), or a fraction (dense)
-            let col: Vec<f64> = values
+            // mostly zeros (sparse), mostly whole numbers (whole), or a fraction (dense)
+            let col = |zero_below: u8, frac: bool| -> Vec<f64> {
+                values
+                    .iter()
+                    .map(|&(z, v)| {
+                        if z < zero_below {
+                            0.0
+                        } else {
+                            f64::from(v) + if frac && z == 9 { 0.5 } else { 0.0 }
+                        }
+                    })
+                    .collect()
+            };
+            let cols = [col(8, false), col(dense_cut.min(2), false), col(dense_cut, true)];
+            let n = values.len();
+            let counts: Vec<u32> = counts[..n].iter().map(|&c| u32::from(c)).collect();
+            let as_f64: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
+            let want: Vec<u64> = cols.iter().map(|c| dot(&as_f64, c).to_bits()).collect();
+            let got: Vec<u64> = column_sums(&cols.map(Column::of), &counts)
                 .iter()
-                .map(|&(z, v)| if z < 8 { 0.0 } else { f64::from(v) + if z == 9 { 0.5 } else { 0.0 } })
+                .map(|v| v.to_bits())
                 .collect();
-            let counts: Vec<f64> = counts[..col.len()].iter().map(|&c| f64::from(c)).collect();
-            let want = dot(&counts, &col);
-            prop_assert_eq!(Column::of(col).dot(&counts).to_bits(), want.to_bits());
+            prop_assert_eq!(got, want);
         }
 
         /// The weighted median of the band (or of every time, where the middle falls
@@ -425,13 +508,14 @@ mod tests {
                 ttfc_ends,
             };
             let members: Vec<usize> = (0..n).collect();
-            let t = Times::new(&table, &members);
+            let (t, count, before) = Times::new(&table, &members, 0);
+            let columns = [Column::of(count), Column::of(before)];
             // counts drawn anywhere, or only on sessions whose times are all low (the
             // middle then lies below the band)
-            let counts: Vec<f64> = (0..n)
+            let counts: Vec<u32> = (0..n)
                 .map(|s| {
                     let low = times[s].iter().all(|&v| v < skew);
-                    if skew < 60 && !low { 0.0 } else { f64::from(counts[s]) }
+                    if skew < 60 && !low { 0 } else { u32::from(counts[s]) }
                 })
                 .collect();
             let mut drawn: Vec<f64> = (0..n)
@@ -441,7 +525,7 @@ mod tests {
                 })
                 .collect();
             let want = median(&mut drawn);
-            let got = t.median(&counts);
+            let got = t.median(&column_sums(&columns, &counts), &counts);
             prop_assert!(got == want || (got.is_nan() && want.is_nan()), "{got} != {want}");
         }
     }
