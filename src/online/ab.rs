@@ -144,26 +144,96 @@ enum Column {
     Sparse(Vec<u32>, Vec<f64>),
 }
 
+/// What is known of a column's values, for its kind ([`Shape::kind`]), gathered value
+/// by value.
+struct Shape {
+    len: usize,
+    /// Below it, a whole number's sums over any resample stay below 2^53.
+    bound: f64,
+    /// Whole numbers whose sums over any resample stay below 2^53 (exact).
+    whole: bool,
+    /// Whole numbers from 0 to 65535.
+    small: bool,
+    nonzero: usize,
+}
+
+/// The kinds of [`Column`].
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Dense,
+    Whole,
+    Sparse,
+}
+
+impl Shape {
+    fn new(len: usize) -> Shape {
+        Shape {
+            len,
+            bound: 9.0e15 / len.max(1) as f64,
+            whole: true,
+            small: true,
+            nonzero: 0,
+        }
+    }
+
+    #[inline]
+    fn see(&mut self, v: f64) {
+        self.whole &= v.fract() == 0.0 && v.abs() < self.bound;
+        self.small &= (0.0..65536.0).contains(&v);
+        self.nonzero += usize::from(v != 0.0);
+    }
+
+    fn kind(&self) -> Kind {
+        if !self.whole {
+            Kind::Dense
+        } else if self.nonzero * 4 <= self.len {
+            Kind::Sparse
+        } else if self.small {
+            Kind::Whole
+        } else {
+            Kind::Dense
+        }
+    }
+}
+
 impl Column {
-    fn of(values: Vec<f64>) -> Column {
-        // whole numbers whose sums over any resample stay below 2^53 (exact)
-        let bound = 9.0e15 / values.len().max(1) as f64;
-        let whole = values.iter().all(|v| v.fract() == 0.0 && v.abs() < bound);
-        if !whole {
-            return Column::Dense(values);
-        }
-        let nonzero = values.iter().filter(|v| **v != 0.0).count();
-        if nonzero * 4 > values.len() {
-            if values.iter().all(|&v| (0.0..65536.0).contains(&v)) {
-                return Column::Whole(values.iter().map(|&v| v as u16).collect());
+    /// An empty column of `kind` with room for `len` values.
+    fn empty(kind: Kind, len: usize, nonzero: usize) -> Column {
+        match kind {
+            Kind::Dense => Column::Dense(Vec::with_capacity(len)),
+            Kind::Whole => Column::Whole(Vec::with_capacity(len)),
+            Kind::Sparse => {
+                Column::Sparse(Vec::with_capacity(nonzero), Vec::with_capacity(nonzero))
             }
+        }
+    }
+
+    /// Value `v` of place `j` (places pushed in order; `v` fits the column's kind).
+    #[inline]
+    fn push(&mut self, j: usize, v: f64) {
+        match self {
+            Column::Dense(d) => d.push(v),
+            Column::Whole(d) => d.push(v as u16),
+            Column::Sparse(at, d) => {
+                if v != 0.0 {
+                    at.push(j as u32);
+                    d.push(v);
+                }
+            }
+        }
+    }
+
+    fn of(values: Vec<f64>) -> Column {
+        let mut shape = Shape::new(values.len());
+        values.iter().for_each(|&v| shape.see(v));
+        if shape.kind() == Kind::Dense {
             return Column::Dense(values);
         }
-        let (at, v) = (values.iter().enumerate())
-            .filter(|(_, v)| **v != 0.0)
-            .map(|(j, v)| (j as u32, *v))
-            .unzip();
-        Column::Sparse(at, v)
+        let mut c = Column::empty(shape.kind(), values.len(), shape.nonzero);
+        for (j, &v) in values.iter().enumerate() {
+            c.push(j, v);
+        }
+        c
     }
 }
 
@@ -346,10 +416,13 @@ impl<'t> Arm<'t> {
                 f(&row);
             }
         };
+        // each column's hash and shape (so that it is made in its kind at once)
         let mut hashes = vec![0u64; wanted.len()];
+        let mut shapes: Vec<Shape> = wanted.iter().map(|_| Shape::new(members.len())).collect();
         rows(&mut |row| {
-            for (h, &c) in hashes.iter_mut().zip(&wanted) {
+            for ((h, shape), &c) in hashes.iter_mut().zip(&mut shapes).zip(&wanted) {
                 *h = (h.rotate_left(5) ^ row[c].to_bits()).wrapping_mul(HASH_MUL);
+                shape.see(row[c]);
             }
         });
         // each column's first equal: the first of the same hash (itself a first), then
@@ -373,15 +446,16 @@ impl<'t> Arm<'t> {
             }
         }
         let distinct: Vec<usize> = (0..wanted.len()).filter(|&i| same[i].is_none()).collect();
-        let mut columns: Vec<Vec<f64>> = distinct
-            .iter()
-            .map(|_| Vec::with_capacity(members.len()))
+        let mut columns: Vec<Column> = (distinct.iter())
+            .map(|&i| Column::empty(shapes[i].kind(), members.len(), shapes[i].nonzero))
             .collect();
         let places: Vec<usize> = distinct.iter().map(|&i| wanted[i]).collect();
+        let mut j = 0;
         rows(&mut |row| {
             for (col, &c) in columns.iter_mut().zip(&places) {
-                col.push(row[c]);
+                col.push(j, row[c]);
             }
+            j += 1;
         });
         let at = |c: usize| {
             let i = wanted.iter().position(|&x| x == c).unwrap_or(0);
@@ -394,12 +468,12 @@ impl<'t> Arm<'t> {
         let mut times = None;
         if parts.iter().any(Option::is_none) {
             let (t, count, before) = Times::new(table, members, columns.len());
-            columns.extend([count, before]);
+            columns.extend([Column::of(count), Column::of(before)]);
             times = Some(t);
         }
         Arm {
             members,
-            columns: columns.into_iter().map(Column::of).collect(),
+            columns,
             parts,
             times,
         }
