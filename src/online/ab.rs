@@ -3,10 +3,11 @@
 //!
 //! Resample r draws, from stream r of the seed (the compare module's ChaCha8 streams, so
 //! the numbers do not depend on the thread count), as many sessions with replacement
-//! from each arm as it has (as counts per session), and recomputes every metric of each arm from the drawn
-//! sessions' numerators and denominators (a cluster bootstrap: a session's SERPs stay
-//! together). The interval holds the (1 - confidence)/2 and (1 + confidence)/2 quantiles
-//! of the resampled differences (numpy's linear quantiles); the two-sided p-value is
+//! from each arm as it has (as counts per session), and recomputes every metric of each
+//! arm from the drawn sessions' numerators and denominators (a cluster bootstrap: a
+//! session's SERPs stay together). The interval holds the (1 - confidence)/2 and
+//! (1 + confidence)/2 quantiles of the resampled differences (numpy's linear
+//! quantiles); the two-sided p-value is
 //! min(1, 2 · (min(#{d* <= 0}, #{d* >= 0}) + 1) / (R + 1)), which is below 1 - confidence
 //! exactly when the interval leaves out 0. Resamples where a metric is undefined (an
 //! arm without SERPs drawn) are left out of that metric's quantiles and count.
@@ -123,8 +124,8 @@ pub(crate) fn compare_arms(
 }
 
 /// One arm's sessions as columns, each distinct numerator or denominator column once
-/// (several metrics share the SERP count), so that a resample is a few dot products of
-/// its counts with contiguous columns.
+/// (several metrics share the SERP count), so that a resample is one pass of its counts
+/// over contiguous columns ([`column_sums`]).
 struct Arm<'t> {
     members: &'t [usize],
     columns: Vec<Column>,
