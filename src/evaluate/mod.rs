@@ -149,6 +149,8 @@ pub(crate) struct Scratch {
     judged_pos: Vec<u32>,
     /// Credibility labels beside `rels`, for the measures that need them.
     cred: Vec<i64>,
+    /// The ranks of `rels`' pooled documents ([`metrics::pooled_ranks_of`]).
+    pooled: Vec<u32>,
 }
 
 impl Scratch {
@@ -643,7 +645,8 @@ impl Evaluator {
                 }
             }
         }
-        let (rels, judged) = (&s.rels, &s.judged);
+        metrics::pooled_ranks_of(&s.rels, &mut s.pooled);
+        let (rels, judged, pooled) = (&s.rels, &s.judged, &s.pooled);
         let mut values = vec![0.0; plan.width];
         let mut relstring = None;
         let mut at = 0;
@@ -667,6 +670,8 @@ impl Evaluator {
                         if scored { &qq.labels } else { &[] },
                     )
                     .with_credibility(&s.cred, cq.map_or(&[][..], |q| q.levels()));
+                    // (the judged-only ranking, rarely asked for, is scanned)
+                    let c = if j { c } else { c.with_pooled(pooled) };
                     ctxs.push((j, c));
                     c
                 }

@@ -1,7 +1,7 @@
 //! Average-precision family: AP (map, gm_map), AP at cut-offs (map_cut), bpref,
 //! infAP, interpolated precision at recall levels and its average (11pt_avg).
 
-use super::{QueryCtx, NONPOOL, UNJUDGED};
+use super::{sums_at, QueryCtx, NONPOOL, UNJUDGED};
 
 /// Sum of precision at each relevant retrieved document / number of relevant.
 pub(super) fn average_precision(c: &QueryCtx) -> f64 {
@@ -18,7 +18,7 @@ pub(super) fn average_precision(c: &QueryCtx) -> f64 {
 fn precision_sum(c: &QueryCtx) -> f64 {
     let mut rel_so_far = 0u64;
     let mut sum = 0.0;
-    for i in 0..c.num_ret() {
+    for i in c.pooled_ranks(false) {
         if c.is_rel(i) {
             rel_so_far += 1;
             sum += rel_so_far as f64 / (i as f64 + 1.0);
@@ -38,25 +38,12 @@ pub(super) fn yaap(c: &QueryCtx) -> f64 {
 /// AP over the top k, still divided by all relevant documents (trec_eval's map_cut).
 pub(super) fn average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
     let mut rel_so_far = 0u64;
-    let mut sum = 0.0;
-    let mut next = 0;
-    let n = c.num_ret();
-    for i in 0..n {
-        while next < cutoffs.len() && i as u64 == cutoffs[next] {
-            out[next] = sum;
-            next += 1;
-        }
-        if next == cutoffs.len() {
-            break;
-        }
-        if c.is_rel(i) {
+    sums_at(c.pooled_ranks(false), cutoffs, out, |i| {
+        c.is_rel(i).then(|| {
             rel_so_far += 1;
-            sum += rel_so_far as f64 / (i as f64 + 1.0);
-        }
-    }
-    for o in out.iter_mut().skip(next) {
-        *o = sum;
-    }
+            rel_so_far as f64 / (i as f64 + 1.0)
+        })
+    });
     for o in out.iter_mut() {
         *o = if c.num_rel > 0 {
             *o / c.num_rel as f64
@@ -72,7 +59,8 @@ pub(super) fn relative_average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out:
     for (o, &k) in out.iter_mut().zip(cutoffs) {
         let mut rel_so_far = 0u64;
         let mut sum = 0.0;
-        for i in 0..c.num_ret().min(k.min(usize::MAX as u64) as usize) {
+        let top = k.min(usize::MAX as u64) as usize;
+        for i in c.pooled_ranks(false).take_while(|&i| i < top) {
             if c.is_rel(i) {
                 rel_so_far += 1;
                 sum += rel_so_far as f64 / (i as f64 + 1.0);
@@ -90,7 +78,7 @@ fn recall_precision_points(c: &QueryCtx) -> Vec<(f64, f64)> {
         return out;
     }
     let mut rel_so_far = 0u64;
-    for i in 0..c.num_ret() {
+    for i in c.pooled_ranks(false) {
         if c.is_rel(i) {
             rel_so_far += 1;
             out.push((
@@ -135,7 +123,8 @@ pub(super) fn bpref(c: &QueryCtx) -> f64 {
         .sum();
     let mut nonrel_so_far = 0u64;
     let mut sum = 0.0;
-    for &r in c.rels {
+    for i in c.pooled_ranks(false) {
+        let r = c.rels[i];
         if r == NONPOOL || r == UNJUDGED {
             continue;
         }
@@ -162,7 +151,8 @@ pub(super) fn inf_ap(c: &QueryCtx) -> f64 {
     let mut rel_so_far = 0i64;
     let mut pool_unjudged_so_far = 0i64;
     let mut inf_ap = 0.0;
-    for (j, &r) in c.rels.iter().enumerate() {
+    for j in c.pooled_ranks(false) {
+        let r = c.rels[j];
         if r == NONPOOL {
             continue;
         }
@@ -226,20 +216,26 @@ fn interpolated(c: &QueryCtx, fractions: &[f64], nine: bool, mut visit: impl FnM
     }
     let mut int_precis = num_rel_ret as f64 / c.num_ret() as f64;
     let mut rel_so_far = num_rel_ret;
-    let mut i = c.num_ret();
-    while i > 0 && rel_so_far > 0 {
-        let precis = rel_so_far as f64 / i as f64;
-        if int_precis < precis {
-            int_precis = precis;
+    // trec_eval walks up from the bottom of the ranking, taking the precision at every
+    // rank i (rel_so_far / i) into the running maximum. Between two relevant documents
+    // rel_so_far stays put while i falls, so the precision grows (a correctly rounded
+    // division is monotone): the stretch's largest value, the only one the maximum can
+    // take from it, is at the relevant document that ends it. Only those are visited.
+    for p in c.pooled_ranks(false).rev() {
+        if rel_so_far == 0 {
+            break;
         }
-        if c.rels[i - 1] >= c.rel_level {
+        if c.rels[p] >= c.rel_level {
+            let precis = rel_so_far as f64 / (p + 1) as f64;
+            if int_precis < precis {
+                int_precis = precis;
+            }
             while cur >= 0 && rel_so_far == cutoffs[cur as usize] {
                 visit(cur as usize, int_precis);
                 cur -= 1;
             }
             rel_so_far -= 1;
         }
-        i -= 1;
     }
     while cur >= 0 {
         visit(cur as usize, int_precis);

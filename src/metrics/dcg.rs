@@ -11,28 +11,20 @@
 //! of floating-point operations.
 
 use super::gain::Gains;
-use super::{discount, QueryCtx};
+use super::{discount, sums_at, QueryCtx, Ranks, NONPOOL};
 
 /// DCG of the ranking at each cut-off (`u64::MAX` for the whole ranking).
 pub(super) fn dcg(c: &QueryCtx, gains: &Gains, cutoffs: &[u64], out: &mut [f64]) {
-    let mut sum = 0.0;
-    let mut next = 0;
-    for (i, &r) in c.rels.iter().enumerate() {
-        while next < cutoffs.len() && i as u64 == cutoffs[next] {
-            out[next] = sum;
-            next += 1;
-        }
-        if next == cutoffs.len() {
-            return;
-        }
-        let g = gains.gain(r);
-        if g != 0.0 {
-            sum += g / discount(i);
-        }
-    }
-    for o in out.iter_mut().skip(next) {
-        *o = sum;
-    }
+    sums_at(gaining_ranks(c, gains), cutoffs, out, |i| {
+        let g = gains.gain(c.rels[i]);
+        (g != 0.0).then(|| g / discount(i))
+    });
+}
+
+/// The ranks whose documents may have a gain: the pooled ones, unless the table gives
+/// unpooled documents a gain.
+fn gaining_ranks<'a>(c: &QueryCtx<'a>, gains: &Gains) -> Ranks<'a> {
+    c.pooled_ranks(gains.gain(NONPOOL) != 0.0)
 }
 
 /// DCG of the ideal ranking (the judged documents by decreasing gain, positive gains
@@ -103,17 +95,18 @@ pub(super) fn ndcg_rel(c: &QueryCtx, g: &Gains) -> f64 {
         }
         i += 1;
     }
-    while i < n {
-        let rg = g.gain(c.rels[i]);
+    // the rest of the ranking: its documents without a gain change nothing
+    for j in gaining_ranks(c, g).skip_while(|&j| j < i) {
+        let rg = g.gain(c.rels[j]);
         if rg != 0.0 {
-            dcg += rg / discount(i);
+            dcg += rg / discount(j);
         }
         if rg > 0.0 {
             sum += dcg / idcg;
             num_rel_ret += 1;
         }
-        i += 1;
     }
+    i = n;
     while ideal.gain > 0.0 {
         let ig = ideal.step();
         if ig > 0.0 {
@@ -160,13 +153,14 @@ pub(super) fn r_ndcg(c: &QueryCtx, g: &Gains) -> f64 {
         i += 1;
     }
     if i < n {
-        while i < n {
-            let rg = g.gain(c.rels[i]);
+        // the rest of the ranking: its documents without a gain change nothing
+        for j in gaining_ranks(c, g).skip_while(|&j| j < i) {
+            let rg = g.gain(c.rels[j]);
             if rg != 0.0 {
-                dcg += rg / discount(i);
+                dcg += rg / discount(j);
             }
-            i += 1;
         }
+        i = n;
         if idcg > 0.0 {
             sum += dcg / idcg;
             changes += 1;
@@ -235,7 +229,7 @@ pub(super) fn g(c: &QueryCtx, gains: &Gains) -> f64 {
 pub(super) fn bin_g(c: &QueryCtx) -> f64 {
     let mut rel_so_far = 0u64;
     let mut sum = 0.0;
-    for i in 0..c.num_ret() {
+    for i in c.pooled_ranks(false) {
         if c.is_rel(i) {
             rel_so_far += 1;
             sum += 1.0 / ((3 + i as u64 - rel_so_far) as f64).log2();

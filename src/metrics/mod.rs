@@ -82,6 +82,10 @@ pub struct QueryCtx<'a> {
     /// The distinct credibility labels of the query's credibility judgments with
     /// counts, ascending (as `levels`).
     pub cred_levels: &'a [(i64, u64)],
+    /// The ranks (0-based, ascending) of the documents in the query's qrels (every rel
+    /// but [`NONPOOL`]), when the caller listed them ([`QueryCtx::with_pooled`]);
+    /// `None`: found by a scan of `rels` ([`QueryCtx::pooled_ranks`]).
+    pub pooled: Option<&'a [u32]>,
 }
 
 /// `qrels_pos` of a ranked document that is not in the qrels.
@@ -116,6 +120,37 @@ impl<'a> QueryCtx<'a> {
             labels: &[],
             cred: &[],
             cred_levels: &[],
+            pooled: None,
+        }
+    }
+
+    /// The same context with the ranks of its pooled documents listed (see the field;
+    /// [`pooled_ranks_of`] makes the list).
+    pub fn with_pooled(mut self, pooled: &'a [u32]) -> Self {
+        debug_assert!(pooled
+            .iter()
+            .map(|&i| i as usize)
+            .eq(Ranks::scan(self.rels)));
+        self.pooled = Some(pooled);
+        self
+    }
+
+    /// The ranks a measure of judgments visits, ascending (or, reversed, descending):
+    /// those of the documents in the query's qrels (every one but [`NONPOOL`]), or
+    /// every rank when `nonpool_counts` (a gain table that gives unpooled documents a
+    /// gain) or when the relevance level would count them relevant. A run retrieves
+    /// many more documents than were judged (1,000 against 10-30 in TREC's runs): a
+    /// measure visits these ranks instead of the whole ranking, with the same
+    /// floating-point operations in the same order as a visit of every rank that
+    /// skips the others. Kernels still check each visited document.
+    #[inline]
+    pub fn pooled_ranks(&self, nonpool_counts: bool) -> Ranks<'a> {
+        if nonpool_counts || self.rel_level <= NONPOOL {
+            return Ranks::All(0..self.rels.len());
+        }
+        match self.pooled {
+            Some(listed) => Ranks::Listed(listed.iter()),
+            None => Ranks::scan(self.rels),
         }
     }
 
@@ -158,6 +193,89 @@ impl<'a> QueryCtx<'a> {
     pub fn is_rel(&self, i: usize) -> bool {
         self.rels[i] >= self.rel_level
     }
+}
+
+/// The ranks of a query's pooled documents ([`QueryCtx::pooled_ranks`]): listed by
+/// the caller, or found by a scan of the ranking.
+#[derive(Clone, Debug)]
+pub enum Ranks<'a> {
+    /// Every rank.
+    All(std::ops::Range<usize>),
+    /// The ranks as listed.
+    Listed(std::slice::Iter<'a, u32>),
+    /// The ranks `front..back` of `rels` not yet visited, each kept when pooled.
+    Scan {
+        /// The ranking.
+        rels: &'a [i64],
+        /// The next rank from the front.
+        front: usize,
+        /// One past the next rank from the back.
+        back: usize,
+    },
+}
+
+impl<'a> Ranks<'a> {
+    fn scan(rels: &'a [i64]) -> Self {
+        Ranks::Scan {
+            rels,
+            front: 0,
+            back: rels.len(),
+        }
+    }
+}
+
+impl Iterator for Ranks<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Ranks::All(it) => it.next(),
+            Ranks::Listed(it) => it.next().map(|&i| i as usize),
+            Ranks::Scan { rels, front, back } => {
+                while *front < *back {
+                    let i = *front;
+                    *front += 1;
+                    if rels[i] != NONPOOL {
+                        return Some(i);
+                    }
+                }
+                None
+            }
+        }
+    }
+}
+
+impl DoubleEndedIterator for Ranks<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<usize> {
+        match self {
+            Ranks::All(it) => it.next_back(),
+            Ranks::Listed(it) => it.next_back().map(|&i| i as usize),
+            Ranks::Scan { rels, front, back } => {
+                while *front < *back {
+                    *back -= 1;
+                    if rels[*back] != NONPOOL {
+                        return Some(*back);
+                    }
+                }
+                None
+            }
+        }
+    }
+}
+
+/// The ranks of `rels`' pooled documents (every rel but [`NONPOOL`]) into `out`, for
+/// [`QueryCtx::with_pooled`]: one pass, without a branch on the labels.
+pub fn pooled_ranks_of(rels: &[i64], out: &mut Vec<u32>) {
+    out.clear();
+    out.resize(rels.len(), 0);
+    let mut n = 0;
+    for (i, &r) in rels.iter().enumerate() {
+        out[n] = i as u32;
+        n += usize::from(r != NONPOOL);
+    }
+    out.truncate(n);
 }
 
 /// Compute one measure for one query into `out` (`m.width()` values).
@@ -425,6 +543,36 @@ pub(crate) fn counts_at(
     }
 }
 
+/// For each cut-off k (ascending, distinct), the sum of the terms of the ranks below
+/// k, into `out`: `term(i)` of each of `ranks` (ascending) in turn, `None` adding
+/// nothing; a cut-off past the last rank gets the whole sum. One pass for all
+/// cut-offs, stopping at the last one.
+pub(crate) fn sums_at(
+    ranks: impl Iterator<Item = usize>,
+    cutoffs: &[u64],
+    out: &mut [f64],
+    mut term: impl FnMut(usize) -> Option<f64>,
+) {
+    debug_assert!(cutoffs.windows(2).all(|w| w[0] < w[1]));
+    let mut sum = 0.0;
+    let mut next = 0;
+    for i in ranks {
+        while next < cutoffs.len() && cutoffs[next] <= i as u64 {
+            out[next] = sum;
+            next += 1;
+        }
+        if next == cutoffs.len() {
+            return;
+        }
+        if let Some(t) = term(i) {
+            sum += t;
+        }
+    }
+    for o in out.iter_mut().skip(next) {
+        *o = sum;
+    }
+}
+
 /// Relevant documents in the top k for each (ascending) cut-off, into `out`.
 #[inline]
 pub(crate) fn rel_counts_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
@@ -484,5 +632,141 @@ pub(crate) mod test_util {
         let mut out = vec![0.0; m.width()];
         compute(m, &c, &mut out);
         out
+    }
+}
+
+#[cfg(test)]
+mod pooled_tests {
+    use super::*;
+    use crate::measure::MeasureSet;
+
+    /// trec_eval's interpolated precision as it walks the ranking: up from the bottom,
+    /// the precision at every rank into the running maximum (`fractions` ascending).
+    fn iprec_walking_every_rank(c: &QueryCtx, fractions: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; fractions.len()];
+        if c.num_ret() == 0 && !c.judged_only {
+            return out; // trec_eval's 0 for an empty ranking
+        }
+        let cutoffs: Vec<i64> = fractions
+            .iter()
+            .map(|&p| (p * c.num_rel as f64).round() as i64)
+            .collect();
+        let mut cur = cutoffs.len() as isize - 1;
+        while cur >= 0 && cutoffs[cur as usize] > c.num_rel_ret as i64 {
+            cur -= 1;
+        }
+        let mut int_precis = c.num_rel_ret as f64 / c.num_ret() as f64;
+        let mut rel_so_far = c.num_rel_ret as i64;
+        let mut i = c.num_ret();
+        while i > 0 && rel_so_far > 0 {
+            int_precis = int_precis.max(rel_so_far as f64 / i as f64);
+            if c.rels[i - 1] >= c.rel_level {
+                while cur >= 0 && rel_so_far == cutoffs[cur as usize] {
+                    out[cur as usize] = int_precis;
+                    cur -= 1;
+                }
+                rel_so_far -= 1;
+            }
+            i -= 1;
+        }
+        while cur >= 0 {
+            out[cur as usize] = int_precis;
+            cur -= 1;
+        }
+        out
+    }
+
+    /// A measure's value(s) with the pooled ranks listed, as the evaluator gives them.
+    fn eval_listed(name: &str, rels: &[i64], lv: &[(i64, u64)]) -> Vec<f64> {
+        let set = MeasureSet::parse(&[name]).unwrap();
+        let m = &set.measures()[0];
+        let mut listed = Vec::new();
+        pooled_ranks_of(rels, &mut listed);
+        let c = QueryCtx::new(rels, lv, m.rel_level.unwrap_or(1), 0, false).with_pooled(&listed);
+        let mut out = vec![0.0; m.width()];
+        compute(m, &c, &mut out);
+        out
+    }
+
+    /// The measures that visit only the pooled ranks ([`QueryCtx::pooled_ranks`]) give,
+    /// to the bit, what they give visiting every rank (each document still checked),
+    /// listed or scanned; interpolated precision, which visits only the relevant ones,
+    /// what trec_eval's walk over every rank gives. Seeded rankings, mostly unpooled,
+    /// with unjudged, non-relevant and graded documents, cut-offs inside and past them.
+    #[test]
+    fn pooled_ranks_give_the_bits_of_every_rank() {
+        let names = [
+            "map",
+            "map_cut.1,3,10,50,1000",
+            "relative_map_cut.2,5,100",
+            "bpref",
+            "infAP",
+            "iprec_at_recall",
+            "11pt_avg",
+            "iprec.0,0.2,0.5,1",
+            "ap_11pt",
+            "yaap",
+            "ndcg",
+            "ndcg_cut.1,5,10,30",
+            "ndcg_rel",
+            "Rndcg",
+            "binG",
+            "dcg@5",
+            "ndcg.1=0.5,2=3",
+            "map-l2",
+            "nDCG(rel=2)@3",
+        ];
+        let set = MeasureSet::parse(&names).unwrap();
+        let fractions: Vec<f64> = (0..=10).map(|i| i as f64 / 10.0).collect();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut rng = crate::testing::Lcg::new(7);
+        for _ in 0..500 {
+            let n = rng.below(120) as usize;
+            let rels: Vec<i64> = (0..n)
+                .map(|_| match rng.below(10) {
+                    0..=5 => NONPOOL,
+                    6 => UNJUDGED,
+                    x => x as i64 - 7,
+                })
+                .collect();
+            let mut judged: Vec<i64> = rels.iter().copied().filter(|&r| r >= 0).collect();
+            for _ in 0..rng.below(8) {
+                judged.push(rng.below(4) as i64);
+            }
+            let lv = test_util::levels(&judged);
+            let mut listed = Vec::new();
+            pooled_ranks_of(&rels, &mut listed);
+            let every: Vec<u32> = (0..n as u32).collect();
+            for m in set.measures() {
+                let c = QueryCtx::new(&rels, &lv, m.rel_level.unwrap_or(1), 0, false);
+                let value = |pooled: Option<&[u32]>| {
+                    let mut c = c;
+                    c.pooled = pooled;
+                    let mut out = vec![0.0; m.width()];
+                    compute(m, &c, &mut out);
+                    out
+                };
+                let dense = value(Some(&every));
+                let why = || format!("{:?}: {rels:?} {judged:?}", m.column_names());
+                assert_eq!(bits(&value(Some(&listed))), bits(&dense), "{}", why());
+                assert_eq!(bits(&value(None)), bits(&dense), "{}", why());
+                if m.family == crate::measure::Family::IprecAtRecall {
+                    let walk = iprec_walking_every_rank(&c, &fractions);
+                    assert_eq!(bits(&dense), bits(&walk), "{}", why());
+                }
+            }
+            // a cut-off k gives the whole ranking's value of the top k (the whole
+            // ranking's sum never stops at a cut-off)
+            for (cut, whole) in [("map_cut", "map"), ("dcg_cut", "dcg")] {
+                let ks = [1, 3, 10, 50, 1000];
+                let name = format!("{cut}.{}", ks.map(|k| k.to_string()).join(","));
+                let at = eval_listed(&name, &rels, &lv);
+                for (k, v) in ks.iter().zip(at) {
+                    let top = &rels[..n.min(*k)];
+                    let want = eval_listed(whole, top, &lv)[0];
+                    assert_eq!(v.to_bits(), want.to_bits(), "{name} at {k}: {rels:?}");
+                }
+            }
+        }
     }
 }
