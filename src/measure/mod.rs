@@ -340,9 +340,9 @@ impl Measure {
     /// levels given replace the defaults, in either order (`-m all_trec -m P.5` and
     /// `-m P.5 -m P` are P_5 alone, as in trec_eval 10 and pytrec_eval); two lists given
     /// are united (`-m P.5 -m P.10`: trec_eval keeps the first, see the README's
-    /// departures); for other kinds explicit parameters replace defaults. Without
-    /// `tidy`, united lists are left unsorted, for [`MeasureSet::tidy`] to sort once.
-    fn merge(&mut self, other: Measure, tidy: bool) {
+    /// departures); for other kinds explicit parameters replace defaults. United lists
+    /// are left unsorted, for [`MeasureSet::tidy`] to sort once.
+    fn merge(&mut self, other: Measure) {
         match (&mut self.params, other.params) {
             (
                 Params::Cutoffs { values, given },
@@ -350,14 +350,14 @@ impl Measure {
                     values: more,
                     given: more_given,
                 },
-            ) => unite(values, given, more, more_given, tidy, u64::cmp),
+            ) => unite(values, given, more, more_given),
             (
                 Params::Fractions { values, given },
                 Params::Fractions {
                     values: more,
                     given: more_given,
                 },
-            ) => unite(values, given, more, more_given, tidy, f64::total_cmp),
+            ) => unite(values, given, more, more_given),
             (mine, theirs) => {
                 let explicit = matches!(
                     theirs,
@@ -372,27 +372,16 @@ impl Measure {
 }
 
 /// [`Measure::merge`]'s rule for a list of cut-offs or levels: given beats defaults,
-/// two lists given are united (sorted, distinct; with `tidy` only, else appended).
-fn unite<T: PartialEq>(
-    values: &mut Vec<T>,
-    given: &mut bool,
-    more: Vec<T>,
-    more_given: bool,
-    tidy: bool,
-    order: impl Fn(&T, &T) -> std::cmp::Ordering,
-) {
+/// two lists given are united (appended: [`MeasureSet::tidy`] sorts them and keeps one
+/// of each).
+fn unite<T>(values: &mut Vec<T>, given: &mut bool, more: Vec<T>, more_given: bool) {
     match (*given, more_given) {
         (_, false) => {}
         (false, true) => {
             *values = more;
             *given = true;
         }
-        (true, true) => {
-            values.extend(more);
-            if tidy {
-                sort_distinct(values, order);
-            }
-        }
+        (true, true) => values.extend(more),
     }
 }
 
@@ -452,7 +441,7 @@ impl MeasureSet {
         }
         for (_, ms) in parsed.iter().filter(|(name, _)| by_nickname(name)) {
             for m in ms {
-                set.add_where(m.clone(), Measure::mergeable, false);
+                set.add_where(m.clone(), Measure::mergeable);
             }
         }
         set.tidy();
@@ -491,7 +480,9 @@ impl MeasureSet {
         Ok(set)
     }
 
-    /// Sort each measure's cut-offs or levels and keep one of each, after untidy adds.
+    /// Sort each measure's cut-offs or levels and keep one of each, after
+    /// [`MeasureSet::add_where`]s: sorted at each of 40,000 requests `-m P.1 ... -m
+    /// P.40000`, they took 1.2 s.
     fn tidy(&mut self) {
         for m in &mut self.measures {
             match &mut m.params {
@@ -517,7 +508,8 @@ impl MeasureSet {
 
     /// Add a measure, merging it with one of the same family and relevance level.
     pub fn add(&mut self, m: Measure) {
-        self.add_where(m, Measure::mergeable, true);
+        self.add_where(m, Measure::mergeable);
+        self.tidy();
     }
 
     /// [`MeasureSet::add`] for a measure asked for by name: a single-valued one
@@ -525,23 +517,18 @@ impl MeasureSet {
     /// defaults and parameters given are two measures (two columns, each named).
     /// Untidy ([`MeasureSet::add_where`]).
     fn add_asked(&mut self, m: Measure) {
-        self.add_where(
-            m,
-            |e, m| {
-                e.mergeable(m)
-                    && (e.params == m.params
-                        || !matches!(m.params, Params::Numbers { .. } | Params::Pairs { .. }))
-            },
-            false,
-        );
+        self.add_where(m, |e, m| {
+            e.mergeable(m)
+                && (e.params == m.params
+                    || !matches!(m.params, Params::Numbers { .. } | Params::Pairs { .. }))
+        });
     }
 
-    /// Add `m`, merged into the first measure `merges` accepts. Without `tidy`, united
-    /// cut-offs and levels are left unsorted until [`MeasureSet::tidy`]: sorted at each
-    /// of 40,000 requests `-m P.1 ... -m P.40000`, they took 1.2 s.
-    fn add_where(&mut self, m: Measure, merges: impl Fn(&Measure, &Measure) -> bool, tidy: bool) {
+    /// Add `m`, merged into the first measure `merges` accepts; united cut-offs and
+    /// levels are left unsorted until [`MeasureSet::tidy`].
+    fn add_where(&mut self, m: Measure, merges: impl Fn(&Measure, &Measure) -> bool) {
         if let Some(existing) = self.measures.iter_mut().find(|e| merges(e, &m)) {
-            existing.merge(m, tidy);
+            existing.merge(m);
         } else {
             let pos = self
                 .measures

@@ -16,15 +16,21 @@ pub(super) fn average_precision(c: &QueryCtx) -> f64 {
 /// The sum over the relevant retrieved documents of the precision at their ranks: AP's
 /// numerator, and yaap's S.
 fn precision_sum(c: &QueryCtx) -> f64 {
+    let mut whole = [0.0];
+    precision_sums_at(c, &[u64::MAX], &mut whole);
+    whole[0]
+}
+
+/// [`precision_sum`] of the top k for each cut-off k (ascending), into `out`: AP@k's
+/// numerator, whatever it is divided by.
+fn precision_sums_at(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
     let mut rel_so_far = 0u64;
-    let mut sum = 0.0;
-    for i in c.pooled_ranks(false) {
-        if c.is_rel(i) {
+    sums_at(c.pooled_ranks(false), cutoffs, out, |i| {
+        c.is_rel(i).then(|| {
             rel_so_far += 1;
-            sum += rel_so_far as f64 / (i as f64 + 1.0);
-        }
-    }
-    sum
+            rel_so_far as f64 / (i as f64 + 1.0)
+        })
+    });
 }
 
 /// Robertson's "yet another average precision" (trec_eval 10's yaap, ECIR 2012):
@@ -37,13 +43,7 @@ pub(super) fn yaap(c: &QueryCtx) -> f64 {
 
 /// AP over the top k, still divided by all relevant documents (trec_eval's map_cut).
 pub(super) fn average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
-    let mut rel_so_far = 0u64;
-    sums_at(c.pooled_ranks(false), cutoffs, out, |i| {
-        c.is_rel(i).then(|| {
-            rel_so_far += 1;
-            rel_so_far as f64 / (i as f64 + 1.0)
-        })
-    });
+    precision_sums_at(c, cutoffs, out);
     for o in out.iter_mut() {
         *o = if c.num_rel > 0 {
             *o / c.num_rel as f64
@@ -56,18 +56,10 @@ pub(super) fn average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f6
 /// AP over the top k divided by min(R, k) (0 when R = 0): the convention of libraries
 /// that normalise by the most relevant documents the top k can hold.
 pub(super) fn relative_average_precision_cut(c: &QueryCtx, cutoffs: &[u64], out: &mut [f64]) {
+    precision_sums_at(c, cutoffs, out);
     for (o, &k) in out.iter_mut().zip(cutoffs) {
-        let mut rel_so_far = 0u64;
-        let mut sum = 0.0;
-        let top = k.min(usize::MAX as u64) as usize;
-        for i in c.pooled_ranks(false).take_while(|&i| i < top) {
-            if c.is_rel(i) {
-                rel_so_far += 1;
-                sum += rel_so_far as f64 / (i as f64 + 1.0);
-            }
-        }
         let d = c.num_rel.min(k);
-        *o = if d > 0 { sum / d as f64 } else { 0.0 };
+        *o = if d > 0 { *o / d as f64 } else { 0.0 };
     }
 }
 

@@ -203,24 +203,13 @@ pub enum Ranks<'a> {
     All(std::ops::Range<usize>),
     /// The ranks as listed.
     Listed(std::slice::Iter<'a, u32>),
-    /// The ranks `front..back` of `rels` not yet visited, each kept when pooled.
-    Scan {
-        /// The ranking.
-        rels: &'a [i64],
-        /// The next rank from the front.
-        front: usize,
-        /// One past the next rank from the back.
-        back: usize,
-    },
+    /// The ranks of the ranking (`.1`) not yet visited, each kept when pooled.
+    Scan(std::ops::Range<usize>, &'a [i64]),
 }
 
 impl<'a> Ranks<'a> {
     fn scan(rels: &'a [i64]) -> Self {
-        Ranks::Scan {
-            rels,
-            front: 0,
-            back: rels.len(),
-        }
+        Ranks::Scan(0..rels.len(), rels)
     }
 }
 
@@ -232,16 +221,7 @@ impl Iterator for Ranks<'_> {
         match self {
             Ranks::All(it) => it.next(),
             Ranks::Listed(it) => it.next().map(|&i| i as usize),
-            Ranks::Scan { rels, front, back } => {
-                while *front < *back {
-                    let i = *front;
-                    *front += 1;
-                    if rels[i] != NONPOOL {
-                        return Some(i);
-                    }
-                }
-                None
-            }
+            Ranks::Scan(it, rels) => it.find(|&i| rels[i] != NONPOOL),
         }
     }
 }
@@ -252,15 +232,7 @@ impl DoubleEndedIterator for Ranks<'_> {
         match self {
             Ranks::All(it) => it.next_back(),
             Ranks::Listed(it) => it.next_back().map(|&i| i as usize),
-            Ranks::Scan { rels, front, back } => {
-                while *front < *back {
-                    *back -= 1;
-                    if rels[*back] != NONPOOL {
-                        return Some(*back);
-                    }
-                }
-                None
-            }
+            Ranks::Scan(it, rels) => it.rfind(|&i| rels[i] != NONPOOL),
         }
     }
 }
