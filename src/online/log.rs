@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
-use crate::ids::{hash_packed, number_in_order, pack, IdIndex, Ids};
+use crate::ids::{group_in_order, hash_packed, pack, IdIndex, Ids};
 
 use super::time::Clock;
 use crate::error::{Error, Location, Result, Unit};
@@ -175,7 +175,7 @@ pub(crate) const NONE: u32 = u32::MAX;
 
 /// Strings numbered in order of first sight as they come (queries, variants, and the
 /// sessions of a stream; a whole log's sessions are numbered at its end, all at once:
-/// `ids::number_in_order`): the texts back to back in one buffer (the crate's id
+/// `ids::group_in_order`): the texts back to back in one buffer (the crate's id
 /// store, `crate::ids`). Texts of up to 15 bytes are found through a table holding them
 /// packed in 16 bytes with their code, so that a lookup reads one slot of the table;
 /// longer texts through a hash index of their positions.
@@ -536,7 +536,7 @@ pub struct LogBuilder {
     unit: Unit,
     clock: Clock,
     /// The sessions' texts, one per event of `rows`, numbered at `finish` (all at once,
-    /// in parallel: [`number_in_order`]); `None` where a stream numbers them as they come
+    /// in parallel: [`group_in_order`]); `None` where a stream numbers them as they come
     /// into `sessions` ([`LogBuilder::require_time_order`]).
     session_texts: Option<Vec<Ids>>,
     sessions: Interner,
@@ -1004,25 +1004,24 @@ impl LogBuilder {
             base.push(n);
             n += seg.rows.len();
         }
-        // the sessions numbered now (all at once), or as they came (a stream); the
-        // events' sessions as a column (counted from it, not from the events)
-        let (sessions, numbers) = match self.session_texts.take() {
+        // the sessions numbered and their events grouped now (all at once), or numbered
+        // as they came (a stream) and grouped by a counting sort of the events' numbers;
+        // sessions in order of first sight, each one's events in input order
+        let (sessions, starts, order) = match self.session_texts.take() {
             Some(lists) => {
-                let (numbers, texts) = number_in_order(&lists)?;
-                (texts, numbers)
+                let g = group_in_order(&lists)?;
+                (g.names, g.starts, g.order)
             }
-            None => (
-                std::mem::take(&mut self.sessions).into_ids(),
-                (segments.iter())
+            None => {
+                let sessions = std::mem::take(&mut self.sessions).into_ids();
+                let numbers: Vec<u32> = (segments.iter())
                     .flat_map(|seg| seg.rows.iter().map(|e| e.session))
-                    .collect(),
-            ),
+                    .collect();
+                let (starts, order) = session_order(&numbers, sessions.len());
+                (sessions, starts, order)
+            }
         };
-        // sessions by a counting sort (in order of first sight, events in input order),
-        // then each session's few events by time, ties in input order
         let n_sessions = sessions.len();
-        let (starts, order) = session_order(&numbers, n_sessions);
-        drop(numbers);
         // an event's segment: the one of its stretch of 4,096 events from a table, then
         // onwards (a binary search of the segments for every event, its branches
         // unpredictable, was 40% of the gather's CPU samples for a 10 M-row pyarrow
@@ -1116,7 +1115,9 @@ impl LogBuilder {
     }
 }
 
-/// The events of each session together by a counting sort: `starts` (session `s` is
+/// The events of each session together by a counting sort (a stream's sessions,
+/// numbered as they came; a whole log's are grouped as they are numbered,
+/// [`group_in_order`]): `starts` (session `s` is
 /// `order[starts[s]..starts[s + 1]]`) and `order` (the events, by their place in input
 /// order; a session's in input order). Blocks of sessions are counted and placed by
 /// tasks of their own, each reading every event's session number and taking those of
