@@ -6,8 +6,7 @@
 
 use std::time::Instant;
 
-use irmetrics::formats::parquet::Groups;
-use irmetrics::online::{read_log, LogFormat, LogOptions};
+use irmetrics::online::{open_parquet, read_log, LogFormat, LogOptions};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -15,13 +14,10 @@ fn main() {
     let repeat: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(3);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     for _ in 0..repeat {
-        // the columns `read_log` reads, three of them as dictionaries, as it reads them;
-        // the row groups shared among the threads
+        // the columns `read_log` reads, as it opens them; the row groups shared among
+        // the threads
         let t = Instant::now();
-        let file = Groups::open(&path, &|n| n != "doc_id", &|n| {
-            matches!(n, "type" | "query" | "variant")
-        })
-        .unwrap();
+        let file = open_parquet(&path, &LogOptions::default()).unwrap();
         let rows: usize = std::thread::scope(|s| {
             let file = &file;
             let tasks: Vec<_> = (0..threads)

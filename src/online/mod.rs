@@ -53,6 +53,8 @@ mod traffic;
 pub use ab::{Comparison, Resampling};
 pub use log::{Event, Kind, Log, LogBuilder, LogOptions, Time, DWELL_CAP, FIELDS, REQUIRED};
 pub use metrics::{Metric, BY_POSITION_DEFAULT, CTR_AT_DEFAULT};
+#[cfg(feature = "parquet")]
+pub use read::open_parquet;
 pub use read::{read_log, LogFormat};
 pub use stream::{evaluate_stream, LogSummary, StreamOptions, TTFC_DISTINCT_MAX};
 pub use time::{format_time, parse_time_text};

@@ -74,28 +74,33 @@ fn open(path: &Path) -> Result<Box<dyn Read>> {
     }
 }
 
+/// A parquet log opened for [`read_log`]: the columns of its fields only (doc_id is not
+/// used), all of them when one it needs is missing (for the error to list them); the
+/// texts of few distinct values (`type`, `query`, `variant`) read as the keys of the
+/// file's dictionary pages, each looked up once a batch, not once an event.
+#[cfg(feature = "parquet")]
+pub fn open_parquet(path: &Path, opts: &LogOptions) -> Result<crate::formats::parquet::Groups> {
+    use crate::formats::parquet::Groups;
+    let ours = |n: &str| (0..FIELDS.len()).any(|f| f != field::DOC_ID && opts.columns[f] == n);
+    let keyed = |n: &str| {
+        [field::TYPE, field::QUERY, field::VARIANT]
+            .iter()
+            .any(|&f| opts.columns[f] == n)
+    };
+    let file = Groups::open(path, &ours, &keyed)?;
+    let fields = file.schema().fields();
+    if (0..REQUIRED.len()).any(|f| !fields.iter().any(|c| *c.name() == opts.columns[f])) {
+        return Groups::open(path, &|_| true, &keyed);
+    }
+    Ok(file)
+}
+
 /// Read a log file.
 pub fn read_log(path: &Path, format: LogFormat, opts: LogOptions) -> Result<Log> {
     if format == LogFormat::Parquet {
         #[cfg(feature = "parquet")]
         {
-            use crate::formats::parquet::Groups;
-            // the log's columns only (doc_id is not used); all of them when one it
-            // needs is missing, for the error to list them
-            let ours =
-                |n: &str| (0..FIELDS.len()).any(|f| f != field::DOC_ID && opts.columns[f] == n);
-            // the texts of few distinct values as the keys of the file's dictionary
-            // pages: each looked up once a batch, not once an event
-            let keyed = |n: &str| {
-                [field::TYPE, field::QUERY, field::VARIANT]
-                    .iter()
-                    .any(|&f| opts.columns[f] == n)
-            };
-            let mut file = Groups::open(path, &ours, &keyed)?;
-            let fields = file.schema().fields();
-            if (0..REQUIRED.len()).any(|f| !fields.iter().any(|c| *c.name() == opts.columns[f])) {
-                file = Groups::open(path, &|_| true, &keyed)?;
-            }
+            let file = open_parquet(path, &opts)?;
             let never = Default::default();
             return super::arrow::log_from_parquet(&file, opts, &never);
         }
