@@ -17,6 +17,7 @@ use arrow_schema::{DataType, Schema, TimeUnit};
 
 use crate::arrow::{scores, IdArray, Place, Stretches, Table, STRETCH};
 use crate::error::{Error, Result, Unit};
+use crate::online::log::Known;
 use crate::online::{Event, Log, LogBuilder, LogOptions, Time, FIELDS, REQUIRED};
 
 const TEXT: [usize; 4] = [0, 2, 3, 9];
@@ -55,6 +56,21 @@ impl Text<'_> {
         match &self.ids {
             IdArray::Dictionary(keys, _) => u32::try_from(keys[i]).ok(),
             _ => None,
+        }
+    }
+
+    fn is_null(&self, i: usize) -> bool {
+        self.nulls.as_ref().is_some_and(|n| n.is_null(i))
+    }
+
+    /// For [`Known`]: row `i`'s dictionary key (`Some(None)`: a null; `None`: not a
+    /// dictionary).
+    #[inline]
+    fn known_code(&self, i: usize) -> Option<Option<u32>> {
+        if self.is_null(i) {
+            Some(None)
+        } else {
+            self.code(i).map(Some)
         }
     }
 }
@@ -330,8 +346,34 @@ fn take_batch(
         };
         let code = |f: usize| text[f].as_ref().and_then(|t| t.code(i));
         let number = |f: usize| numbers[f].as_ref().and_then(|n| n.get(i));
+        // the row as columns give it, taken in without an `Event` where it can be
+        let known = || -> Option<Known<'_>> {
+            let coded = |f: usize| match &text[f] {
+                Some(t) => t.known_code(i),
+                None => Some(None),
+            };
+            let session = text[0].as_ref().filter(|t| !t.is_null(i))?;
+            Some(Known {
+                kind: coded(2)??,
+                session: session.ids.get_str(i)?,
+                time: times.as_ref()?.get(i)?,
+                numbers: [4, 5, 7, 8].map(|f| number(f).unwrap_or(f64::NAN)),
+                query: coded(3)?,
+                variant: coded(9)?,
+            })
+        };
+        if let Some(k) = known() {
+            // a query's or variant's text read only where its code is new to `b`
+            let text_of = |slot: usize| {
+                let t = text[[0, 3, 9][slot]].as_ref()?;
+                t.ids.get_str(i)
+            };
+            if b.push_known(&k, first + i as u64, text_of)? {
+                continue;
+            }
+        }
         let e = Event {
-            codes: [code(0), code(3), code(9)],
+            codes: [code(0), code(3), code(9), code(2)],
             session: text_at(&text[0], i, b0, &places[0])?,
             time,
             kind: text_at(&text[2], i, b1, &places[2])?,
@@ -418,8 +460,17 @@ mod tests {
         out
     }
 
-    /// The rows as record batches of `per_batch` rows.
+    /// The rows as record batches of `per_batch` rows (timestamps as text).
     fn batches(rows: &[Row], per_batch: usize) -> (Arc<Schema>, Vec<RecordBatch>) {
+        batches_timed(rows, per_batch, false)
+    }
+
+    /// [`batches`], timestamps as numbers where `numbers`.
+    fn batches_timed(
+        rows: &[Row],
+        per_batch: usize,
+        numbers: bool,
+    ) -> (Arc<Schema>, Vec<RecordBatch>) {
         let schema = Arc::new(Schema::new(
             [
                 "session_id",
@@ -431,9 +482,10 @@ mod tests {
             ]
             .iter()
             .map(|n| {
+                let number = *n == "position" || (numbers && *n == "timestamp");
                 Field::new(
                     *n,
-                    if *n == "position" {
+                    if number {
                         DataType::Float64
                     } else {
                         DataType::Utf8
@@ -449,9 +501,14 @@ mod tests {
                 let text = |f: &dyn Fn(&Row) -> Option<&str>| -> ArrayRef {
                     Arc::new(c.iter().map(f).collect::<StringArray>())
                 };
+                let time: ArrayRef = if numbers {
+                    Arc::new(c.iter().map(|r| number(&r.1)).collect::<Float64Array>())
+                } else {
+                    text(&|r| Some(&r.1))
+                };
                 let columns = vec![
                     text(&|r| Some(&r.0)),
-                    text(&|r| Some(&r.1)),
+                    time,
                     text(&|r| Some(&r.2)),
                     text(&|r| r.3.as_deref()),
                     Arc::new(c.iter().map(|r| r.4).collect::<Float64Array>()) as ArrayRef,
@@ -463,8 +520,18 @@ mod tests {
         (schema, out)
     }
 
+    /// A row's timestamp as a number (a text that is none: NaN, a missing one).
+    fn number(t: &str) -> f64 {
+        t.parse().unwrap_or(f64::NAN)
+    }
+
     /// The same rows pushed one by one into one builder.
     fn one_by_one(rows: &[Row]) -> Result<Log> {
+        one_by_one_timed(rows, false)
+    }
+
+    /// [`one_by_one`], timestamps as numbers where `numbers`.
+    fn one_by_one_timed(rows: &[Row], numbers: bool) -> Result<Log> {
         let mut b = LogBuilder::new(LogOptions::default(), "log", Unit::Row)?;
         for f in [0, 1, 2, 3, 5, 9] {
             b.declare(f);
@@ -472,7 +539,11 @@ mod tests {
         for (i, r) in rows.iter().enumerate() {
             let e = Event {
                 session: Some(Cow::Borrowed(&r.0)),
-                time: Some(Time::Text(&r.1)),
+                time: if numbers {
+                    Some(number(&r.1)).filter(|t| !t.is_nan()).map(Time::Number)
+                } else {
+                    Some(Time::Text(&r.1))
+                },
                 kind: Some(Cow::Borrowed(&r.2)),
                 query: r.3.as_deref().map(Cow::Borrowed),
                 position: r.4,
@@ -544,12 +615,21 @@ mod tests {
     #[cfg(feature = "parquet")]
     #[test]
     fn a_parquet_file_read_by_row_groups_makes_the_log_of_one_builder() {
+        let dir = tempfile::tempdir().unwrap();
+        // timestamps as text, then as numbers (whose rows are mostly taken in without
+        // an `Event`: `LogBuilder::push_known`)
+        for numbers in [false, true] {
+            parquet_case(&dir, numbers);
+        }
+    }
+
+    #[cfg(feature = "parquet")]
+    fn parquet_case(dir: &tempfile::TempDir, numbers: bool) {
         use parquet::arrow::ArrowWriter;
         use parquet::file::properties::WriterProperties;
         let mut rows = rows(60_000);
-        let want = one_by_one(&rows).unwrap().everything();
-        let (schema, good) = batches(&rows, 7_000);
-        let dir = tempfile::tempdir().unwrap();
+        let want = one_by_one_timed(&rows, numbers).unwrap().everything();
+        let (schema, good) = batches_timed(&rows, 7_000, numbers);
         let write = |name: &str, batches: &[RecordBatch]| {
             let path = dir.path().join(name);
             let props = WriterProperties::builder()
@@ -585,15 +665,32 @@ mod tests {
                 );
             }
         }
-        // the first error, in a later row group than another
-        rows[130_000].1 = "2024-05-01T10:00:00+02:00".into();
+        // the first error, in a later row group than another: a timestamp written
+        // another way (as text, a zone; as numbers, milliseconds), a position not whole,
+        // a missing timestamp, a negative position (each the first in turn)
+        let other = if numbers {
+            "1700000000000"
+        } else {
+            "2024-05-01T10:00:00+02:00"
+        };
+        rows[130_000].1 = other.into();
         rows[50_000].4 = Some(0.5);
-        let want = one_by_one(&rows).err().unwrap().to_string();
-        let (_, spoiled) = batches(&rows, 7_000);
-        let path = write("bad.parquet", &spoiled);
-        let got = read(&path, 2).err().unwrap().to_string();
         let place = |e: &str| e.split_once(", row ").map(|(_, p)| p.to_string());
-        assert_eq!(place(&got), place(&want), "{got}");
-        assert!(want.contains("row 50000"), "{want}");
+        let first = |rows: &[Row], at: &str| {
+            let want = one_by_one_timed(rows, numbers).err().unwrap().to_string();
+            let (_, spoiled) = batches_timed(rows, 7_000, numbers);
+            let path = write("bad.parquet", &spoiled);
+            let got = read(&path, 2).err().unwrap().to_string();
+            assert_eq!(place(&got), place(&want), "{got}");
+            assert!(want.contains(at), "{want}");
+        };
+        first(&rows, "row 50000");
+        rows[50_000].4 = Some(2.0);
+        first(&rows, "row 130000");
+        rows[20_000].1 = "none".into();
+        first(&rows, "row 20000");
+        rows[20_000].1 = rows[20_001].1.clone();
+        rows[9_000].4 = Some(-3.0);
+        first(&rows, "row 9000");
     }
 }

@@ -163,11 +163,11 @@ pub struct Event<'a> {
     pub latency: Option<f64>,
     /// `variant`.
     pub variant: Option<Cow<'a, str>>,
-    /// The source's own numbers of the session, query and variant texts (each distinct
-    /// text numbered from 0, as `pandas.factorize` does), when it has them: the builder
-    /// then looks each text up once, not once per event (sessions: in a stream only; a
-    /// whole log's are numbered at its end, all at once).
-    pub codes: [Option<u32>; 3],
+    /// The source's own numbers of the session, query, variant and type texts (each
+    /// distinct text numbered from 0, as `pandas.factorize` does), when it has them: the
+    /// builder then looks each text up once, not once per event (sessions: in a stream
+    /// only; a whole log's are numbered at its end, all at once).
+    pub codes: [Option<u32>; 4],
 }
 
 /// Missing code of an interned column.
@@ -549,8 +549,9 @@ pub struct LogBuilder {
     /// The events of parts appended ([`LogBuilder::append`]), which come before
     /// `rows`.
     segments: Vec<Segment>,
-    /// Source code -> our code, per coded field (session, query, variant).
-    memo: [Vec<u32>; 3],
+    /// Source code -> our code, per coded field (session, query, variant; the type's
+    /// [`Kind`] as a number, [`NONE`] for a type ignored or not seen yet).
+    memo: [Vec<u32>; 4],
     has: [bool; 10],
     /// Streaming ([`LogBuilder::require_time_order`]): the slack, the gap that ends a
     /// session, the latest time so far and its place.
@@ -586,9 +587,61 @@ impl Segment {
     }
 }
 
+/// Whether `v` is a count or position: a whole number from `min` (below 4e9).
+#[inline]
+fn is_whole(v: f64, min: f64) -> bool {
+    v.is_finite() && v.fract() == 0.0 && v >= min && v < 4.0e9
+}
+
+/// One event as columns give it, for [`LogBuilder::push_known`]: the source's codes of
+/// its type, query and variant texts (`None`: missing), its session's text, its
+/// timestamp as a number, and its `n_results`, `position`, `dwell` and `latency_ms`
+/// (NaN: missing).
+#[cfg(feature = "arrow")]
+pub(crate) struct Known<'a> {
+    pub(crate) kind: u32,
+    pub(crate) session: &'a str,
+    pub(crate) time: f64,
+    pub(crate) numbers: [f64; 4],
+    pub(crate) query: Option<u32>,
+    pub(crate) variant: Option<u32>,
+}
+
+/// The kind of a type's number in [`LogBuilder`]'s memo of type codes.
+#[inline]
+fn kind_of(k: u32) -> Option<Kind> {
+    match k {
+        0 => Some(Kind::Serp),
+        1 => Some(Kind::Click),
+        2 => Some(Kind::Success),
+        _ => None,
+    }
+}
+
+/// An event's session text kept in the lists a whole log's sessions are numbered from
+/// at [`LogBuilder::finish`]; `room`: the events still to come (as many as reserved).
+#[inline]
+fn keep_session_text(lists: &mut Vec<Ids>, room: usize, session: &str) -> Result<()> {
+    if lists
+        .last()
+        .is_none_or(|l| l.len() >= 1 << 20 || l.byte_len() + session.len() >= 1 << 31)
+    {
+        // room for the events still to come at the last list's bytes per id
+        let n = room.clamp(16, 1 << 20);
+        let per = lists
+            .last()
+            .map_or(16, |l| l.byte_len() / l.len().max(1) + 1);
+        lists.push(Ids::with_capacity(n, n * per));
+    }
+    if let Some(l) = lists.last_mut() {
+        l.push(session.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// A count or position: a whole number from `min`.
 fn whole(v: f64, min: f64, what: &str) -> std::result::Result<f64, String> {
-    if v.is_finite() && v.fract() == 0.0 && v >= min && v < 4.0e9 {
+    if is_whole(v, min) {
         Ok(v)
     } else {
         Err(format!("{what} must be a whole number >= {min}, got {v}"))
@@ -866,32 +919,49 @@ impl LogBuilder {
 
     /// Add one event, found at `place` (line or row).
     pub fn push(&mut self, e: Event<'_>, place: u64) -> Result<()> {
-        let missing = |i: usize| {
-            self.err(
+        let missing = |b: &Self, i: usize| {
+            b.err(
                 place,
-                format!("no '{}' (the {} field)", self.opts.columns[i], FIELDS[i]),
+                format!("no '{}' (the {} field)", b.opts.columns[i], FIELDS[i]),
             )
         };
-        let kind_text = e.kind.as_deref().ok_or_else(|| missing(field::TYPE))?;
-        let kind = match kind_text {
-            "query" => Kind::Serp,
-            "click" => Kind::Click,
-            k if self.opts.success_events.iter().any(|s| s == k) => Kind::Success,
-            k => {
-                match self.ignored.get_mut(k) {
-                    Some(n) => *n += 1,
-                    None => {
-                        self.ignored.insert(k.to_string(), 1);
+        let kind_text = e
+            .kind
+            .as_deref()
+            .ok_or_else(|| missing(self, field::TYPE))?;
+        let known = |c: u32| self.memo[3].get(c as usize).and_then(|&k| kind_of(k));
+        let kind = match e.codes[3].and_then(known) {
+            Some(kind) => kind,
+            None => {
+                let kind = match kind_text {
+                    "query" => Kind::Serp,
+                    "click" => Kind::Click,
+                    k if self.opts.success_events.iter().any(|s| s == k) => Kind::Success,
+                    k => {
+                        match self.ignored.get_mut(k) {
+                            Some(n) => *n += 1,
+                            None => {
+                                self.ignored.insert(k.to_string(), 1);
+                            }
+                        }
+                        return Ok(());
                     }
+                };
+                if let Some(c) = e.codes[3].map(|c| c as usize) {
+                    let memo = &mut self.memo[3];
+                    if c >= memo.len() {
+                        memo.resize(c + 1, NONE);
+                    }
+                    memo[c] = kind as u32;
                 }
-                return Ok(());
+                kind
             }
         };
         let session = e
             .session
             .as_deref()
-            .ok_or_else(|| missing(field::SESSION))?;
-        let time = e.time.as_ref().ok_or_else(|| missing(field::TIME))?;
+            .ok_or_else(|| missing(self, field::SESSION))?;
+        let time = e.time.as_ref().ok_or_else(|| missing(self, field::TIME))?;
         let t = self
             .clock
             .seconds(time, place)
@@ -936,24 +1006,10 @@ impl LogBuilder {
             Some(v) => v,
             None => f64::NAN,
         };
+        let room = self.rows.capacity() - self.rows.len();
         let s = match &mut self.session_texts {
             Some(lists) => {
-                // numbered at `finish`
-                if lists
-                    .last()
-                    .is_none_or(|l| l.len() >= 1 << 20 || l.byte_len() + session.len() >= 1 << 31)
-                {
-                    // room for the events still to come (as many as are reserved) at
-                    // the last list's bytes per id
-                    let n = (self.rows.capacity() - self.rows.len()).clamp(16, 1 << 20);
-                    let per = lists
-                        .last()
-                        .map_or(16, |l| l.byte_len() / l.len().max(1) + 1);
-                    lists.push(Ids::with_capacity(n, n * per));
-                }
-                if let Some(l) = lists.last_mut() {
-                    l.push(session.as_bytes())?;
-                }
+                keep_session_text(lists, room, session)?;
                 0
             }
             None => self.session_now(e.codes[0], session, t)?,
@@ -983,6 +1039,90 @@ impl LogBuilder {
             position,
         ));
         Ok(())
+    }
+
+    /// [`LogBuilder::push`] of an event read from columns (a table's row) in the common
+    /// case, without the checks' messages: its type a known code ([`Known`]) of a kind
+    /// taken in, its timestamp a number written as the first one, its numbers valid, its
+    /// query and variant codes known or their texts given by `text_of` (of a field's
+    /// slot in [`Event::codes`]; `None`: not at hand), the log read whole (not a
+    /// stream). Returns false where the event needs `push`, which reads its texts,
+    /// checks it and says what is wrong: every event is taken in as `push` takes it
+    /// (texts numbered in the same order; nothing is kept of an event refused here
+    /// but its query's number, which `push` gives it too). An [`Event`] built and
+    /// checked a row at a time was about 1,000 instructions a row of a parquet log,
+    /// twice what the parquet crate's decoding of the row costs.
+    #[cfg(feature = "arrow")]
+    #[inline]
+    pub(crate) fn push_known<'t>(
+        &mut self,
+        e: &Known<'_>,
+        place: u64,
+        text_of: impl Fn(usize) -> Option<&'t str>,
+    ) -> Result<bool> {
+        if self.order.is_some() {
+            return Ok(false);
+        }
+        let Some(kind) = (self.memo[3].get(e.kind as usize)).and_then(|&k| kind_of(k)) else {
+            return Ok(false);
+        };
+        let Some(t) = self.clock.number_seconds(e.time) else {
+            return Ok(false);
+        };
+        let [n_results, position, dwell, latency] = e.numbers;
+        let or_none = |v: f64, fine: bool| v.is_nan() || fine;
+        let amount = |v: f64| v >= 0.0 && v.is_finite();
+        if !(or_none(n_results, is_whole(n_results, 0.0))
+            && or_none(position, is_whole(position, 1.0))
+            && or_none(dwell, amount(dwell))
+            && or_none(latency, amount(latency)))
+        {
+            return Ok(false);
+        }
+        // our codes of the query and variant (NONE: missing), as `push` numbers them
+        let ours = |memo: &mut Vec<u32>, names: &mut Interner, c: Option<u32>, slot: usize| {
+            let Some(c) = c else { return Ok(Some(NONE)) };
+            match memo.get(c as usize) {
+                Some(&x) if x != NONE => Ok(Some(x)),
+                _ => match text_of(slot) {
+                    Some(text) => Self::code(memo, names, Some(c), text).map(Some),
+                    None => Ok(None),
+                },
+            }
+        };
+        let Some(query) = ours(&mut self.memo[1], &mut self.queries, e.query, 1)? else {
+            return Ok(false);
+        };
+        let Some(variant) = ours(&mut self.memo[2], &mut self.variants, e.variant, 2)? else {
+            return Ok(false);
+        };
+        let room = self.rows.capacity() - self.rows.len();
+        let Some(lists) = &mut self.session_texts else {
+            return Ok(false);
+        };
+        keep_session_text(lists, room, e.session)?;
+        self.has[field::QUERY] |= e.query.is_some();
+        self.has[field::N_RESULTS] |= !n_results.is_nan();
+        self.has[field::POSITION] |= !position.is_nan();
+        self.has[field::DWELL] |= !dwell.is_nan();
+        self.has[field::LATENCY] |= !latency.is_nan();
+        self.has[field::VARIANT] |= e.variant.is_some();
+        let position = if position.is_nan() {
+            0
+        } else {
+            position as u32
+        };
+        self.rows.push(Ev::new(
+            kind,
+            t,
+            place,
+            0,
+            query,
+            variant,
+            [n_results, dwell, latency],
+            position,
+        ));
+        Ok(true)
     }
 
     /// The log: sessions together, each sorted by time (ties in input order); clicks

@@ -397,7 +397,7 @@ fn event_of<'a>(
         dwell: num(s[field::DWELL].as_ref(), &names[field::DWELL])?,
         latency: num(s[field::LATENCY].as_ref(), &names[field::LATENCY])?,
         variant: text(s[field::VARIANT].as_ref(), &names[field::VARIANT])?,
-        codes: [None; 3],
+        codes: [None; 4],
     })
 }
 

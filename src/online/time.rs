@@ -100,6 +100,19 @@ impl Clock {
         Ok(secs)
     }
 
+    /// [`Clock::seconds`] of a number once the first timestamp has been read (as
+    /// numbers), without its checks and messages: `None` where the number needs them
+    /// (not finite, or in another unit than the first, or no timestamp read yet).
+    #[cfg(feature = "arrow")]
+    #[inline]
+    pub(crate) fn number_seconds(&self, v: f64) -> Option<f64> {
+        let scale = self.forced.unwrap_or_else(|| scale_of(v));
+        match self.first {
+            Some((Style::Number(s), _)) if s == scale && v.is_finite() => Some(v * scale),
+            _ => None,
+        }
+    }
+
     /// Whether the first timestamp has been read (the way all others must be written).
     pub(crate) fn is_set(&self) -> bool {
         self.first.is_some()

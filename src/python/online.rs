@@ -305,7 +305,7 @@ fn online_from_columns(
                 _ => None,
             };
             let e = Event {
-                codes: [code(0), code(3), code(9)],
+                codes: [code(0), code(3), code(9), code(2)],
                 session: text(0, row)?,
                 time,
                 kind: text(2, row)?,
