@@ -22,6 +22,8 @@ use crate::online::{Event, Log, LogBuilder, LogOptions, Time, FIELDS, REQUIRED};
 
 const TEXT: [usize; 4] = [0, 2, 3, 9];
 const NUMBERS: [usize; 4] = [4, 5, 7, 8];
+/// The fields of [`Event::codes`], in its order: session, query, variant, type.
+const CODED: [usize; 4] = [0, 3, 9, 2];
 
 /// One text field of one batch (ids read in place; dictionary keys passed on as
 /// the source's codes, so each distinct text is looked up once per batch).
@@ -33,7 +35,7 @@ struct Text<'a> {
 impl Text<'_> {
     #[inline]
     fn get<'s>(&'s self, i: usize, buf: &'s mut Vec<u8>, place: &Place) -> Result<Option<&'s str>> {
-        if self.nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+        if self.is_null(i) {
             return Ok(None);
         }
         if let Some(s) = self.ids.get_str(i) {
@@ -59,6 +61,7 @@ impl Text<'_> {
         }
     }
 
+    #[inline]
     fn is_null(&self, i: usize) -> bool {
         self.nulls.as_ref().is_some_and(|n| n.is_null(i))
     }
@@ -333,6 +336,7 @@ fn take_batch(
             ))
         }
     };
+    let takes_known = b.takes_known();
     let mut bufs: [Vec<u8>; 5] = Default::default();
     let [b0, b1, b2, b3, b4] = &mut bufs;
     for i in 0..batch.num_rows() {
@@ -348,6 +352,9 @@ fn take_batch(
         let number = |f: usize| numbers[f].as_ref().and_then(|n| n.get(i));
         // the row as columns give it, taken in without an `Event` where it can be
         let known = || -> Option<Known<'_>> {
+            if !takes_known {
+                return None;
+            }
             let coded = |f: usize| match &text[f] {
                 Some(t) => t.known_code(i),
                 None => Some(None),
@@ -364,16 +371,13 @@ fn take_batch(
         };
         if let Some(k) = known() {
             // a query's or variant's text read only where its code is new to `b`
-            let text_of = |slot: usize| {
-                let t = text[[0, 3, 9][slot]].as_ref()?;
-                t.ids.get_str(i)
-            };
+            let text_of = |slot: usize| text[CODED[slot]].as_ref()?.ids.get_str(i);
             if b.push_known(&k, first + i as u64, text_of)? {
                 continue;
             }
         }
         let e = Event {
-            codes: [code(0), code(3), code(9), code(2)],
+            codes: CODED.map(code),
             session: text_at(&text[0], i, b0, &places[0])?,
             time,
             kind: text_at(&text[2], i, b1, &places[2])?,

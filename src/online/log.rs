@@ -607,6 +607,12 @@ pub(crate) struct Known<'a> {
     pub(crate) variant: Option<u32>,
 }
 
+/// Whether `v` is a valid `dwell` or `latency_ms`: finite, not negative.
+#[inline]
+fn is_amount(v: f64) -> bool {
+    v >= 0.0 && v.is_finite()
+}
+
 /// The kind of a type's number in [`LogBuilder`]'s memo of type codes.
 #[inline]
 fn kind_of(k: u32) -> Option<Kind> {
@@ -993,14 +999,14 @@ impl LogBuilder {
             None => 0,
         };
         let dwell = match e.dwell {
-            Some(v) if !(v >= 0.0 && v.is_finite()) => {
+            Some(v) if !is_amount(v) => {
                 return Err(bad(format!("dwell must be seconds >= 0, got {v}")))
             }
             Some(v) => v,
             None => f64::NAN,
         };
         let latency = match e.latency {
-            Some(v) if !(v >= 0.0 && v.is_finite()) => {
+            Some(v) if !is_amount(v) => {
                 return Err(bad(format!("latency_ms must be >= 0, got {v}")))
             }
             Some(v) => v,
@@ -1014,12 +1020,6 @@ impl LogBuilder {
             }
             None => self.session_now(e.codes[0], session, t)?,
         };
-        self.has[field::QUERY] |= e.query.is_some();
-        self.has[field::N_RESULTS] |= e.n_results.is_some();
-        self.has[field::POSITION] |= e.position.is_some();
-        self.has[field::DWELL] |= e.dwell.is_some();
-        self.has[field::LATENCY] |= e.latency.is_some();
-        self.has[field::VARIANT] |= e.variant.is_some();
         let query = match e.query.as_deref() {
             Some(q) => Self::code(&mut self.memo[1], &mut self.queries, e.codes[1], q)?,
             None => NONE,
@@ -1028,17 +1028,31 @@ impl LogBuilder {
             Some(v) => Self::code(&mut self.memo[2], &mut self.variants, e.codes[2], v)?,
             None => NONE,
         };
-        self.rows.push(Ev::new(
-            kind,
-            t,
-            place,
-            s as u32,
-            query,
-            variant,
-            [n_results, dwell, latency],
-            position,
-        ));
+        let numbers = [n_results, dwell, latency];
+        let ev = Ev::new(kind, t, place, s as u32, query, variant, numbers, position);
+        self.keep(ev, [query, variant], numbers, position);
         Ok(())
+    }
+
+    /// The fields an event checked has (missing: [`NONE`], NaN, position 0) marked as
+    /// the log's; the event kept.
+    #[inline]
+    fn keep(&mut self, e: Ev, [query, variant]: [u32; 2], numbers: [f64; 3], position: u32) {
+        let [n_results, dwell, latency] = numbers;
+        self.has[field::QUERY] |= query != NONE;
+        self.has[field::N_RESULTS] |= !n_results.is_nan();
+        self.has[field::POSITION] |= position != 0;
+        self.has[field::DWELL] |= !dwell.is_nan();
+        self.has[field::LATENCY] |= !latency.is_nan();
+        self.has[field::VARIANT] |= variant != NONE;
+        self.rows.push(e);
+    }
+
+    /// Whether [`LogBuilder::push_known`] takes events (a log read whole, not a
+    /// stream), for a source to ask once a batch.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn takes_known(&self) -> bool {
+        self.order.is_none() && self.session_texts.is_some()
     }
 
     /// [`LogBuilder::push`] of an event read from columns (a table's row) in the common
@@ -1060,7 +1074,7 @@ impl LogBuilder {
         place: u64,
         text_of: impl Fn(usize) -> Option<&'t str>,
     ) -> Result<bool> {
-        if self.order.is_some() {
+        if !self.takes_known() {
             return Ok(false);
         }
         let Some(kind) = (self.memo[3].get(e.kind as usize)).and_then(|&k| kind_of(k)) else {
@@ -1071,11 +1085,10 @@ impl LogBuilder {
         };
         let [n_results, position, dwell, latency] = e.numbers;
         let or_none = |v: f64, fine: bool| v.is_nan() || fine;
-        let amount = |v: f64| v >= 0.0 && v.is_finite();
         if !(or_none(n_results, is_whole(n_results, 0.0))
             && or_none(position, is_whole(position, 1.0))
-            && or_none(dwell, amount(dwell))
-            && or_none(latency, amount(latency)))
+            && or_none(dwell, is_amount(dwell))
+            && or_none(latency, is_amount(latency)))
         {
             return Ok(false);
         }
@@ -1101,27 +1114,14 @@ impl LogBuilder {
             return Ok(false);
         };
         keep_session_text(lists, room, e.session)?;
-        self.has[field::QUERY] |= e.query.is_some();
-        self.has[field::N_RESULTS] |= !n_results.is_nan();
-        self.has[field::POSITION] |= !position.is_nan();
-        self.has[field::DWELL] |= !dwell.is_nan();
-        self.has[field::LATENCY] |= !latency.is_nan();
-        self.has[field::VARIANT] |= e.variant.is_some();
         let position = if position.is_nan() {
             0
         } else {
             position as u32
         };
-        self.rows.push(Ev::new(
-            kind,
-            t,
-            place,
-            0,
-            query,
-            variant,
-            [n_results, dwell, latency],
-            position,
-        ));
+        let numbers = [n_results, dwell, latency];
+        let ev = Ev::new(kind, t, place, 0, query, variant, numbers, position);
+        self.keep(ev, [query, variant], numbers, position);
         Ok(true)
     }
 
