@@ -65,14 +65,15 @@ impl Combiner {
         n_cand: usize,
     ) {
         if is_additive(s.method) {
-            additive(
-                s,
-                lists,
-                n_cand,
-                &mut self.fused,
-                &mut self.count,
-                &mut self.tmp,
-            );
+            self.start_sums(s, n_cand);
+            for (r, list) in lists.enumerate() {
+                let cells = list.iter().enumerate().map(|(pos, &(c, score))| {
+                    let rank = pos as u32;
+                    (c, Cell { score, rank })
+                });
+                self.add_run(s, r, cells);
+            }
+            self.finish_sums(s);
             return;
         }
         let n_runs = lists.len();
@@ -90,14 +91,98 @@ impl Combiner {
         }
         from_cells(s, &self.cells, &self.lens, &mut self.fused, &mut self.tmp);
     }
+
+    /// The additive methods ([`is_additive`]), in three steps: the sums of `n_cand`
+    /// candidates started at +0.0, each run's cells (candidate, cell; any order within
+    /// a run) added in run order ([`Combiner::add_run`]), then each sum made the fused
+    /// score ([`Combiner::finish_sums`]). A candidate's sum takes the same terms in the
+    /// same order as a sum along its row of cells skipping the absent runs, so the bits
+    /// are the same. Skipping is adding nothing: a sum starts at +0.0, so it is never
+    /// -0.0 (a rounded sum is -0.0 only when both terms are), and `a + 0.0 == a` for
+    /// every other `a`, NaN and infinities included; comb_sum's and wsum's absent 0.0
+    /// (times a finite weight: +0.0 or -0.0) adds nothing either. The table of cells
+    /// this replaces (5 runs, ~200 candidates a query: 1,000 cells filled for 500
+    /// entries, then each row a chain of dependent additions) was 19% of a fusion of 5
+    /// runs x 5,000 queries x 100 documents with mnz (one thread).
+    pub(crate) fn start_sums(&mut self, s: &Setting<'_>, n_cand: usize) {
+        self.fused.clear();
+        self.fused.resize(n_cand, 0.0);
+        self.count.clear();
+        self.count.resize(n_cand, 0);
+        if s.method == Method::Wmnz {
+            self.tmp.clear();
+            self.tmp.resize(n_cand, 0.0);
+        }
+    }
+
+    /// Run `r`'s cells added into the sums (see [`Combiner::start_sums`]); each of its
+    /// candidates once.
+    #[inline(always)]
+    pub(crate) fn add_run(
+        &mut self,
+        s: &Setting<'_>,
+        r: usize,
+        cells: impl Iterator<Item = (u32, Cell)> + Clone,
+    ) {
+        use Method::*;
+        let w = s.weights.get(r).copied().unwrap_or(1.0);
+        let (out, count) = (&mut self.fused, &mut self.count);
+        // the method matched once per run, each arm a loop of its own
+        match s.method {
+            Sum | Mnz | Anz | Gmnz | Wmnz => add_terms(cells.clone(), out, count, |c| c.score),
+            Wsum => add_terms(cells.clone(), out, count, |c| w * c.score),
+            Mixed => add_terms(cells.clone(), out, count, |c| c.score * w),
+            Rrf => add_terms(cells.clone(), out, count, |c| {
+                1.0 / (s.k + c.rank as f64 + 1.0)
+            }),
+            Isr | LogIsr | LognIsr => add_terms(cells.clone(), out, count, isr),
+            Rbc => add_terms(cells.clone(), out, count, |c| {
+                (1.0 - s.phi) * powi(s.phi, c.rank)
+            }),
+            // not additive: never sent here (see `Combiner::combine`)
+            _ => out.fill(f64::NAN),
+        }
+        if s.method == Wmnz {
+            for (c, _) in cells {
+                self.tmp[c as usize] += w;
+            }
+        }
+    }
+
+    /// Each sum made the method's fused score (see [`Combiner::start_sums`]).
+    pub(crate) fn finish_sums(&mut self, s: &Setting<'_>) {
+        use Method::*;
+        let (out, count) = (&mut self.fused, &self.count);
+        match s.method {
+            Mnz | Isr => scale(out, count, |x, c| x * c),
+            Anz => scale(out, count, |x, c| x / c),
+            Gmnz => scale(out, count, |x, c| x * c.powf(s.gamma)),
+            Mixed => scale(out, count, |x, c| x * c.sqrt()),
+            LogIsr => scale(out, count, |x, c| x * c.ln()),
+            LognIsr => scale(out, count, |x, c| x * (c + s.sigma).ln()),
+            Wmnz => {
+                for (x, w) in out.iter_mut().zip(self.tmp.iter()) {
+                    *x *= *w;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Drop the sums of candidates `n_cand..` (made room for, never reached).
+    pub(crate) fn truncate_sums(&mut self, n_cand: usize) {
+        self.fused.truncate(n_cand);
+        self.count.truncate(n_cand);
+        self.tmp.truncate(n_cand);
+    }
 }
 
 /// Whether the method's fused score is a sum, over the runs holding a candidate in run
 /// order, of a term of the run's cell, then a function of that sum and of the runs
-/// holding it ([`additive`] computes those from the lists, with no table of cells).
-/// comb_sum and wsum count an absent candidate's score as 0.0: a sum over the present
-/// ones all the same (see [`additive`]).
-fn is_additive(m: Method) -> bool {
+/// holding it ([`Combiner::start_sums`] computes those from the lists, with no table of
+/// cells). comb_sum and wsum count an absent candidate's score as 0.0: a sum over the
+/// present ones all the same (see [`Combiner::start_sums`]).
+pub(crate) fn is_additive(m: Method) -> bool {
     use Method::*;
     matches!(
         m,
@@ -105,66 +190,11 @@ fn is_additive(m: Method) -> bool {
     )
 }
 
-/// The additive methods ([`is_additive`]), each run's list added into the candidates'
-/// sums in run order: a candidate's sum takes the same terms in the same order as a
-/// sum along its row of cells skipping the absent runs, so the bits are the same.
-/// Skipping is adding nothing: a sum starts at +0.0, so it is never -0.0 (a rounded
-/// sum is -0.0 only when both terms are), and `a + 0.0 == a` for every other `a`, NaN
-/// and infinities included; comb_sum's and wsum's absent 0.0 (times a finite weight:
-/// +0.0 or -0.0) adds nothing either. The table of cells this replaces (5 runs, ~200
-/// candidates a query: 1,000 cells filled for 500 entries, then each row a chain of
-/// dependent additions) was 19% of a fusion of 5 runs x 5,000 queries x 100 documents
-/// with mnz (one thread).
-fn additive<'l>(
-    s: &Setting<'_>,
-    lists: impl Iterator<Item = &'l [(u32, f64)]>,
-    n_cand: usize,
-    out: &mut Vec<f64>,
-    count: &mut Vec<u32>,
-    wsum: &mut Vec<f64>,
-) {
+/// Whether an additive method's term reads the cell's rank (the others read its
+/// score alone).
+pub(crate) fn reads_ranks(m: Method) -> bool {
     use Method::*;
-    out.clear();
-    out.resize(n_cand, 0.0);
-    count.clear();
-    count.resize(n_cand, 0);
-    if s.method == Wmnz {
-        wsum.clear();
-        wsum.resize(n_cand, 0.0);
-    }
-    for (r, list) in lists.enumerate() {
-        let w = s.weights.get(r).copied().unwrap_or(1.0);
-        // the method matched once per list, each arm a loop of its own
-        match s.method {
-            Sum | Mnz | Anz | Gmnz | Wmnz => add_terms(list, out, count, |c| c.score),
-            Wsum => add_terms(list, out, count, |c| w * c.score),
-            Mixed => add_terms(list, out, count, |c| c.score * w),
-            Rrf => add_terms(list, out, count, |c| 1.0 / (s.k + c.rank as f64 + 1.0)),
-            Isr | LogIsr | LognIsr => add_terms(list, out, count, isr),
-            Rbc => add_terms(list, out, count, |c| (1.0 - s.phi) * powi(s.phi, c.rank)),
-            // not additive: never sent here (see `Combiner::combine`)
-            _ => out.fill(f64::NAN),
-        }
-        if s.method == Wmnz {
-            for &(c, _) in list {
-                wsum[c as usize] += w;
-            }
-        }
-    }
-    match s.method {
-        Mnz | Isr => scale(out, count, |x, c| x * c),
-        Anz => scale(out, count, |x, c| x / c),
-        Gmnz => scale(out, count, |x, c| x * c.powf(s.gamma)),
-        Mixed => scale(out, count, |x, c| x * c.sqrt()),
-        LogIsr => scale(out, count, |x, c| x * c.ln()),
-        LognIsr => scale(out, count, |x, c| x * (c + s.sigma).ln()),
-        Wmnz => {
-            for (x, w) in out.iter_mut().zip(wsum.iter()) {
-                *x *= *w;
-            }
-        }
-        _ => {}
-    }
+    matches!(m, Rrf | Isr | LogIsr | LognIsr | Rbc)
 }
 
 /// Each candidate's sum `x` replaced by `f(x, runs holding it)`.
@@ -175,15 +205,16 @@ fn scale(out: &mut [f64], count: &[u32], f: impl Fn(f64, f64) -> f64) {
     }
 }
 
-/// `term` of each entry of a run's list added to its candidate's sum, and the candidate
+/// `term` of each cell of a run added to its candidate's sum, and the candidate
 /// counted: one loop compiled for each method.
 #[inline(always)]
-fn add_terms(list: &[(u32, f64)], out: &mut [f64], count: &mut [u32], term: impl Fn(Cell) -> f64) {
-    for (pos, &(c, score)) in list.iter().enumerate() {
-        let cell = Cell {
-            score,
-            rank: pos as u32,
-        };
+fn add_terms(
+    cells: impl Iterator<Item = (u32, Cell)>,
+    out: &mut [f64],
+    count: &mut [u32],
+    term: impl Fn(Cell) -> f64,
+) {
+    for (c, cell) in cells {
         out[c as usize] += term(cell);
         count[c as usize] += 1;
     }

@@ -21,27 +21,20 @@ pub(crate) fn apply(norm: Norm, list: &mut List, n_cand: usize, cands: &Ids, see
     let n = list.len();
     let scores = list.iter().map(|&(_, s)| s);
     match norm {
-        Norm::MinMax | Norm::MinMaxInverted => {
-            let (min, max) = min_max(scores);
-            let den = floor(max - min);
-            let invert = norm == Norm::MinMaxInverted;
-            for (_, s) in list.iter_mut() {
-                *s = if invert {
-                    (max - *s) / den
-                } else {
-                    (*s - min) / den
-                };
-            }
-            if invert {
-                list.sort_by_key(|&(_, s)| crate::run::descending_key(s));
+        Norm::MinMax | Norm::Max => {
+            if let Some(p) = Pointwise::of(Some(norm), scores) {
+                for (_, s) in list.iter_mut() {
+                    *s = p.apply(*s);
+                }
             }
         }
-        Norm::Max => {
-            let (_, max) = min_max(scores);
-            let den = floor(max);
+        Norm::MinMaxInverted => {
+            let (min, max) = min_max(scores);
+            let den = floor(max - min);
             for (_, s) in list.iter_mut() {
-                *s /= den;
+                *s = (max - *s) / den;
             }
+            list.sort_by_key(|&(_, s)| crate::run::descending_key(s));
         }
         Norm::Sum => {
             let (min, _) = min_max(scores.clone());
@@ -89,6 +82,45 @@ pub(crate) fn apply(norm: Norm, list: &mut List, n_cand: usize, cands: &Ids, see
             list[start..]
                 .sort_unstable_by(|a, b| cands.get(b.0 as usize).cmp(cands.get(a.0 as usize)));
         }
+    }
+}
+
+/// A normalization that maps each score by itself, `(s - sub) / den`, with `sub` and
+/// `den` from the list's smallest and largest scores: none (0 and 1: `s` itself, to the
+/// bit, -0.0 included), min-max, max. It keeps a list's order, and neither its
+/// statistics nor a score's image depend on the order the scores are read in (a run
+/// holds no NaN; of a -0.0 and a 0.0, which one is the minimum changes only the sign
+/// of a zero, which a sum started at +0.0 drops), so lists can be normalized and fused
+/// in storage order ([`Pointwise::of`] is `None` for the others).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pointwise {
+    sub: f64,
+    den: f64,
+}
+
+impl Pointwise {
+    /// The map of `norm` over a list of `scores`; `None` if `norm` is not one of these.
+    pub(crate) fn of(norm: Option<Norm>, scores: impl Iterator<Item = f64>) -> Option<Self> {
+        let (sub, den) = match norm {
+            None => (0.0, 1.0),
+            Some(Norm::MinMax) => {
+                let (min, max) = min_max(scores);
+                (min, floor(max - min))
+            }
+            Some(Norm::Max) => (0.0, floor(min_max(scores).1)),
+            Some(_) => return None,
+        };
+        Some(Pointwise { sub, den })
+    }
+
+    /// Whether `norm` is one of these.
+    pub(crate) fn covers(norm: Option<Norm>) -> bool {
+        Self::of(norm, std::iter::empty()).is_some()
+    }
+
+    #[inline(always)]
+    pub(crate) fn apply(self, s: f64) -> f64 {
+        (s - self.sub) / self.den
     }
 }
 

@@ -143,9 +143,7 @@ fn fuse_group(
     let Some(qid) = group.iter().flatten().map(|q| &q.qid).next() else {
         return Ok(None);
     };
-    w.gather_queries(group.iter().map(|q| q.as_ref()))?;
-    w.normalize(norm);
-    let Some(fused) = w.fuse(setting, qid)? else {
+    let Some(fused) = w.fuse_queries(group.iter().map(|q| q.as_ref()), norm, setting, qid)? else {
         return Ok(None);
     };
     let mut text = Vec::new();
