@@ -484,7 +484,18 @@ def test_measures_of_ir_measures_pytrec_eval_provider_see_the_scores_as_c_floats
     # (ranked by document id), not in ir_measures' other providers
     qrels, run = near_ties(seed)
     measures = PYTREC_EVAL_MEASURES + OTHER_PROVIDERS
-    theirs = peer.calc_aggregate(measures, qrels, run)
+    # the peer in one call would be flaky: ir_measures 0.4.3's pytrec_eval provider puts
+    # an nDCG without gains, and NumRet, into whichever pytrec_eval invocation comes
+    # first in a set's iteration order (the measures' hashes, so PYTHONHASHSEED), which
+    # may be the one with qrels mapped through another nDCG's gains (PYTHONHASHSEED=16:
+    # nDCG@3 0.33883 instead of 0.37926) or the judged-only one (NumRet 355, not 543).
+    # Those measures asked for in a call of their own get the plain invocation
+    unset = peer.measures.base._NOT_PROVIDED
+    param = {"nDCG": "gains", "NumRet": "rel"}
+    floating = [m for m in measures if m.NAME in param and m[param[m.NAME]] is unset]
+    assert len(floating) == 3  # nDCG, nDCG@3, NumRet
+    parts = [floating, [m for m in measures if m not in floating]]
+    theirs = {k: v for part in parts for k, v in peer.calc_aggregate(part, qrels, run).items()}
     ours = ir_measures.calc_aggregate(measures, qrels, run)
     assert ours.keys() == theirs.keys()
     for m, v in theirs.items():
@@ -492,7 +503,7 @@ def test_measures_of_ir_measures_pytrec_eval_provider_see_the_scores_as_c_floats
     # the rounding matters here: irmetrics' own doubles give other values
     doubles = irmetrics.evaluate(qrels, run, ["P@1", "AP", "nDCG@3"], names="ir_measures")
     assert any(not close(doubles[str(m)], theirs[m]) for m in (P @ 1, AP, nDCG @ 3))
-    rows = {(x.query_id, x.measure): x.value for x in peer.iter_calc(measures, qrels, run)}
+    rows = {(x.query_id, x.measure): x.value for p in parts for x in peer.iter_calc(p, qrels, run)}
     for x in ir_measures.iter_calc(measures, qrels, run):
         assert close(x.value, rows[x.query_id, x.measure]), x
 
