@@ -49,8 +49,9 @@ pub struct Rows<V> {
     pub(crate) qid: Box<[u8]>,
     pub(crate) docs: Ids,
     pub(crate) values: Vec<V>,
-    /// A run query's trec_eval order, kept by `RunQuery::ranking_kept` (fusion) so that
-    /// runs fused again are not sorted again: empty when the arrival order is the
+    /// A run query's trec_eval order, kept by `RunQuery::ranking_kept` (fusion, the
+    /// evaluation of a held run) so that runs fused or evaluated again are not sorted
+    /// again: empty when the arrival order is the
     /// ranking (most run files: nothing is stored), else the positions. The methods
     /// that change the rows forget it; rows are only changed before anything ranks
     /// them.

@@ -151,6 +151,10 @@ pub(crate) struct Scratch {
     cred: Vec<i64>,
     /// The ranks of `rels`' pooled documents ([`metrics::pooled_ranks_of`]).
     pooled: Vec<u32>,
+    /// Keep each query's ranking in its [`RunQuery`] ([`RunQuery::ranking_held`]):
+    /// for a held [`Run`], evaluated again and again (`compare`, a notebook's cells);
+    /// not for the queries of a stream, dropped once evaluated.
+    keep_ranking: bool,
 }
 
 impl Scratch {
@@ -432,7 +436,11 @@ impl Evaluator {
         progress: Option<&Progress>,
     ) -> Result<Results> {
         let rows = crate::parallel::with_threads(self.options.n_threads, || {
-            crate::parallel::map_with(&pairs, Scratch::default, |s, &(qq, rq)| {
+            let scratch = || Scratch {
+                keep_ranking: true,
+                ..Scratch::default()
+            };
+            crate::parallel::map_with(&pairs, scratch, |s, &(qq, rq)| {
                 if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                     return None;
                 }
@@ -554,11 +562,19 @@ impl Evaluator {
             // all of it, or as deep as the measures read (`nDCG@10` alone: the top 10;
             // -M): those found without sorting the rest
             match (self.plan.depth, o.ties) {
-                (Some(d), Ties::DocDescending) => rq.ranking_top(d, &mut s.keyed, &mut s.order),
+                // (kept, or found by selection where it was not)
+                (Some(d), Ties::DocDescending) if !s.keep_ranking || d < rq.len() => {
+                    rq.ranking_top(d, &mut s.keyed, &mut s.order)
+                }
                 (depth, ties) => {
-                    // another order of ties: the whole ranking, its ties put in order,
-                    // then cut (the last group of ties cut whole first)
-                    rq.ranking(&mut s.order);
+                    // the whole ranking (a held run's kept for its next evaluation: the
+                    // sort is made anyway), its ties put in order for another order of
+                    // ties, then cut (the last group of ties cut whole first)
+                    if s.keep_ranking {
+                        rq.ranking_held(&mut s.order);
+                    } else {
+                        rq.ranking(&mut s.order);
+                    }
                     ties.apply(&rq.values, &mut s.order);
                     if let Some(d) = depth {
                         s.order.truncate(d);
@@ -848,7 +864,9 @@ mod tests {
             }
         }
         let qrels = Qrels::from_bytes(qrels.as_bytes(), "qrels").unwrap();
-        let run = Run::from_bytes(run.as_bytes(), "run").unwrap();
+        // a fresh run for each cut evaluation: one evaluated beside `map` keeps its
+        // rankings, which the next cut would read instead of selecting its top k
+        let fresh = || Run::from_bytes(run.as_bytes(), "run").unwrap();
         let complete = || Options {
             complete: true,
             ..Options::default()
@@ -880,11 +898,11 @@ mod tests {
             let alone = MeasureSet::parse(&[name.as_str()]).unwrap();
             let ev = Evaluator::new(qrels.clone(), alone, complete()).unwrap();
             assert_eq!(ev.ranking_depth(), Some(8), "{name}");
-            let cut = ev.evaluate(&run).unwrap();
+            let cut = ev.evaluate(&fresh()).unwrap();
             let both = MeasureSet::parse(&[name.as_str(), "map"]).unwrap();
             let ev = Evaluator::new(qrels.clone(), both, complete()).unwrap();
             assert_eq!(ev.ranking_depth(), None, "{name}");
-            let whole = ev.evaluate(&run).unwrap();
+            let whole = ev.evaluate(&fresh()).unwrap();
             for (c, col) in cut.columns().iter().enumerate() {
                 let w = (whole.columns().iter())
                     .position(|o| o.name == col.name)
@@ -965,6 +983,98 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("'ascending'"));
+    }
+
+    /// A held run keeps the rankings its evaluation sorted whole (not those it cut by
+    /// selection, nor those that came in score order), and evaluations after that give
+    /// the same bits as on a run never evaluated: whole rankings, cut ones, ascending
+    /// ties, -M; rankings shuffled, with ties, shorter and longer than the cut-offs;
+    /// the same rankings in score order (a run file's) keep nothing.
+    #[test]
+    fn a_held_run_keeps_its_rankings_and_the_same_values() {
+        let mut rng = crate::testing::Lcg::new(5);
+        let mut next = |m: u64| rng.below(m);
+        let (mut qrels, mut run) = (String::new(), String::new());
+        for q in 0..40 {
+            for d in 0..next(20) {
+                qrels += &format!("q{q} 0 d{d} {}\n", next(4) as i64 - 1);
+            }
+            qrels += &format!("q{q} 0 top 1\n");
+            for d in (0..next(30))
+                .map(|_| next(60))
+                .collect::<std::collections::BTreeSet<_>>()
+            {
+                run += &format!("q{q} Q0 d{d} 0 {} r\n", next(5));
+            }
+        }
+        let qrels = Qrels::from_bytes(qrels.as_bytes(), "qrels").unwrap();
+        let fresh = || Run::from_bytes(run.as_bytes(), "run").unwrap();
+        let in_order = |q: &RunQuery| q.values.windows(2).all(|w| w[0] >= w[1]);
+        let settings: [(&[&str], Ties, Option<u64>); 5] = [
+            (&["map", "P.5", "ndcg"], Ties::DocDescending, None),
+            (&["P.5", "ndcg_cut.8"], Ties::DocDescending, None),
+            (&["P.5", "recip_rank"], Ties::DocAscending, None),
+            (&["map", "ndcg_cut.8"], Ties::DocAscending, Some(6)),
+            (&["ndcg_cut.8"], Ties::DocDescending, Some(3)),
+        ];
+        let evaluate = |run: &Run, (names, ties, max_docs): (&[&str], Ties, Option<u64>)| {
+            let o = Options {
+                ties,
+                max_docs,
+                complete: true,
+                ..Options::default()
+            };
+            let ev = Evaluator::new(qrels.clone(), MeasureSet::parse(names).unwrap(), o).unwrap();
+            let r = ev.evaluate(run).unwrap();
+            let mut bits = Vec::new();
+            for q in 0..r.num_queries() {
+                bits.extend((0..r.columns().len()).map(|c| r.value(q, c).to_bits()));
+            }
+            bits
+        };
+        let expect: Vec<_> = settings.iter().map(|&s| evaluate(&fresh(), s)).collect();
+        // the cut setting alone keeps only the rankings it sorted whole (no longer
+        // than its depth)
+        let held = fresh();
+        evaluate(&held, settings[1]);
+        for q in held.queries() {
+            let sorted = q.len() <= 8 && !in_order(q);
+            assert_eq!(q.ranked.get().is_some(), sorted, "{}", show(&q.qid));
+        }
+        let held = fresh();
+        for round in 0..2 {
+            for (s, e) in settings.iter().zip(&expect) {
+                assert_eq!(&evaluate(&held, *s), e, "round {round}: {s:?}");
+            }
+            // after the first setting the ranking of every query out of order is kept
+            for q in held.queries() {
+                assert_eq!(q.ranked.get().is_some(), !in_order(q), "{}", show(&q.qid));
+            }
+        }
+        // the same run in score order, as a file has it: the same values, nothing kept
+        let mut sorted = String::new();
+        for q in held.queries() {
+            let mut order = Vec::new();
+            q.ranking(&mut order);
+            for &i in &order {
+                let (d, v) = (show(q.docs.get(i as usize)), q.values[i as usize]);
+                sorted += &format!("{} Q0 {d} 0 {v} r\n", show(&q.qid));
+            }
+        }
+        let ranked = Run::from_bytes(sorted.as_bytes(), "run").unwrap();
+        for (s, e) in settings.iter().zip(&expect) {
+            assert_eq!(&evaluate(&ranked, *s), e, "in score order: {s:?}");
+        }
+        assert!(ranked.queries().iter().all(|q| q.ranked.get().is_none()));
+        let kept = held
+            .queries()
+            .iter()
+            .filter(|q| q.ranked.get().is_some_and(|k| !k.is_empty()));
+        assert!(
+            kept.count() > 20,
+            "most queries are shuffled: their positions are kept"
+        );
+        assert!(held.heap_bytes() > fresh().heap_bytes());
     }
 
     fn setup() -> (Qrels, Vec<u8>) {
