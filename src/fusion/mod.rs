@@ -48,7 +48,7 @@ use crate::ids::{FirstSight, Ids};
 use crate::qrels::Qrels;
 use crate::run::{Run, RunQuery};
 use kernels::{Cell, Combiner, Setting};
-use norm::{List, Pointwise};
+use norm::{List, Pointwise, PointwiseNorm};
 
 /// Normalize every query of `run` (ranx's `normalize`). Borda over one run is rank
 /// normalization (its candidates are its own documents).
@@ -363,9 +363,9 @@ impl Work {
         norm: Option<Norm>,
         s: &Setting<'_>,
     ) -> Result<bool> {
-        if !kernels::is_additive(s.method) || !Pointwise::covers(norm) {
+        let Some(norm) = PointwiseNorm::of(norm).filter(|_| kernels::is_additive(s.method)) else {
             return Ok(false);
-        }
+        };
         let n: usize = queries.clone().flatten().map(RunQuery::len).sum();
         self.cands.truncate(0);
         self.index.reset(n);
@@ -391,9 +391,7 @@ impl Work {
                     .map(|(&c, &rank)| (c, Cell { score: 0.0, rank }));
                 self.combiner.add_run(s, r, cells);
             } else {
-                let Some(p) = Pointwise::of(norm, q.values.iter().copied()) else {
-                    return Ok(false);
-                };
+                let p = Pointwise::of(norm, q.values.iter().copied());
                 let cells = (self.numbers.iter().zip(&q.values)).map(|(&c, &v)| {
                     (
                         c,

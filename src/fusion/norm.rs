@@ -22,10 +22,13 @@ pub(crate) fn apply(norm: Norm, list: &mut List, n_cand: usize, cands: &Ids, see
     let scores = list.iter().map(|&(_, s)| s);
     match norm {
         Norm::MinMax | Norm::Max => {
-            if let Some(p) = Pointwise::of(Some(norm), scores) {
-                for (_, s) in list.iter_mut() {
-                    *s = p.apply(*s);
-                }
+            let kind = match norm {
+                Norm::MinMax => PointwiseNorm::MinMax,
+                _ => PointwiseNorm::Max,
+            };
+            let p = Pointwise::of(kind, scores);
+            for (_, s) in list.iter_mut() {
+                *s = p.apply(*s);
             }
         }
         Norm::MinMaxInverted => {
@@ -91,31 +94,45 @@ pub(crate) fn apply(norm: Norm, list: &mut List, n_cand: usize, cands: &Ids, see
 /// statistics nor a score's image depend on the order the scores are read in (a run
 /// holds no NaN; of a -0.0 and a 0.0, which one is the minimum changes only the sign
 /// of a zero, which a sum started at +0.0 drops), so lists can be normalized and fused
-/// in storage order ([`Pointwise::of`] is `None` for the others).
+/// in storage order ([`PointwiseNorm::of`] names them).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pointwise {
     sub: f64,
     den: f64,
 }
 
+/// The normalizations of a [`Pointwise`] map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PointwiseNorm {
+    None,
+    MinMax,
+    Max,
+}
+
+impl PointwiseNorm {
+    /// `norm` (`None`: no normalization) if it maps each score by itself.
+    pub(crate) fn of(norm: Option<Norm>) -> Option<PointwiseNorm> {
+        match norm {
+            None => Some(PointwiseNorm::None),
+            Some(Norm::MinMax) => Some(PointwiseNorm::MinMax),
+            Some(Norm::Max) => Some(PointwiseNorm::Max),
+            Some(_) => None,
+        }
+    }
+}
+
 impl Pointwise {
-    /// The map of `norm` over a list of `scores`; `None` if `norm` is not one of these.
-    pub(crate) fn of(norm: Option<Norm>, scores: impl Iterator<Item = f64>) -> Option<Self> {
+    /// The map of `norm` over a list of `scores`.
+    pub(crate) fn of(norm: PointwiseNorm, scores: impl Iterator<Item = f64>) -> Self {
         let (sub, den) = match norm {
-            None => (0.0, 1.0),
-            Some(Norm::MinMax) => {
+            PointwiseNorm::None => (0.0, 1.0),
+            PointwiseNorm::MinMax => {
                 let (min, max) = min_max(scores);
                 (min, floor(max - min))
             }
-            Some(Norm::Max) => (0.0, floor(min_max(scores).1)),
-            Some(_) => return None,
+            PointwiseNorm::Max => (0.0, floor(min_max(scores).1)),
         };
-        Some(Pointwise { sub, den })
-    }
-
-    /// Whether `norm` is one of these.
-    pub(crate) fn covers(norm: Option<Norm>) -> bool {
-        Self::of(norm, std::iter::empty()).is_some()
+        Pointwise { sub, den }
     }
 
     #[inline(always)]
