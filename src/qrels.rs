@@ -13,6 +13,22 @@ pub struct QrelsQuery {
     pub(crate) index: IdIndex,
     /// Distinct non-negative labels with their document counts, ascending.
     pub(crate) levels: Vec<(i64, u64)>,
+    /// One bit of each judged document's hash ([`filter_bit`]): a ranked document
+    /// whose bit is clear is not judged, known without probing the index (most ranked
+    /// documents are not judged).
+    filter: [u64; FILTER_WORDS],
+}
+
+/// The words of [`QrelsQuery`]'s filter: 256 bits, about 1 in 13 unjudged documents
+/// let through to the index for a query of 20 judgments, 1 in 260 for one.
+const FILTER_WORDS: usize = 4;
+
+/// The (word, bit) of a hash in the filter: bits of the hash that neither hashbrown's
+/// tag (the top 7) nor its first slot (the low ones) read.
+#[inline(always)]
+fn filter_bit(h: u64) -> (usize, u64) {
+    let b = (h >> 40) as usize % (64 * FILTER_WORDS);
+    (b / 64, 1 << (b % 64))
 }
 
 /// A query's rows given back with the (first, second) positions of a document judged
@@ -36,12 +52,18 @@ impl QrelsQuery {
             }
         }
         let levels = count_levels(&labels);
+        let mut filter = [0; FILTER_WORDS];
+        for i in 0..docs.len() {
+            let (w, bit) = filter_bit(docs.hash(i));
+            filter[w] |= bit;
+        }
         Ok(QrelsQuery {
             qid,
             docs,
             labels,
             index,
             levels,
+            filter,
         })
     }
 
@@ -96,6 +118,10 @@ impl QrelsQuery {
     /// evaluation's loop over a ranking (see `IdIndex::find_ranked`).
     #[inline(always)]
     pub(crate) fn position_ranked(&self, doc: &[u8], h: u64) -> Option<usize> {
+        let (w, bit) = filter_bit(h);
+        if self.filter[w] & bit == 0 {
+            return None;
+        }
         self.index.find_ranked(&self.docs, doc, h)
     }
 
