@@ -520,7 +520,14 @@ impl IdIndex {
     /// was already present (and leaves the index unchanged).
     #[inline]
     pub(crate) fn insert(&mut self, ids: &Ids, pos: usize) -> Option<usize> {
-        let (id, h) = (ids.get(pos), ids.hash(pos));
+        self.insert_hashed(ids, pos, ids.hash(pos))
+    }
+
+    /// [`IdIndex::insert`] of an id whose [`Ids::hash`] `h` the caller has already
+    /// computed (for a use of its own: the judgments' filter).
+    #[inline]
+    pub(crate) fn insert_hashed(&mut self, ids: &Ids, pos: usize, h: u64) -> Option<usize> {
+        let id = ids.get(pos);
         match self.table.entry(
             h,
             |&i| same_id(ids.get(i as usize), id),

@@ -46,17 +46,20 @@ impl QrelsQuery {
             ..
         } = rows;
         let mut index = IdIndex::with_capacity(docs.len());
-        for i in 0..docs.len() {
-            if let Some(first) = index.insert(&docs, i) {
-                return Err(Box::new((Rows::from_parts(qid, docs, labels), (first, i))));
-            }
-        }
-        let levels = count_levels(&labels);
         let mut filter = [0; FILTER_WORDS];
-        for i in 0..docs.len() {
-            let (w, bit) = filter_bit(docs.hash(i));
+        let mut twice = None;
+        for (i, h) in docs.hashes().enumerate() {
+            if let Some(first) = index.insert_hashed(&docs, i, h) {
+                twice = Some((first, i));
+                break;
+            }
+            let (w, bit) = filter_bit(h);
             filter[w] |= bit;
         }
+        if let Some(places) = twice {
+            return Err(Box::new((Rows::from_parts(qid, docs, labels), places)));
+        }
+        let levels = count_levels(&labels);
         Ok(QrelsQuery {
             qid,
             docs,

@@ -40,17 +40,20 @@ impl RunQuery {
 
     /// [`RunQuery::ranking`] for the evaluation of a held [`Run`], evaluated again and
     /// again (`compare` evaluates each run again; ranx's runs are sorted once, when
-    /// made): kept ([`RunQuery::ranking_kept`]) where the scores needed a sort, 4 bytes
-    /// a result; not where they come in score order (a run file's, perhaps with ties to
-    /// order by id: a pass again, and a run read from a file holds nothing more).
-    /// Measured on 5 runs x 5,000 queries x 100 documents stored out of rank order,
-    /// 4 measures, 1 thread: 127-141 ms -> 67-69 ms for the second and later
-    /// evaluations.
+    /// made): kept where the scores needed a sort, 4 bytes a result; not where they
+    /// come in score order (a run file's, perhaps with ties to order by id: a pass
+    /// again, and a run read from a file holds nothing more). One pass tells both
+    /// ([`rank_into`]'s answer). Measured on 5 runs x 5,000 queries x 100 documents
+    /// stored out of rank order, 4 measures, 1 thread: medians 143-153 ms -> 95-97 ms
+    /// for the second and later evaluations.
     pub(crate) fn ranking_held(&self, out: &mut Vec<u32>) {
-        if self.ranked.get().is_some() || !is_descending(&self.values) {
-            self.ranking_kept(out);
-        } else {
-            self.rank_into(out);
+        if let Some(kept) = self.ranked.get() {
+            out.clear();
+            return self.extend_kept(kept, out);
+        }
+        if rank_into(&self.values, &self.docs, out) {
+            // sorted: some score is below a later one, so not the arrival order
+            self.ranked.get_or_init(|| out.as_slice().into());
         }
     }
 
@@ -83,7 +86,7 @@ impl RunQuery {
     /// one thread took 231-232 ms instead of 226-228: a Rust-only loop, best of 8).
     #[inline]
     fn rank_into(&self, out: &mut Vec<u32>) {
-        rank_into(&self.values, &self.docs, out);
+        let _sorted = rank_into(&self.values, &self.docs, out);
     }
 }
 
@@ -142,9 +145,10 @@ impl Ties {
 
 /// Positions of `docs` (with scores `s`) in trec_eval order into `out` (emptied
 /// first): score descending, ties by document id descending ([`RunQuery::ranking`],
-/// and fusion's grid search ranking each setting's fused scores).
+/// and fusion's grid search ranking each setting's fused scores). Whether the scores
+/// needed a sort (were not in descending order as they came).
 #[inline]
-pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) {
+pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) -> bool {
     out.clear();
     // One branch-free pass (vectorized): already ordered by score (most run files)?
     // with tied scores?
@@ -156,7 +160,7 @@ pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) {
     if sorted {
         out.extend(0..s.len() as u32);
         if !tied {
-            return;
+            return false;
         }
     } else {
         // Sort by an integer key that orders scores descending, then fix ties.
@@ -169,6 +173,7 @@ pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) {
         out.extend(keyed.iter().map(|&(_, i)| i));
     }
     order_ties(s, docs, out);
+    !sorted
 }
 
 /// The first `k` positions of [`rank_into`]'s ranking (all of it when `k` is at least
@@ -185,7 +190,8 @@ pub(crate) fn rank_top_into(
     out: &mut Vec<u32>,
 ) {
     if k >= s.len() {
-        return rank_into(s, docs, out);
+        rank_into(s, docs, out);
+        return;
     }
     out.clear();
     if k == 0 {
