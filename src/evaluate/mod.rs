@@ -197,14 +197,39 @@ fn judge(
 ) {
     debug_assert!(hashes.is_none_or(|h| h.len() == rq.len()));
     let order = std::mem::take(&mut s.order);
+    let hash = |i: usize| match hashes {
+        Some(made) => made[i],
+        None => rq.docs.hash(i),
+    };
+    if cq.is_none() && !judged_only {
+        // every ranked document stays: the columns filled as unpooled at once and
+        // each judged one (a few in a run's hundreds or thousands) set where it is
+        // found, instead of three pushes, each checking its room, for every rank.
+        // M (10 M ranked documents, 5 measures), a held run evaluated on 1 thread,
+        // alternating processes: best of 12 calls 0.166-0.195 -> 0.143-0.161 s
+        debug_assert!(s.rels.is_empty() && s.scores.is_empty() && s.qrels_pos.is_empty());
+        s.rels.resize(order.len(), NONPOOL);
+        if scored {
+            s.scores
+                .extend(order.iter().map(|&i| rq.values[i as usize]));
+            s.qrels_pos.resize(order.len(), metrics::NOT_JUDGED);
+        }
+        for (r, &i) in order.iter().enumerate() {
+            let i = i as usize;
+            if let Some(p) = qq.position_ranked(rq.docs.get(i), hash(i)) {
+                s.rels[r] = rel_of(qq, Some(p));
+                if scored {
+                    s.qrels_pos[r] = p as u32;
+                }
+            }
+        }
+        s.order = order;
+        return;
+    }
     for &i in &order {
         let i = i as usize;
-        let h = match hashes {
-            Some(made) => made[i],
-            None => rq.docs.hash(i),
-        };
         let doc = rq.docs.get(i);
-        let pos = qq.position_ranked(doc, h);
+        let pos = qq.position_ranked(doc, hash(i));
         let rel = rel_of(qq, pos);
         if !judged_only || rel >= 0 {
             if let Some(cq) = cq {
