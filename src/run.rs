@@ -15,7 +15,9 @@ impl RunQuery {
         out.clear();
         match self.ranked.get() {
             Some(kept) => self.extend_kept(kept, out),
-            None => self.rank_into(out),
+            None => {
+                self.rank_into(out);
+            }
         }
     }
 
@@ -47,11 +49,10 @@ impl RunQuery {
     /// stored out of rank order, 4 measures, 1 thread: medians 143-153 ms -> 95-97 ms
     /// for the second and later evaluations.
     pub(crate) fn ranking_held(&self, out: &mut Vec<u32>) {
-        if let Some(kept) = self.ranked.get() {
-            out.clear();
-            return self.extend_kept(kept, out);
+        if self.ranked.get().is_some() {
+            return self.ranking(out);
         }
-        if rank_into(&self.values, &self.docs, out) {
+        if self.rank_into(out) {
             // sorted: some score is below a later one, so not the arrival order
             self.ranked.get_or_init(|| out.as_slice().into());
         }
@@ -84,9 +85,10 @@ impl RunQuery {
 
     /// The ranking into `out`, inlined into `ranking` (out of line, an L evaluation on
     /// one thread took 231-232 ms instead of 226-228: a Rust-only loop, best of 8).
+    /// Whether the scores needed a sort ([`rank_into`]'s answer).
     #[inline]
-    fn rank_into(&self, out: &mut Vec<u32>) {
-        let _sorted = rank_into(&self.values, &self.docs, out);
+    fn rank_into(&self, out: &mut Vec<u32>) -> bool {
+        rank_into(&self.values, &self.docs, out)
     }
 }
 
