@@ -486,10 +486,18 @@ pub fn relstring(c: &QueryCtx, len: usize) -> String {
         .collect()
 }
 
-/// The DCG discount log2(rank + 1) of the 0-based position `i`.
+/// The DCG discount log2(rank + 1) of the 0-based position `i`: for the first ranks
+/// read from a table of the same `log2` calls (the same bits; libm's `log2` was 2% of
+/// the samples of `compare` on 5 runs x 5,000 queries x 100 documents with nDCG@10;
+/// the five evaluations of its 4 measures on 1 thread, medians of 40 calls in 8 pairs of
+/// alternating processes: 62-92 -> 58-71 ms, lower in every pair), else computed.
 #[inline]
 pub(crate) fn discount(i: usize) -> f64 {
-    (i as f64 + 2.0).log2()
+    const TABLE: usize = 4096;
+    static LOG2: std::sync::OnceLock<Box<[f64]>> = std::sync::OnceLock::new();
+    let of = |i: usize| (i as f64 + 2.0).log2();
+    let t = LOG2.get_or_init(|| (0..TABLE).map(of).collect());
+    t.get(i).copied().unwrap_or_else(|| of(i))
 }
 
 /// For each cut-off k (ascending), how many of the top k documents satisfy `pred`,
