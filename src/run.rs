@@ -25,18 +25,24 @@ impl RunQuery {
     /// when it is the arrival order). For work that ranks the same runs again and again
     /// (fusion, its grid search); see [`RunQuery::ranking_held`] for evaluation.
     pub(crate) fn ranking_kept(&self, out: &mut Vec<u32>) {
-        self.ranking(out);
         if self.ranked.get().is_some() {
-            return;
+            return self.ranking(out);
         }
-        let identity = out.iter().enumerate().all(|(i, &p)| p as usize == i);
-        let kept = self.ranked.get_or_init(|| {
-            if identity {
-                Box::default()
-            } else {
-                out.as_slice().into()
-            }
-        });
+        let found = self.rank_into(out);
+        self.keep(out, found);
+    }
+
+    /// Keep `out`, the ranking [`rank_into`] made as `found`: the arrival order as the
+    /// empty ranking (no memory), any other as its positions.
+    fn keep(&self, out: &[u32], found: Found) {
+        let identity = match found {
+            Found::Arrival => true,
+            Found::Sorted => false,
+            Found::TiesOrdered => out.iter().enumerate().all(|(i, &p)| p as usize == i),
+        };
+        let kept = self
+            .ranked
+            .get_or_init(|| if identity { Box::default() } else { out.into() });
         debug_assert!(kept.is_empty() || kept[..] == out[..]);
     }
 
@@ -54,14 +60,11 @@ impl RunQuery {
         if self.ranked.get().is_some() {
             return self.ranking(out);
         }
-        if self.rank_into(out) {
-            // sorted: some score is below a later one, so not the arrival order
-            self.ranked.get_or_init(|| out.as_slice().into());
-        } else if out.iter().enumerate().all(|(i, &p)| p as usize == i) {
-            // the arrival order (no ties reordered): kept as the empty ranking, which
-            // holds no memory, so that the next evaluation does not check the scores'
-            // order again
-            self.ranked.get_or_init(Box::default);
+        match self.rank_into(out) {
+            // in score order, its ties put in order by id: not kept (a run file's
+            // ranking would then hold 4 bytes a result)
+            Found::TiesOrdered => {}
+            found => self.keep(out, found),
         }
     }
 
@@ -92,9 +95,9 @@ impl RunQuery {
 
     /// The ranking into `out`, inlined into `ranking` (out of line, an L evaluation on
     /// one thread took 231-232 ms instead of 226-228: a Rust-only loop, best of 8).
-    /// Whether the scores needed a sort ([`rank_into`]'s answer).
+    /// How it was found ([`rank_into`]'s answer).
     #[inline]
-    fn rank_into(&self, out: &mut Vec<u32>) -> bool {
+    fn rank_into(&self, out: &mut Vec<u32>) -> Found {
         rank_into(&self.values, &self.docs, out)
     }
 }
@@ -152,12 +155,23 @@ impl Ties {
     }
 }
 
+/// How [`rank_into`] found a ranking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// The scores came in descending order with no ties: the arrival order.
+    Arrival,
+    /// In descending order with ties, each group of ties then ordered by id (perhaps
+    /// as it came).
+    TiesOrdered,
+    /// Sorted: some score is below a later one, so not the arrival order.
+    Sorted,
+}
+
 /// Positions of `docs` (with scores `s`) in trec_eval order into `out` (emptied
 /// first): score descending, ties by document id descending ([`RunQuery::ranking`],
-/// and fusion's grid search ranking each setting's fused scores). Whether the scores
-/// needed a sort (were not in descending order as they came).
+/// and fusion's grid search ranking each setting's fused scores); how they were found.
 #[inline]
-pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) -> bool {
+pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) -> Found {
     out.clear();
     // One branch-free pass (vectorized): already ordered by score (most run files)?
     // with tied scores?
@@ -169,7 +183,7 @@ pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) -
     if sorted {
         out.extend(0..s.len() as u32);
         if !tied {
-            return false;
+            return Found::Arrival;
         }
     } else {
         // Sort by an integer key that orders scores descending, then fix ties.
@@ -182,7 +196,11 @@ pub(crate) fn rank_into(s: &[f64], docs: &crate::ids::Ids, out: &mut Vec<u32>) -
         out.extend(keyed.iter().map(|&(_, i)| i));
     }
     order_ties(s, docs, out);
-    !sorted
+    if sorted {
+        Found::TiesOrdered
+    } else {
+        Found::Sorted
+    }
 }
 
 /// The first `k` positions of [`rank_into`]'s ranking (all of it when `k` is at least

@@ -26,7 +26,7 @@
 use std::cmp::Reverse;
 use std::sync::OnceLock;
 
-use super::{ap, dcg, discount, Gains, QueryCtx};
+use super::{ap, by_rank, dcg, discount, Gains, QueryCtx};
 
 /// A label as the paper's measures read it: a negative code (absent, unjudged) is 0.
 #[inline]
@@ -96,10 +96,8 @@ fn ideal_positions_sorted(labels: &[i64]) -> Vec<usize> {
 /// first ranks (each query walks its whole ranking once per measure), else computed.
 #[inline]
 fn inv_discount(i: usize) -> f64 {
-    const TABLE: usize = 4096;
     static INV: OnceLock<Box<[f64]>> = OnceLock::new();
-    let t = INV.get_or_init(|| (0..TABLE).map(|i| 1.0 / discount(i)).collect());
-    t.get(i).copied().unwrap_or_else(|| 1.0 / discount(i))
+    by_rank(&INV, |i| 1.0 / discount(i), i)
 }
 
 /// Monus: `a - b` when `a > b`, else 0.

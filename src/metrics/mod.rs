@@ -41,6 +41,7 @@ pub(crate) use roc::{roc_area, thresholds};
 
 use crate::measure::{Family, Measure};
 use gain::{Base, Gains};
+use std::sync::OnceLock;
 
 /// A retrieved document that is not in the qrels.
 pub const NONPOOL: i64 = -1;
@@ -493,11 +494,18 @@ pub fn relstring(c: &QueryCtx, len: usize) -> String {
 /// alternating processes: 62-92 -> 58-71 ms, lower in every pair), else computed.
 #[inline]
 pub(crate) fn discount(i: usize) -> f64 {
-    const TABLE: usize = 4096;
-    static LOG2: std::sync::OnceLock<Box<[f64]>> = std::sync::OnceLock::new();
-    let of = |i: usize| (i as f64 + 2.0).log2();
-    let t = LOG2.get_or_init(|| (0..TABLE).map(of).collect());
-    t.get(i).copied().unwrap_or_else(|| of(i))
+    static LOG2: OnceLock<Box<[f64]>> = OnceLock::new();
+    by_rank(&LOG2, |i| (i as f64 + 2.0).log2(), i)
+}
+
+/// `f(i)` of a 0-based rank: for the first 4,096 ranks from `table`, made once of
+/// `f`'s own values (the same bits), else computed. For a per-rank weight that
+/// measures read at each rank of each query.
+#[inline]
+pub(crate) fn by_rank(table: &'static OnceLock<Box<[f64]>>, f: fn(usize) -> f64, i: usize) -> f64 {
+    const RANKS: usize = 4096;
+    let t = table.get_or_init(|| (0..RANKS).map(f).collect());
+    t.get(i).copied().unwrap_or_else(|| f(i))
 }
 
 /// For each cut-off k (ascending), how many of the top k documents satisfy `pred`,
