@@ -8,7 +8,7 @@ use super::fields::{
 };
 use super::io::{max_line_bytes, too_long};
 use crate::error::{Error, Result, Unit};
-use crate::ids::{Ids, KeyIndex};
+use crate::ids::{same_id, Ids, KeyIndex};
 use crate::intake::{Origins, Place, Rows};
 use crate::qrels::{Qrels, QrelsQuery};
 
@@ -110,7 +110,9 @@ fn parse_qrels_chunk(data: &[u8], start: usize, end: usize) -> QrelsChunk {
         };
         match out.segments.last_mut() {
             // a comment ends a segment: the lines of a segment are consecutive
-            Some(seg) if !prev_comment && data[seg.0..seg.1] == data[q.0..q.1] => seg.2 += 1,
+            Some(seg) if !prev_comment && same_id(&data[seg.0..seg.1], &data[q.0..q.1]) => {
+                seg.2 += 1
+            }
             _ => out.segments.push((q.0, q.1, out.labels.len() + 1)),
         }
         prev_comment = false;
