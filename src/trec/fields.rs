@@ -244,10 +244,7 @@ pub(super) fn field_end(line: &[u8], mut i: usize) -> usize {
 /// the end of each field (the position of the byte after it) and the start of the next
 /// line; `None` for any other line (leading or repeated whitespace, tabs, control bytes,
 /// more or fewer fields, the end of the data near), which the general field reader then
-/// reads. Hand-written because it is the hot loop of reading a run: the bytes at or
-/// below `b' '` of eight bytes at once are found with one exact test per word (no carry
-/// crosses a byte), and each is visited once, where the general reader tests every byte
-/// against the whitespace table.
+/// reads. Hand-written because it is the hot loop of reading a run.
 ///
 /// On x86-64 a line that ends within the 64 bytes from `pos` is read from masks of those
 /// bytes ([`plain_line_window`]; M's run read from memory on one thread, best of 7 in
@@ -323,7 +320,9 @@ fn plain_line_window<const N: usize>(
     })
 }
 
-/// [`plain_line`] eight bytes at a time.
+/// [`plain_line`] eight bytes at a time: the bytes at or below `b' '` of a word are
+/// found with one exact test (no carry crosses a byte), and each is visited once, where
+/// the general reader tests every byte against the whitespace table.
 #[inline(always)]
 fn plain_line_words<const N: usize>(data: &[u8], pos: usize) -> Option<([usize; N], usize)> {
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -424,6 +423,22 @@ pub(super) fn threads() -> usize {
 mod tests {
     use super::*;
 
+    /// Where the window reads the line at `pos` (as a run's six fields or a qrels' four),
+    /// it reads it as the word loop does.
+    #[cfg(target_arch = "x86_64")]
+    fn window_agrees(
+        data: &[u8],
+        pos: usize,
+    ) -> std::result::Result<(), proptest::test_runner::TestCaseError> {
+        if let Some(w) = plain_line_window::<6>(data, pos) {
+            proptest::prop_assert_eq!(w, plain_line_words::<6>(data, pos));
+        }
+        if let Some(w) = plain_line_window::<4>(data, pos) {
+            proptest::prop_assert_eq!(w, plain_line_words::<4>(data, pos));
+        }
+        Ok(())
+    }
+
     proptest::proptest! {
         /// The 64-byte window reads every line as the word loop does, wherever the line
         /// starts in the data and whatever its length (short and long lines, lines
@@ -442,13 +457,7 @@ mod tests {
             start in 0usize..80,
         ) {
             let data: Vec<u8> = pieces.concat().into_bytes();
-            let pos = start.min(data.len());
-            if let Some(w) = plain_line_window::<6>(&data, pos) {
-                proptest::prop_assert_eq!(w, plain_line_words::<6>(&data, pos));
-            }
-            if let Some(w) = plain_line_window::<4>(&data, pos) {
-                proptest::prop_assert_eq!(w, plain_line_words::<4>(&data, pos));
-            }
+            window_agrees(&data, start.min(data.len()))?;
         }
     }
 
@@ -479,12 +488,7 @@ mod tests {
                 data.extend_from_slice(eol.as_bytes());
             }
             for pos in 0..data.len() {
-                if let Some(w) = plain_line_window::<6>(&data, pos) {
-                    proptest::prop_assert_eq!(w, plain_line_words::<6>(&data, pos));
-                }
-                if let Some(w) = plain_line_window::<4>(&data, pos) {
-                    proptest::prop_assert_eq!(w, plain_line_words::<4>(&data, pos));
-                }
+                window_agrees(&data, pos)?;
             }
         }
     }
